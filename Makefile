@@ -1,0 +1,112 @@
+# qwd -- build, test, run.
+#
+# Design note: one plain Makefile.  Every src/<module>/*.c goes into
+# libqwd.a (the server's main and each tool's main link against it); every
+# tests/<module>/ folder becomes one cmocka program, build/tests/test_<module>.
+# BUILD selects the output folder, so the sanitizer build (make check) lives
+# beside the normal one and never mixes objects with it.
+# Missing build dependencies are installed by scripts/deps.sh (Debian).
+
+BUILD   ?= build
+CC      ?= gcc
+PKGS    := libbsd cmocka libpcap
+# pkg-config may not exist before deps.sh has run: guard every call
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs libbsd libpcap 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wvla -Wformat=2 -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Itests $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS += $(EXTRA_LDFLAGS)
+LDLIBS  += $(PKG_LIBS) -lm
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
+LIB_SRC  := $(filter-out src/server/main.c,$(LIB_SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libqwd.a
+
+TOOLS     := $(notdir $(wildcard tools/*))
+TOOL_BINS := $(foreach t,$(TOOLS),$(if $(wildcard tools/$(t)/*.c),$(BUILD)/$(t)))
+
+TEST_MODULES := $(filter-out fuzz,$(notdir $(patsubst %/,%,$(dir $(wildcard tests/*/*.c)))))
+TEST_MODULES := $(sort $(TEST_MODULES))
+TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
+
+DEPS_STAMP := build/.deps-ok
+
+.PHONY: all deps tools tests test check run-tests bench fuzz fuzz-build run clean
+.SECONDARY:
+
+all: $(LIB) $(TOOL_BINS)
+
+# --- dependencies -------------------------------------------------------
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps.sh
+	@sh scripts/deps.sh build
+	@mkdir -p $(dir $@) && touch $@
+
+# --- library, tools, tests ---------------------------------------------
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# one program per tools/<name>/ folder, from all the .c files in it
+define tool_rule
+$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIB)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+# one test program per tests/<module>/ folder, with the shared harness main
+define test_rule
+$(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c)) \
+		$(BUILD)/tests/harness.o $(LIB)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS) $$(CMOCKA_LIBS)
+endef
+$(foreach m,$(TEST_MODULES),$(eval $(call test_rule,$(m))))
+
+tools: $(TOOL_BINS)
+tests: $(TEST_BINS)
+
+# Run every test program; scripts/run-tests.sh prints the totals line.
+run-tests: $(TEST_BINS) $(TOOL_BINS)
+	@sh scripts/run-tests.sh $(BUILD) $(TEST_BINS)
+
+# make check: the whole suite under AddressSanitizer and UBSan.
+check: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory BUILD=build/san \
+		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
+
+# make test: the suite as built for use, then again under the sanitizers.
+test: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory run-tests
+	@$(MAKE) --no-print-directory check
+
+# --- benchmarks and fuzzing ---------------------------------------------
+bench: $(BUILD)/worldbench
+	@sh scripts/bench.sh $(BUILD)
+
+FUZZ_SECONDS ?= 600
+fuzz-build: | $(DEPS_STAMP)
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# --- running ------------------------------------------------------------
+run: all
+	@sh scripts/run.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

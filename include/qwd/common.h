@@ -1,0 +1,303 @@
+/*
+ * qwd/common.h -- the pieces every module stands on.
+ *
+ * Design note
+ *   Nothing here knows about sockets, clients or maps.  It holds:
+ *   - vector math on float[3] (the engine's and the wire's unit),
+ *   - the digests QuakeWorld interoperability needs: MD4 (RFC 1320) and the
+ *     "block checksum" built on it (the four little-endian digest words
+ *     XORed), which clients and servers use for map checksums; CRC-16-CCITT
+ *     for the usercmd checksum byte,
+ *   - bounded byte buffers for reading and writing messages (msg_*): a read
+ *     past the end sets a flag and returns a neutral value, never touches
+ *     memory outside the buffer; a write that does not fit sets overflowed,
+ *   - info strings (\key\value\...) with hard size limits,
+ *   - logging with a caller-supplied sink.
+ *   Every function takes its state explicitly; there are no globals.
+ */
+#ifndef QWD_COMMON_H
+#define QWD_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- vectors ---------------------------------------------------------- */
+
+typedef float vec3_t[3];
+
+static inline float vec_dot(const vec3_t a, const vec3_t b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void vec_copy(const vec3_t a, vec3_t out)
+{
+	out[0] = a[0];
+	out[1] = a[1];
+	out[2] = a[2];
+}
+
+static inline void vec_set(vec3_t out, float x, float y, float z)
+{
+	out[0] = x;
+	out[1] = y;
+	out[2] = z;
+}
+
+static inline void vec_add(const vec3_t a, const vec3_t b, vec3_t out)
+{
+	out[0] = a[0] + b[0];
+	out[1] = a[1] + b[1];
+	out[2] = a[2] + b[2];
+}
+
+static inline void vec_sub(const vec3_t a, const vec3_t b, vec3_t out)
+{
+	out[0] = a[0] - b[0];
+	out[1] = a[1] - b[1];
+	out[2] = a[2] - b[2];
+}
+
+/* out = a + s * b */
+static inline void vec_ma(const vec3_t a, float s, const vec3_t b, vec3_t out)
+{
+	out[0] = a[0] + s * b[0];
+	out[1] = a[1] + s * b[1];
+	out[2] = a[2] + s * b[2];
+}
+
+static inline bool vec_equal(const vec3_t a, const vec3_t b)
+{
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+/* ---- digests ---------------------------------------------------------- */
+
+/* MD4 of len bytes (RFC 1320); out receives the 16-byte digest. */
+void md4_digest(const void *data, size_t len, uint8_t out[16]);
+
+/* QuakeWorld's block checksum: the MD4 digest read as four little-endian
+ * 32-bit words, XORed together. */
+uint32_t com_block_checksum(const void *data, size_t len);
+
+
+/* Incremental MD4, for data that arrives in pieces; md4_digest is the
+ * one-shot form.  The context is plain data: copy it, keep it anywhere. */
+struct md4_ctx {
+	uint32_t state[4];
+	uint64_t length;	/* bytes fed so far */
+	uint8_t block[64];	/* pending partial block */
+};
+
+void md4_init(struct md4_ctx *ctx);
+void md4_update(struct md4_ctx *ctx, const void *data, size_t len);
+void md4_final(struct md4_ctx *ctx, uint8_t out[16]);
+
+/* CRC-16-CCITT as Quake uses it: polynomial 0x1021, initial value 0xFFFF,
+ * most significant bit first, no reflection, no final xor ("CCITT-FALSE";
+ * the CRC of "123456789" is 0x29B1). */
+#define CRC_INIT 0xffffu
+
+uint16_t crc_update(uint16_t crc, const void *data, size_t len);
+uint16_t crc_block(const void *data, size_t len);
+
+/* The clc_move checksum byte: the CRC of at most COM_SEQUENCE_CRC_MAX bytes
+ * of the move followed by four bytes of a fixed table picked by the
+ * packet's sequence, low 8 bits.  Netchan sequences are 31-bit, so any
+ * valid sequence gives the same byte as id's client. */
+#define COM_SEQUENCE_CRC_MAX 60
+
+uint8_t com_block_sequence_crc_byte(const void *base, size_t len,
+				    uint32_t sequence);
+
+/* ---- message buffers -------------------------------------------------- */
+
+/* A bounded byte buffer, written at cursize and read at readpos.
+ * Invariants: cursize <= maxsize, readpos <= cursize; no call ever touches
+ * data[] outside [0, maxsize).
+ * Writes are all-or-nothing.  A write that does not fit sets overflowed;
+ * with allow_overflow the buffer is first cleared (the caller treats the
+ * contents as lost, as id's SZ_GetSpace did), without it the write is
+ * dropped, and so is every later write until msg_clear, so the contents
+ * stay a clean prefix of what was asked for.
+ * Reads: a read past cursize sets badread, which is sticky: every later
+ * read fails too.  Failed integer reads (byte, char, short, long) return
+ * -1, failed float reads (float, coord, angle, angle16) return 0.0f; the
+ * flag, not the value, is the test. */
+struct msg_buf {
+	uint8_t *data;
+	size_t maxsize;
+	size_t cursize;
+	size_t readpos;
+	bool overflowed;
+	bool allow_overflow;
+	bool badread;
+};
+
+/* an empty buffer for writing into data[0..maxsize) */
+void msg_init(struct msg_buf *b, void *data, size_t maxsize);
+/* a full buffer for reading len received bytes */
+void msg_init_read(struct msg_buf *b, void *data, size_t len);
+/* empty the buffer and forget overflowed, readpos and badread */
+void msg_clear(struct msg_buf *b);
+/* restart reading at the first byte, forgetting badread */
+void msg_begin_reading(struct msg_buf *b);
+/* bytes left to read */
+size_t msg_read_remaining(const struct msg_buf *b);
+
+/* Reserve len bytes at the end and return them, or NULL (with the overflow
+ * rules above) when they do not fit. */
+void *msg_get_space(struct msg_buf *b, size_t len);
+void msg_write_data(struct msg_buf *b, const void *data, size_t len);
+void msg_write_byte(struct msg_buf *b, int c);	 /* low 8 bits */
+void msg_write_char(struct msg_buf *b, int c);	 /* low 8 bits */
+void msg_write_short(struct msg_buf *b, int c);	 /* low 16 bits, LE */
+void msg_write_long(struct msg_buf *b, int32_t c); /* LE */
+void msg_write_float(struct msg_buf *b, float f);  /* IEEE-754 LE */
+/* the string and its NUL; NULL writes an empty string */
+void msg_write_string(struct msg_buf *b, const char *s);
+/* short of f*8, truncated toward zero (id's rule; round before calling
+ * for the nearest 1/8 unit); out-of-range values saturate */
+void msg_write_coord(struct msg_buf *b, float f);
+/* byte of f*256/360, truncated, modulo 256 */
+void msg_write_angle(struct msg_buf *b, float f);
+/* short of f*65536/360, truncated, modulo 65536 */
+void msg_write_angle16(struct msg_buf *b, float f);
+
+int msg_read_byte(struct msg_buf *b);	/* 0..255 */
+int msg_read_char(struct msg_buf *b);	/* -128..127 */
+int msg_read_short(struct msg_buf *b);	/* -32768..32767 */
+int32_t msg_read_long(struct msg_buf *b);
+float msg_read_float(struct msg_buf *b);
+float msg_read_coord(struct msg_buf *b);	/* signed short / 8 */
+float msg_read_angle(struct msg_buf *b);	/* signed byte * 360/256 */
+float msg_read_angle16(struct msg_buf *b);	/* signed short * 360/65536 */
+/* Copy len bytes out; false (and badread) if fewer are left, nothing read. */
+bool msg_read_data(struct msg_buf *b, void *out, size_t len);
+/* Read a string up to and including its NUL into out (outsize bytes,
+ * always terminated when outsize > 0; a longer string is truncated but
+ * consumed whole, so the next read starts after it).  Data that ends
+ * without a NUL sets badread.  Returns the length stored in out. */
+size_t msg_read_string(struct msg_buf *b, char *out, size_t outsize);
+/* the same, ending at NUL or '\n' (consumed, not stored) */
+size_t msg_read_string_line(struct msg_buf *b, char *out, size_t outsize);
+
+/* ---- usercmd ---------------------------------------------------------- */
+
+/* One client move (protocol 28). */
+struct usercmd {
+	uint8_t msec;
+	vec3_t angles;
+	int16_t forwardmove, sidemove, upmove;
+	uint8_t buttons, impulse;
+};
+
+/* Bits of the delta usercmd's first byte (QW protocol.h); note ANGLE2 is
+ * the top bit.  msec is not flagged: it is always sent, last. */
+#define CM_ANGLE1 (1 << 0)
+#define CM_ANGLE3 (1 << 1)
+#define CM_FORWARD (1 << 2)
+#define CM_SIDE (1 << 3)
+#define CM_UP (1 << 4)
+#define CM_BUTTONS (1 << 5)
+#define CM_IMPULSE (1 << 6)
+#define CM_ANGLE2 (1 << 7)
+
+/* largest encoding: bits, 3 angle16, 3 shorts, buttons, impulse, msec */
+#define MSG_DELTA_USERCMD_MAX 16
+
+/* Write `to` as a delta from `from`, all-or-nothing (the whole command or,
+ * on overflow, none of it). */
+void msg_write_delta_usercmd(struct msg_buf *b, const struct usercmd *from,
+			     const struct usercmd *to);
+/* Read a delta against `from`.  Returns false on a short read (badread
+ * set); `out` then equals `from`.  Angles come back in [-180, 180). */
+bool msg_read_delta_usercmd(struct msg_buf *b, const struct usercmd *from,
+			    struct usercmd *out);
+
+/* ---- info strings ----------------------------------------------------- */
+
+/* "\key\value\key\value" (QuakeWorld userinfo and serverinfo).  Readers
+ * accept a missing leading backslash and ignore a trailing key with no
+ * value; nothing reads or writes outside the given sizes.  Setters keep
+ * strlen(s) < size (size counts the NUL) and leave s unchanged on error. */
+#define MAX_INFO_STRING 196	   /* userinfo */
+#define MAX_SERVERINFO_STRING 512 /* serverinfo */
+#define INFO_MAX_FIELD 63	   /* longest key or value (QW: < 64 chars) */
+
+enum info_result {
+	INFO_OK = 0,
+	INFO_ERR_BADCHAR = -1,	/* '\\', '"' or a control character */
+	INFO_ERR_TOOLONG = -2,	/* key or value over INFO_MAX_FIELD */
+	INFO_ERR_NOROOM = -3,	/* the result would not fit in size */
+	INFO_ERR_STARKEY = -4,	/* '*' keys are the server's */
+	INFO_ERR_EMPTYKEY = -5,
+};
+
+/* One pair, pointing into the string (not terminated). */
+struct info_pair {
+	const char *key;
+	size_t key_len;
+	const char *value;
+	size_t value_len;
+};
+
+struct info_iter {
+	const char *pos;
+};
+
+void info_iter_init(struct info_iter *it, const char *s);
+/* next pair, or false at the end */
+bool info_iter_next(struct info_iter *it, struct info_pair *pair);
+
+/* Copy the value of the first `key` into out (truncated to outsize-1,
+ * always terminated when outsize > 0).  Returns false, with out = "", when
+ * the key is absent. */
+bool info_value_for_key(const char *s, const char *key, char *out,
+			size_t outsize);
+/* Remove every pair with this key.  Returns true if one was removed. */
+bool info_remove_key(char *s, const char *key);
+/* Set key to value in s (a buffer of size bytes), replacing any old pairs
+ * with that key; an empty value removes the key.  Keys starting with '*'
+ * are refused (clients may not set them); the server uses
+ * info_set_star_value_for_key. */
+enum info_result info_set_value_for_key(char *s, size_t size, const char *key,
+					const char *value);
+enum info_result info_set_star_value_for_key(char *s, size_t size,
+					     const char *key,
+					     const char *value);
+
+/* ---- logging ---------------------------------------------------------- */
+
+#include <stdarg.h>
+
+enum qwd_log_level {
+	QWD_LOG_DEBUG = 0,
+	QWD_LOG_INFO = 1,
+	QWD_LOG_WARN = 2,
+	QWD_LOG_ERROR = 3,
+};
+
+/* longest line handed to a sink; longer ones are cut and end in "..." */
+#define QWD_LOG_LINE_MAX 1024
+
+/* A sink gets one formatted line, without newline.  A NULL qwd_log or a
+ * NULL sink means qwd_log_stderr_sink.  Lines below min_level are dropped
+ * before formatting. */
+struct qwd_log {
+	void (*sink)(void *ctx, int level, const char *line);
+	void *ctx;
+	int min_level;
+};
+
+void qwd_logf(const struct qwd_log *log, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void qwd_vlogf(const struct qwd_log *log, int level, const char *fmt,
+	       va_list ap) __attribute__((format(printf, 3, 0)));
+/* "2024-05-01T12:00:00.123Z WARN text\n" on stderr (ctx unused) */
+void qwd_log_stderr_sink(void *ctx, int level, const char *line);
+/* "DEBUG", "INFO", "WARN", "ERROR", or "?" */
+const char *qwd_log_level_name(int level);
+
+#endif

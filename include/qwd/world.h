@@ -1,0 +1,363 @@
+/*
+ * qwd/world.h -- the world model: BSP maps, hull traces, the areanode tree,
+ * visibility, map checksums and the entity lump.
+ *
+ * Design note
+ *   A map is loaded once per level into a struct bsp_map that never changes
+ *   afterwards.  The loader (src/world/bsp.c) accepts three on-disk formats
+ *   (BSP29; "BSP2"; "2PSB", the older BSP2 variant) and converts them to one
+ *   in-memory form with 32-bit indices and float bounds.  Before anything is
+ *   used it checks every count, offset and index of every lump and that the
+ *   node and clipnode graphs are acyclic and no deeper than BSP_MAX_DEPTH, so
+ *   the recursive walkers below can trust the data.  A refused file gives one
+ *   message: "<file>: <lump>: <what is wrong>".
+ *
+ *   Index conventions (the same in all formats after loading):
+ *     node child   >= 0: node index;  < 0: leaf index -1 - child
+ *     clip child   >= 0: clipnode index; < 0: a CONTENTS_* value
+ *     PVS/PHS bit  i  <-> leaf i + 1 (leaf 0 is the shared solid leaf)
+ *
+ *   Hulls follow QuakeWorld: hull 0 is the render tree seen as clipnodes (for
+ *   point-sized traces), hull 1 the player box (-16 -16 -24 .. 16 16 32),
+ *   hull 2 the large box (-32 -32 -24 .. 32 32 64).  Brush submodels trace
+ *   in their own space; callers offset by the model's origin.
+ *
+ *   The areanode tree (src/world/area.c) is a fixed binary tree of depth 4
+ *   that splits the longer horizontal axis at the middle, as QuakeWorld's
+ *   does; each node keeps two intrusive lists of linked objects (triggers
+ *   and solids).  It does not know what the objects are: the game embeds a
+ *   struct world_obj in its entities.
+ *
+ *   Clients run the same hull traces to predict their own movement, so the
+ *   trace code keeps QuakeWorld's semantics to the last epsilon.
+ */
+#ifndef QWD_WORLD_H
+#define QWD_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qwd/common.h"
+
+/* ---- constants -------------------------------------------------------- */
+
+enum bsp_contents {
+	CONTENTS_EMPTY = -1,
+	CONTENTS_SOLID = -2,
+	CONTENTS_WATER = -3,
+	CONTENTS_SLIME = -4,
+	CONTENTS_LAVA = -5,
+	CONTENTS_SKY = -6,
+	CONTENTS_ORIGIN = -7,	/* removed by the compiler; never in a valid map */
+	CONTENTS_CLIP = -8,	/* likewise */
+	CONTENTS_CURRENT_0 = -9,
+	CONTENTS_CURRENT_DOWN = -14,
+	CONTENTS_MIN = -14	/* lowest value a file may contain */
+};
+
+enum bsp_format { BSP_FMT_29, BSP_FMT_BSP2, BSP_FMT_2PSB };
+
+enum {
+	BSP_NUM_LUMPS = 15,
+	BSP_MAX_HULLS = 4,	/* on disk: headnode[4]; hull 3 is unused */
+	BSP_MAX_DEPTH = 1024,	/* deepest node/clipnode chain accepted */
+	BSP_MAX_MAP_LEAFS = 1 << 20,
+	BSP_MAX_FILE = 256 << 20 /* largest map file accepted, bytes */
+};
+
+/* lump numbers, as in the file header */
+enum bsp_lump {
+	LUMP_ENTITIES, LUMP_PLANES, LUMP_TEXTURES, LUMP_VERTEXES,
+	LUMP_VISIBILITY, LUMP_NODES, LUMP_TEXINFO, LUMP_FACES, LUMP_LIGHTING,
+	LUMP_CLIPNODES, LUMP_LEAFS, LUMP_MARKSURFACES, LUMP_EDGES,
+	LUMP_SURFEDGES, LUMP_MODELS
+};
+
+/* name of a lump for messages ("nodes", "clipnodes", ...) */
+const char *bsp_lump_name(int lump);
+
+/* ---- the entity lump -------------------------------------------------- */
+
+enum {
+	ENT_MAX_KEY = 64,	/* bytes including the terminator */
+	ENT_MAX_VALUE = 1024,	/* bytes including the terminator */
+	ENT_MAX_PAIRS = 256,	/* key/value pairs in one entity */
+	ENT_MAX_ENTITIES = 65536,
+	ENT_MAX_TEXT = 16 << 20 /* largest entity lump accepted, bytes */
+};
+
+struct ent_pair {
+	uint32_t key;	/* offsets into ent_list.pool, NUL-terminated */
+	uint32_t value;
+};
+
+struct ent_def {
+	uint32_t first_pair;
+	uint32_t num_pairs;
+	uint32_t line;	/* line of the opening brace, for messages */
+};
+
+struct ent_list {
+	uint32_t num_ents;
+	struct ent_def *ents;
+	uint32_t num_pairs;
+	struct ent_pair *pairs;
+	char *pool;
+	size_t pool_size;
+};
+
+/* Parse len bytes of entity text ("{ "key" "value" ... }" blocks; a NUL
+ * ends the text early).  On error returns -1, leaves *out empty and writes
+ * "line N: <what>" into err.  Returns 0 on success. */
+int ent_parse(const char *text, size_t len, struct ent_list *out,
+	      char *err, size_t errlen);
+void ent_free(struct ent_list *list);
+/* value of key in entity i, or NULL (the first pair wins if repeated) */
+const char *ent_value(const struct ent_list *list, uint32_t i, const char *key);
+static inline const char *ent_key_at(const struct ent_list *l, uint32_t pair)
+{
+	return l->pool + l->pairs[pair].key;
+}
+static inline const char *ent_value_at(const struct ent_list *l, uint32_t pair)
+{
+	return l->pool + l->pairs[pair].value;
+}
+
+/* ---- the loaded map --------------------------------------------------- */
+
+struct bsp_plane {
+	vec3_t normal;
+	float dist;
+	uint8_t type;		/* 0-2 axial x/y/z, 3-5 nearest axis */
+	uint8_t signbits;	/* bit i set when normal[i] < 0 */
+	uint8_t pad[2];
+};
+
+struct bsp_node {
+	int32_t planenum;
+	int32_t children[2];	/* >= 0 node, < 0 leaf -1 - child */
+	vec3_t mins, maxs;
+};
+
+struct bsp_clipnode {
+	int32_t planenum;
+	int32_t children[2];	/* >= 0 clipnode, < 0 CONTENTS_* */
+};
+
+struct bsp_leaf {
+	int32_t contents;
+	int32_t visofs;		/* -1: no vis data for this leaf */
+	vec3_t mins, maxs;
+};
+
+struct bsp_hull {
+	const struct bsp_clipnode *clipnodes;
+	const struct bsp_plane *planes;
+	int32_t firstclipnode;
+	int32_t lastclipnode;
+	vec3_t clip_mins;
+	vec3_t clip_maxs;
+};
+
+struct bsp_model {
+	vec3_t mins, maxs, origin;
+	int32_t headnode[BSP_MAX_HULLS];
+	int32_t visleafs;
+	int32_t firstface, numfaces;
+	struct bsp_hull hulls[3];	/* 0 point, 1 player, 2 large */
+};
+
+struct bsp_map {
+	char name[256];		/* as given to the loader */
+	enum bsp_format format;
+	uint8_t *file;		/* the whole file, kept for downloads */
+	size_t file_size;
+	uint32_t checksum;	/* all lumps but entities */
+	uint32_t checksum2;	/* also without visibility, leafs, nodes */
+
+	struct bsp_plane *planes;
+	int32_t num_planes;
+	struct bsp_node *nodes;
+	int32_t num_nodes;
+	struct bsp_leaf *leafs;
+	int32_t num_leafs;
+	struct bsp_clipnode *clipnodes;
+	int32_t num_clipnodes;
+	struct bsp_clipnode *hull0;	/* nodes seen as clipnodes */
+	struct bsp_model *models;
+	int32_t num_models;
+
+	const uint8_t *visdata;	/* points into file; vis_size bytes */
+	int32_t vis_size;
+	int32_t num_visleafs;	/* models[0].visleafs: leafs 1..N have PVS */
+	int32_t vis_row_bytes;	/* bytes of one PVS/PHS row, multiple of 4 */
+	uint8_t *pvs;		/* decompressed PVS, (num_visleafs+1) rows */
+	uint8_t *phs;		/* PHS, (num_visleafs+1) rows */
+
+	char *entity_text;	/* NUL-terminated copy of the lump */
+	size_t entity_len;
+	struct ent_list ents;
+};
+
+/* Load and validate a map file.  On failure returns NULL and writes one
+ * message naming the file, the lump and the bad value into err. */
+struct bsp_map *bsp_load(const char *path, char *err, size_t errlen);
+/* The same from memory (the bytes are copied).  name is used in messages. */
+struct bsp_map *bsp_load_mem(const char *name, const uint8_t *data,
+			     size_t size, char *err, size_t errlen);
+void bsp_free(struct bsp_map *map);
+
+/* ---- visibility (src/world/vis.c) ------------------------------------- */
+
+/* Leaf that contains point p (walks the world's node tree). */
+int32_t bsp_point_leaf(const struct bsp_map *map, const vec3_t p);
+
+/* Decompressed PVS row of a leaf (vis_row_bytes bytes).  Leaf 0 and maps
+ * without vis data see everything. */
+const uint8_t *bsp_leaf_pvs(const struct bsp_map *map, int32_t leaf);
+/* Potentially hearable set: the union of the PVS of every leaf in the PVS. */
+const uint8_t *bsp_leaf_phs(const struct bsp_map *map, int32_t leaf);
+
+/* Union of the PVS of every leaf within 8 units of org, into out
+ * (vis_row_bytes bytes), as QuakeWorld's "fat PVS" for a view point. */
+void bsp_fat_pvs(const struct bsp_map *map, const vec3_t org, uint8_t *out);
+
+/* Leafs (indices > 0) touched by the box, up to max; returns how many
+ * there are in all (may exceed max: the caller sees the overflow). */
+int bsp_box_leafs(const struct bsp_map *map, const vec3_t mins,
+		  const vec3_t maxs, int32_t *out, int max);
+
+static inline bool bsp_vis_test(const uint8_t *row, int32_t leaf)
+{
+	int32_t b = leaf - 1;
+	return leaf > 0 && (row[b >> 3] & (1u << (b & 7)));
+}
+
+/* Build the PVS and PHS tables; called by the loader after validation.
+ * Returns 0, or -1 with a message. */
+int bsp_vis_build(struct bsp_map *map, char *err, size_t errlen);
+
+/* ---- hull traces (src/world/trace.c) ---------------------------------- */
+
+struct trace {
+	bool allsolid;		/* the whole move was in solid */
+	bool startsolid;	/* the start point was in solid */
+	bool inopen, inwater;	/* the move crossed empty / liquid */
+	float fraction;		/* 1.0: the move was not blocked */
+	vec3_t endpos;
+	struct {
+		vec3_t normal;
+		float dist;
+	} plane;		/* plane of the surface hit */
+	int ent;		/* world_obj id hit, -1 for none; 0 world */
+};
+
+int bsp_hull_point_contents(const struct bsp_hull *hull, int num,
+			    const vec3_t p);
+/* contents of the world at p through hull 0 */
+int bsp_point_contents(const struct bsp_map *map, const vec3_t p);
+
+/* Trace a point from start to end through hull (both in hull space).
+ * Returns with tr filled as QuakeWorld's recursive hull check does. */
+void bsp_trace_hull(const struct bsp_hull *hull, const vec3_t start,
+		    const vec3_t end, struct trace *tr);
+
+/* The hull of model that fits a box of this size, and the offset to add
+ * to a point to put it into that hull's space (QuakeWorld: size x < 3 ->
+ * hull 0, <= 32 -> hull 1, else hull 2). */
+const struct bsp_hull *bsp_hull_for_size(const struct bsp_model *model,
+					 const vec3_t mins, const vec3_t maxs,
+					 vec3_t offset);
+
+/* Trace a box (mins/maxs) from start to end against brush model modelnum
+ * placed at origin.  Results are in world space. */
+void bsp_trace_box(const struct bsp_map *map, int modelnum,
+		   const vec3_t origin, const vec3_t mins, const vec3_t maxs,
+		   const vec3_t start, const vec3_t end, struct trace *tr);
+
+/* ---- the areanode tree and move traces (src/world/area.c) ------------- */
+
+enum solid_kind {
+	SOLID_NOT,		/* not linked for collisions */
+	SOLID_TRIGGER,		/* touch on edge, not blocking */
+	SOLID_BBOX,		/* touch on side, block on top */
+	SOLID_SLIDEBOX,		/* like bbox, but not on ground (players) */
+	SOLID_BSP		/* brush model (model field) */
+};
+
+enum move_kind { MOVE_NORMAL, MOVE_NOMONSTERS, MOVE_MISSILE };
+
+enum {
+	AREA_DEPTH = 4,
+	AREA_NODES = 32,
+	WORLD_MAX_OBJ_LEAFS = 16
+};
+
+struct area_link {
+	struct area_link *prev, *next;
+};
+
+struct world_obj {
+	struct area_link link;	/* in an areanode's list while linked */
+	int id;			/* index in world.objs; 0 is the world */
+	int solid;		/* enum solid_kind */
+	int model;		/* brush submodel for SOLID_BSP, else -1 */
+	int owner;		/* id of the owner (traces pass it), or -1 */
+	bool linked;
+	bool monster;		/* MOVE_MISSILE uses enlarged boxes for these */
+	vec3_t origin, mins, maxs;
+	vec3_t absmin, absmax;	/* world-space box, set by world_link */
+	int num_leafs;		/* leafs touched, for PVS checks in replies */
+	bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
+	int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
+};
+
+struct area_node {
+	int axis;		/* -1: leaf of the tree */
+	float dist;
+	int children[2];
+	struct area_link triggers;
+	struct area_link solids;
+};
+
+struct world {
+	const struct bsp_map *map;
+	struct area_node nodes[AREA_NODES];
+	int num_nodes;
+	struct world_obj *objs;	/* caller-owned array, objs[i].id == i */
+	int max_objs;
+};
+
+/* Build the areanode tree over map's world model bounds and take the
+ * caller's object array (all unlinked; objs[0] stands for the world). */
+void world_init(struct world *w, const struct bsp_map *map,
+		struct world_obj *objs, int max_objs);
+/* (Re)link obj after its origin/mins/maxs/solid changed: sets absmin/
+ * absmax (a 1-unit margin, as QuakeWorld), the touched leafs, and puts it
+ * in the areanode list it fits in. */
+void world_link(struct world *w, struct world_obj *obj);
+void world_unlink(struct world *w, struct world_obj *obj);
+
+enum area_kind { AREA_SOLID, AREA_TRIGGERS };
+/* Objects of the given list whose boxes touch [mins, maxs]; returns how
+ * many were found (at most max are stored). */
+int world_area_objs(const struct world *w, const vec3_t mins,
+		    const vec3_t maxs, enum area_kind kind,
+		    struct world_obj **out, int max);
+
+/* Contents at p: the world's hull 0. */
+int world_point_contents(const struct world *w, const vec3_t p);
+
+/* Move a box from start to end, clipping against the world and every
+ * linked solid object but passobj, its owner and what passobj owns. */
+void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
+		const vec3_t maxs, const vec3_t end, enum move_kind kind,
+		const struct world_obj *passobj, struct trace *tr);
+
+/* Is a box at origin stuck in anything solid? (world_move of length 0) */
+bool world_test_box(const struct world *w, const vec3_t origin,
+		    const vec3_t mins, const vec3_t maxs,
+		    const struct world_obj *passobj);
+
+#endif

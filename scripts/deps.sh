@@ -1,0 +1,48 @@
+#!/bin/sh
+# deps.sh -- make sure the build dependencies are installed.
+#
+# Design note: the Makefile calls this when pkg-config cannot find one of
+# the libraries qwd builds against.  On Debian (root, apt available) it
+# installs the missing packages and says which; elsewhere it names them and
+# fails, so a newcomer is never left with a cryptic compiler error.
+# Optional groups (for the interoperability tests) are asked for by name:
+#   deps.sh            build dependencies (libbsd, cmocka, libpcap, pkg-config)
+#   deps.sh fuzz       clang with libFuzzer
+set -eu
+
+want=""
+need() { # need PACKAGE TEST-COMMAND...
+	pkg=$1; shift
+	if ! "$@" >/dev/null 2>&1; then want="$want $pkg"; fi
+}
+
+case "${1:-build}" in
+build)
+	need pkg-config command -v pkg-config
+	need libbsd-dev pkg-config --exists libbsd
+	need libcmocka-dev pkg-config --exists cmocka
+	need libpcap-dev pkg-config --exists libpcap
+	;;
+fuzz)
+	need clang command -v clang
+	need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
+	;;
+*)
+	echo "deps.sh: unknown group '$1' (build, fuzz)" >&2
+	exit 2
+	;;
+esac
+
+[ -z "$want" ] && exit 0
+
+echo "deps.sh: missing:$want"
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps.sh: install these packages (Debian names) and run make again" >&2
+	exit 1
+fi
+echo "deps.sh: installing:$want (apt-get)"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $want
+echo "deps.sh: installed:$want"

@@ -1,0 +1,81 @@
+/*
+ * tests/harness.c -- the shared main of every module's test program.
+ *
+ * Design note: groups register themselves before main (constructors); main
+ * runs them all and exits non-zero if any test failed, so make sees a
+ * failure.  The registry is a fixed array: a test program has few groups.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+enum { MAX_GROUPS = 64 };
+static const struct qwd_test_group *groups[MAX_GROUPS];
+static int num_groups;
+
+void qwd_test_register(const struct qwd_test_group *g)
+{
+	if (num_groups == MAX_GROUPS) {
+		fprintf(stderr, "harness: more than %d test groups\n", MAX_GROUPS);
+		abort();
+	}
+	groups[num_groups++] = g;
+}
+
+const char *qwd_realmaps_dir(void)
+{
+	const char *dir = getenv("QWD_REALMAPS");
+	struct stat st;
+
+	if (!dir || !*dir)
+		dir = "../shared/realmaps";
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return dir;
+}
+
+const char *qwd_realmap(const char *file)
+{
+	static char path[1024];
+	const char *dir = qwd_realmaps_dir();
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return path;
+}
+
+uint8_t *qwd_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else if (buf) {
+			*size = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	for (int i = 0; i < num_groups; i++)
+		failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
+						  groups[i]->count, groups[i]->setup,
+						  groups[i]->teardown);
+	return failed ? 1 : 0;
+}

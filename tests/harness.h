@@ -1,0 +1,45 @@
+/*
+ * tests/harness.h -- one cmocka program per module, many files per program.
+ *
+ * Design note: each test file registers its groups with QWD_TEST_GROUP; the
+ * shared main (tests/harness.c) runs every registered group in the order
+ * the linker put them, so adding a file to tests/<module>/ adds its tests to
+ * that module's program without editing a list.  Tests that read the real
+ * maps find them through qwd_realmaps_dir() ($QWD_REALMAPS, by default
+ * ../shared/realmaps) and are skipped when the folder is absent.
+ */
+#ifndef QWD_TESTS_HARNESS_H
+#define QWD_TESTS_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+struct qwd_test_group {
+	const char *name;
+	const struct CMUnitTest *tests;
+	size_t count;
+	CMFixtureFunction setup, teardown;
+};
+
+void qwd_test_register(const struct qwd_test_group *g);
+
+#define QWD_TEST_GROUP(gname, array, setup_fn, teardown_fn)                  \
+	static const struct qwd_test_group qwd_group_##gname = {             \
+		#gname, array, sizeof(array) / sizeof((array)[0]), setup_fn, \
+		teardown_fn};                                                \
+	__attribute__((constructor)) static void qwd_reg_##gname(void)       \
+	{                                                                    \
+		qwd_test_register(&qwd_group_##gname);                       \
+	}
+
+/* folder of the real maps, or NULL when it is not there */
+const char *qwd_realmaps_dir(void);
+/* path of a real map in a static buffer, or NULL (and the test skipped) */
+const char *qwd_realmap(const char *file);
+/* read a whole file into a malloc'd buffer; NULL on failure */
+uint8_t *qwd_read_file(const char *path, size_t *size);
+
+#endif
