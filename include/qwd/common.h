@@ -81,7 +81,6 @@ void md4_digest(const void *data, size_t len, uint8_t out[16]);
  * 32-bit words, XORed together. */
 uint32_t com_block_checksum(const void *data, size_t len);
 
-
 /* Incremental MD4, for data that arrives in pieces; md4_digest is the
  * one-shot form.  The context is plain data: copy it, keep it anywhere. */
 struct md4_ctx {
@@ -220,8 +219,9 @@ bool msg_read_delta_usercmd(struct msg_buf *b, const struct usercmd *from,
 
 /* "\key\value\key\value" (QuakeWorld userinfo and serverinfo).  Readers
  * accept a missing leading backslash and ignore a trailing key with no
- * value; nothing reads or writes outside the given sizes.  Setters keep
- * strlen(s) < size (size counts the NUL) and leave s unchanged on error. */
+ * value (setters drop it); nothing reads or writes outside the given
+ * sizes.  Setters keep strlen(s) < size (size counts the NUL) and leave s
+ * unchanged on error. */
 #define MAX_INFO_STRING 196	   /* userinfo */
 #define MAX_SERVERINFO_STRING 512 /* serverinfo */
 #define INFO_MAX_FIELD 63	   /* longest key or value (QW: < 64 chars) */
@@ -282,9 +282,10 @@ enum qwd_log_level {
 /* longest line handed to a sink; longer ones are cut and end in "..." */
 #define QWD_LOG_LINE_MAX 1024
 
-/* A sink gets one formatted line, without newline.  A NULL qwd_log or a
- * NULL sink means qwd_log_stderr_sink.  Lines below min_level are dropped
- * before formatting. */
+/* A sink gets one formatted line: no newline, control characters other
+ * than tab shown as '?'.  Lines below min_level are dropped before
+ * formatting.  A NULL sink means qwd_log_stderr_sink; a NULL qwd_log means
+ * that sink with min_level QWD_LOG_INFO. */
 struct qwd_log {
 	void (*sink)(void *ctx, int level, const char *line);
 	void *ctx;
