@@ -1,0 +1,457 @@
+/*
+ * src/world/area.c -- the areanode tree and box moves against the world
+ * and the linked objects.
+ *
+ * Design note
+ *   The tree is QuakeWorld's: a fixed binary tree of depth AREA_DEPTH built
+ *   once over the world model's bounds, each node splitting the longer of
+ *   its x/y extents at the middle (children[0] the upper half, children[1]
+ *   the lower).  An object lives in exactly one node: the first whose split
+ *   plane its box straddles, or the leaf it falls in.  Hence a query box
+ *   only needs the nodes whose region it reaches: a child is entered when
+ *   the box extends strictly past the split toward it, which is exact
+ *   because an object stored below a node lies strictly on one side.
+ *
+ *   Each node holds two intrusive, circular lists (triggers and solids)
+ *   whose heads are sentinels pointing at themselves; the heads live inside
+ *   struct world, so a world must not be copied or moved once initialised.
+ *
+ *   world_move is QuakeWorld's SV_Move: trace the world model first, then
+ *   every linked solid whose box meets the box swept by the move, keeping
+ *   the nearest hit.  Rules kept from id's code, because game logic and
+ *   client prediction depend on them:
+ *   - absmin/absmax carry a 1-unit margin, since moves stop DIST_EPSILON
+ *     short of a surface and boxes that do not quite touch must still be
+ *     clipped exactly;
+ *   - the mover never clips against itself, its owner, or objects it owns;
+ *   - a mover with a size never clips against a point-sized object;
+ *   - MOVE_NOMONSTERS clips only brush models; MOVE_MISSILE clips objects
+ *     flagged monster with a +-15 box, so missiles hit them more easily;
+ *   - a start in solid is remembered even when a later object is nearer.
+ *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
+ *   static hull), so moves are reentrant and need no storage.
+ */
+#include "qwd/world.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* ---- intrusive lists ---------------------------------------------------- */
+
+static void link_clear(struct area_link *head)
+{
+	head->prev = head->next = head;
+}
+
+static void link_remove(struct area_link *l)
+{
+	l->next->prev = l->prev;
+	l->prev->next = l->next;
+	l->prev = l->next = NULL;
+}
+
+static void link_insert_before(struct area_link *l, struct area_link *before)
+{
+	l->next = before;
+	l->prev = before->prev;
+	l->prev->next = l;
+	l->next->prev = l;
+}
+
+static struct world_obj *obj_from_link(struct area_link *l)
+{
+	return (struct world_obj *)((char *)l - offsetof(struct world_obj, link));
+}
+
+/* ---- the tree ----------------------------------------------------------- */
+
+static int area_node_create(struct world *w, int depth, const vec3_t mins,
+			    const vec3_t maxs)
+{
+	int num = w->num_nodes++;
+	struct area_node *node = &w->nodes[num];
+	vec3_t lo_maxs, hi_mins;
+
+	link_clear(&node->triggers);
+	link_clear(&node->solids);
+
+	if (depth == AREA_DEPTH) {
+		node->axis = -1;
+		node->dist = 0;
+		node->children[0] = node->children[1] = -1;
+		return num;
+	}
+
+	node->axis = maxs[0] - mins[0] > maxs[1] - mins[1] ? 0 : 1;
+	node->dist = 0.5f * (maxs[node->axis] + mins[node->axis]);
+
+	vec_copy(maxs, lo_maxs);
+	vec_copy(mins, hi_mins);
+	lo_maxs[node->axis] = hi_mins[node->axis] = node->dist;
+
+	/* children are created one at a time: num_nodes moves meanwhile */
+	node->children[0] = area_node_create(w, depth + 1, hi_mins, maxs);
+	node->children[1] = area_node_create(w, depth + 1, mins, lo_maxs);
+	return num;
+}
+
+void world_init(struct world *w, const struct bsp_map *map,
+		struct world_obj *objs, int max_objs)
+{
+	vec3_t mins = {0, 0, 0}, maxs = {0, 0, 0};
+
+	memset(w->nodes, 0, sizeof(w->nodes));
+	w->map = map;
+	w->objs = objs;
+	w->max_objs = max_objs;
+	w->num_nodes = 0;
+
+	if (map->num_models > 0) {
+		vec_copy(map->models[0].mins, mins);
+		vec_copy(map->models[0].maxs, maxs);
+	}
+	area_node_create(w, 0, mins, maxs);
+
+	for (int i = 0; i < max_objs; i++) {
+		objs[i].id = i;
+		objs[i].linked = false;
+		objs[i].link.prev = objs[i].link.next = NULL;
+	}
+}
+
+static bool valid_brush_model(const struct world *w, const struct world_obj *obj)
+{
+	return obj->model >= 0 && obj->model < w->map->num_models;
+}
+
+/* the object's own bounds, relative to its origin: a brush model's come from
+ * the model, anything else's from mins/maxs */
+static void obj_bounds(const struct world *w, const struct world_obj *obj,
+		       vec3_t mins, vec3_t maxs)
+{
+	if (obj->solid == SOLID_BSP && valid_brush_model(w, obj)) {
+		vec_copy(w->map->models[obj->model].mins, mins);
+		vec_copy(w->map->models[obj->model].maxs, maxs);
+	} else {
+		vec_copy(obj->mins, mins);
+		vec_copy(obj->maxs, maxs);
+	}
+}
+
+void world_unlink(struct world *w, struct world_obj *obj)
+{
+	(void)w;
+	if (!obj->linked)
+		return;
+	link_remove(&obj->link);
+	obj->linked = false;
+}
+
+void world_link(struct world *w, struct world_obj *obj)
+{
+	struct area_node *node;
+	vec3_t mins, maxs;
+	int n;
+
+	world_unlink(w, obj);
+	if (obj->id == 0)
+		return;	/* the world is traced on its own, never listed */
+
+	obj_bounds(w, obj, mins, maxs);
+	for (int i = 0; i < 3; i++) {
+		obj->absmin[i] = obj->origin[i] + mins[i] - 1;
+		obj->absmax[i] = obj->origin[i] + maxs[i] + 1;
+	}
+
+	/* leafs are wanted even for SOLID_NOT objects: they are still seen */
+	n = bsp_box_leafs(w->map, obj->absmin, obj->absmax, obj->leafnums,
+			  WORLD_MAX_OBJ_LEAFS);
+	obj->leafs_overflow = n > WORLD_MAX_OBJ_LEAFS;
+	obj->num_leafs = obj->leafs_overflow ? WORLD_MAX_OBJ_LEAFS : n;
+
+	if (obj->solid == SOLID_NOT)
+		return;
+
+	node = &w->nodes[0];
+	while (node->axis != -1) {
+		if (obj->absmin[node->axis] > node->dist)
+			node = &w->nodes[node->children[0]];
+		else if (obj->absmax[node->axis] < node->dist)
+			node = &w->nodes[node->children[1]];
+		else
+			break;	/* straddles the split: it stays here */
+	}
+
+	link_insert_before(&obj->link, obj->solid == SOLID_TRIGGER ?
+			   &node->triggers : &node->solids);
+	obj->linked = true;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+/* boxes that share a face or an edge count as touching */
+static bool boxes_touch(const vec3_t amin, const vec3_t amax,
+			const vec3_t bmin, const vec3_t bmax)
+{
+	for (int i = 0; i < 3; i++)
+		if (amin[i] > bmax[i] || amax[i] < bmin[i])
+			return false;
+	return true;
+}
+
+struct area_query {
+	const float *mins, *maxs;
+	enum area_kind kind;
+	struct world_obj **out;
+	int max;
+	int count;
+};
+
+static void area_query_node(const struct world *w, int num,
+			    struct area_query *q)
+{
+	const struct area_node *node = &w->nodes[num];
+	const struct area_link *head =
+		q->kind == AREA_SOLID ? &node->solids : &node->triggers;
+
+	for (struct area_link *l = head->next; l != head; l = l->next) {
+		struct world_obj *obj = obj_from_link(l);
+
+		if (!boxes_touch(q->mins, q->maxs, obj->absmin, obj->absmax))
+			continue;
+		if (q->count < q->max)
+			q->out[q->count] = obj;
+		q->count++;
+	}
+
+	if (node->axis == -1)
+		return;
+	if (q->maxs[node->axis] > node->dist)
+		area_query_node(w, node->children[0], q);
+	if (q->mins[node->axis] < node->dist)
+		area_query_node(w, node->children[1], q);
+}
+
+int world_area_objs(const struct world *w, const vec3_t mins,
+		    const vec3_t maxs, enum area_kind kind,
+		    struct world_obj **out, int max)
+{
+	struct area_query q = {mins, maxs, kind, out, max, 0};
+
+	area_query_node(w, 0, &q);
+	return q.count;
+}
+
+int world_point_contents(const struct world *w, const vec3_t p)
+{
+	return bsp_point_contents(w->map, p);
+}
+
+/* ---- moves -------------------------------------------------------------- */
+
+/* a box as a hull: six axial planes, each clipnode leading to the next
+ * while inside, so only the inside of all six is solid */
+struct box_hull {
+	struct bsp_hull hull;
+	struct bsp_plane planes[6];
+	struct bsp_clipnode clipnodes[6];
+};
+
+static void box_hull_init(struct box_hull *b, const vec3_t mins,
+			  const vec3_t maxs)
+{
+	memset(b, 0, sizeof(*b));
+	for (int i = 0; i < 6; i++) {
+		int side = i & 1;	/* odd planes face into the box */
+
+		b->clipnodes[i].planenum = i;
+		b->clipnodes[i].children[side] = CONTENTS_EMPTY;
+		b->clipnodes[i].children[side ^ 1] =
+			i < 5 ? i + 1 : CONTENTS_SOLID;
+		b->planes[i].type = (uint8_t)(i >> 1);
+		b->planes[i].normal[i >> 1] = 1;
+		b->planes[i].dist = side ? mins[i >> 1] : maxs[i >> 1];
+	}
+	b->hull.clipnodes = b->clipnodes;
+	b->hull.planes = b->planes;
+	b->hull.firstclipnode = 0;
+	b->hull.lastclipnode = 5;
+}
+
+struct move_clip {
+	vec3_t boxmins, boxmaxs;	/* everything the move may touch */
+	const float *mins, *maxs;	/* the moving box */
+	vec3_t mins2, maxs2;		/* the moving box against monsters */
+	const float *start, *end;
+	const struct world_obj *passobj;
+	enum move_kind kind;
+	struct trace tr;
+};
+
+/* trace the moving box against one object, results in world space */
+static void clip_to_obj(const struct world *w, const struct world_obj *obj,
+			const vec3_t start, const vec3_t mins,
+			const vec3_t maxs, const vec3_t end, struct trace *tr)
+{
+	if (obj->solid == SOLID_BSP) {
+		bsp_trace_box(w->map, obj->model, obj->origin, mins, maxs,
+			      start, end, tr);
+	} else {
+		/* the object's box grown by the mover's, around its origin */
+		struct box_hull box;
+		vec3_t hmins, hmaxs, start_l, end_l;
+
+		vec_sub(obj->mins, maxs, hmins);
+		vec_sub(obj->maxs, mins, hmaxs);
+		box_hull_init(&box, hmins, hmaxs);
+		vec_sub(start, obj->origin, start_l);
+		vec_sub(end, obj->origin, end_l);
+		bsp_trace_hull(&box.hull, start_l, end_l, tr);
+		if (tr->fraction == 1)
+			vec_copy(end, tr->endpos);
+		else
+			vec_add(tr->endpos, obj->origin, tr->endpos);
+	}
+	tr->ent = tr->fraction < 1 || tr->startsolid ? obj->id : -1;
+}
+
+/* x extent of an object as linked, to tell point-sized objects apart */
+static float obj_size_x(const struct world *w, const struct world_obj *obj)
+{
+	vec3_t mins, maxs;
+
+	obj_bounds(w, obj, mins, maxs);
+	return maxs[0] - mins[0];
+}
+
+static bool clip_skips(const struct world *w, const struct move_clip *clip,
+		       const struct world_obj *obj)
+{
+	const struct world_obj *pass = clip->passobj;
+
+	if (obj->solid == SOLID_NOT || obj->solid == SOLID_TRIGGER)
+		return true;
+	if (obj == pass)
+		return true;
+	if (clip->kind == MOVE_NOMONSTERS && obj->solid != SOLID_BSP)
+		return true;
+	if (!boxes_touch(clip->boxmins, clip->boxmaxs, obj->absmin,
+			 obj->absmax))
+		return true;
+	if (pass && obj_size_x(w, pass) != 0 && obj_size_x(w, obj) == 0)
+		return true;	/* a sized mover passes through points */
+	return false;
+}
+
+static bool clip_skips_owned(const struct move_clip *clip,
+			     const struct world_obj *obj)
+{
+	const struct world_obj *pass = clip->passobj;
+
+	if (!pass)
+		return false;
+	/* own missiles, and the owner of a missile, never block it */
+	return obj->owner == pass->id || (pass->owner >= 0 &&
+					  pass->owner == obj->id);
+}
+
+static void clip_to_links(const struct world *w, int num,
+			  struct move_clip *clip)
+{
+	const struct area_node *node = &w->nodes[num];
+	const struct area_link *head = &node->solids;
+
+	for (struct area_link *l = head->next; l != head; l = l->next) {
+		const struct world_obj *obj = obj_from_link(l);
+		struct trace tr;
+
+		if (clip_skips(w, clip, obj))
+			continue;
+		if (clip->tr.allsolid)
+			return;	/* nothing can make it worse */
+		if (clip_skips_owned(clip, obj))
+			continue;
+
+		if (obj->monster)
+			clip_to_obj(w, obj, clip->start, clip->mins2,
+				    clip->maxs2, clip->end, &tr);
+		else
+			clip_to_obj(w, obj, clip->start, clip->mins,
+				    clip->maxs, clip->end, &tr);
+
+		if (tr.allsolid || tr.startsolid ||
+		    tr.fraction < clip->tr.fraction) {
+			bool was_startsolid = clip->tr.startsolid;
+
+			tr.ent = obj->id;
+			clip->tr = tr;
+			if (was_startsolid)
+				clip->tr.startsolid = true;
+		}
+	}
+
+	if (node->axis == -1)
+		return;
+	if (clip->boxmaxs[node->axis] > node->dist)
+		clip_to_links(w, node->children[0], clip);
+	if (clip->boxmins[node->axis] < node->dist)
+		clip_to_links(w, node->children[1], clip);
+}
+
+/* the box swept by the move, one unit larger on every side */
+static void move_bounds(const vec3_t start, const vec3_t mins,
+			const vec3_t maxs, const vec3_t end, vec3_t boxmins,
+			vec3_t boxmaxs)
+{
+	for (int i = 0; i < 3; i++) {
+		if (end[i] > start[i]) {
+			boxmins[i] = start[i] + mins[i] - 1;
+			boxmaxs[i] = end[i] + maxs[i] + 1;
+		} else {
+			boxmins[i] = end[i] + mins[i] - 1;
+			boxmaxs[i] = start[i] + maxs[i] + 1;
+		}
+	}
+}
+
+void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
+		const vec3_t maxs, const vec3_t end, enum move_kind kind,
+		const struct world_obj *passobj, struct trace *tr)
+{
+	struct move_clip clip;
+
+	memset(&clip, 0, sizeof(clip));
+	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
+		      end, &clip.tr);
+	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
+
+	clip.start = start;
+	clip.end = end;
+	clip.mins = mins;
+	clip.maxs = maxs;
+	clip.kind = kind;
+	clip.passobj = passobj;
+
+	if (kind == MOVE_MISSILE) {
+		vec_set(clip.mins2, -15, -15, -15);
+		vec_set(clip.maxs2, 15, 15, 15);
+	} else {
+		vec_copy(mins, clip.mins2);
+		vec_copy(maxs, clip.maxs2);
+	}
+	move_bounds(start, clip.mins2, clip.maxs2, end, clip.boxmins,
+		    clip.boxmaxs);
+
+	clip_to_links(w, 0, &clip);
+	*tr = clip.tr;
+}
+
+bool world_test_box(const struct world *w, const vec3_t origin,
+		    const vec3_t mins, const vec3_t maxs,
+		    const struct world_obj *passobj)
+{
+	struct trace tr;
+
+	world_move(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, &tr);
+	return tr.startsolid;
+}

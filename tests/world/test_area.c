@@ -1,0 +1,679 @@
+/*
+ * tests/world/test_area.c -- the areanode tree and moves against linked
+ * objects (src/world/area.c).
+ *
+ * Design note: the tree is checked in two ways: its shape against the
+ * hand-computed splits of the synthetic room (room_map.h: x -512..512,
+ * y -256..256), and its queries against a brute-force scan over random
+ * boxes with a fixed seed, through links, relinks and unlinks.  Moves are
+ * checked against QuakeWorld's rules: the nearest hit wins, the mover's
+ * owner and its own objects never block it, MOVE_NOMONSTERS sees only
+ * brush models, MOVE_MISSILE widens monsters by 15 units.
+ */
+#include "../harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwd/world.h"
+#include "room_map.h"
+
+#define EPS (1.0f / 32)
+
+enum { MAX_OBJS = 256 };
+
+struct area_fixture {
+	struct room_map room;
+	struct world w;
+	struct world_obj objs[MAX_OBJS];
+};
+
+static const vec3_t zero = {0, 0, 0};
+
+static int setup_world(void **state)
+{
+	struct area_fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	room_map_build(&f->room);
+	world_init(&f->w, &f->room.map, f->objs, MAX_OBJS);
+	*state = f;
+	return 0;
+}
+
+static int teardown_world(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+/* put a box object at origin, half-size r, and link it */
+static struct world_obj *place(struct area_fixture *f, int id, int solid,
+			       float x, float y, float z, float r)
+{
+	struct world_obj *o = &f->objs[id];
+
+	o->solid = solid;
+	o->model = -1;
+	o->owner = -1;
+	o->monster = false;
+	vec_set(o->origin, x, y, z);
+	vec_set(o->mins, -r, -r, -r);
+	vec_set(o->maxs, r, r, r);
+	world_link(&f->w, o);
+	return o;
+}
+
+static bool in_list(const struct area_link *head, const struct world_obj *o)
+{
+	for (const struct area_link *l = head->next; l != head; l = l->next)
+		if (l == &o->link)
+			return true;
+	return false;
+}
+
+/* ---- the tree ------------------------------------------------------------ */
+
+static void test_tree_shape(void **state)
+{
+	struct area_fixture *f = *state;
+	const struct world *w = &f->w;
+	const struct area_node *root = &w->nodes[0], *upper, *n;
+	int leaves = 0;
+
+	assert_int_equal(w->num_nodes, 31);
+	for (int i = 0; i < w->num_nodes; i++) {
+		n = &w->nodes[i];
+		assert_ptr_equal(n->solids.next, &n->solids);
+		assert_ptr_equal(n->solids.prev, &n->solids);
+		assert_ptr_equal(n->triggers.next, &n->triggers);
+		if (n->axis == -1) {
+			leaves++;
+			continue;
+		}
+		assert_true(n->children[0] > i && n->children[0] < 31);
+		assert_true(n->children[1] > i && n->children[1] < 31);
+	}
+	assert_int_equal(leaves, 16);
+
+	/* x is the longer side of the room: split at its middle; then the
+	 * upper half (x 0..512, y -256..256) is square, so y splits */
+	assert_int_equal(root->axis, 0);
+	assert_float_equal(root->dist, 0, 0);
+	upper = &w->nodes[root->children[0]];
+	assert_int_equal(upper->axis, 1);
+	assert_float_equal(upper->dist, 0, 0);
+	n = &w->nodes[upper->children[0]];	/* x 0..512, y 0..256 */
+	assert_int_equal(n->axis, 0);
+	assert_float_equal(n->dist, 256, 0);
+	n = &w->nodes[n->children[0]];		/* x 256..512, y 0..256 */
+	assert_int_equal(n->axis, 1);
+	assert_float_equal(n->dist, 128, 0);
+	assert_int_equal(w->nodes[n->children[1]].axis, -1);
+}
+
+static void test_link_placement(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world *w = &f->w;
+	const struct area_node *n;
+	struct world_obj *a, *b, *t;
+
+	/* straddles x = 0: stays at the root */
+	a = place(f, 1, SOLID_BBOX, 0, 100, 50, 16);
+	assert_true(a->linked);
+	assert_true(in_list(&w->nodes[0].solids, a));
+	assert_float_equal(a->absmin[0], -17, 0);
+	assert_float_equal(a->absmax[2], 67, 0);
+
+	/* x 300, y 100: upper x, upper y, x > 256, y < 128: a leaf */
+	b = place(f, 2, SOLID_SLIDEBOX, 300, 100, 50, 8);
+	n = &w->nodes[w->nodes[0].children[0]];
+	n = &w->nodes[n->children[0]];
+	n = &w->nodes[n->children[0]];
+	n = &w->nodes[n->children[1]];
+	assert_int_equal(n->axis, -1);
+	assert_true(in_list(&n->solids, b));
+	assert_false(in_list(&w->nodes[0].solids, b));
+
+	/* the 1-unit margin counts: 0.5 from the split is still across it */
+	b = place(f, 2, SOLID_BBOX, 16.5f, 0.5f + 200, 50, 16);
+	assert_true(in_list(&w->nodes[0].solids, b));
+
+	/* triggers go to the trigger list */
+	t = place(f, 3, SOLID_TRIGGER, 0, 0, 50, 16);
+	assert_true(in_list(&w->nodes[0].triggers, t));
+	assert_false(in_list(&w->nodes[0].solids, t));
+
+	/* relinking moves it; unlinking twice is harmless */
+	a->origin[0] = -300;
+	world_link(w, a);
+	assert_false(in_list(&w->nodes[0].solids, a));
+	world_unlink(w, a);
+	assert_false(a->linked);
+	world_unlink(w, a);
+	assert_false(a->linked);
+
+	/* SOLID_NOT: its leafs are known, but it is in no list */
+	a = place(f, 4, SOLID_NOT, 0, 0, 50, 16);
+	assert_false(a->linked);
+	assert_int_equal(a->num_leafs, 1);
+	assert_int_equal(a->leafnums[0], 1);
+	assert_false(a->leafs_overflow);
+
+	/* the world itself is never listed */
+	f->objs[0].solid = SOLID_BSP;
+	f->objs[0].model = 0;
+	world_link(w, &f->objs[0]);
+	assert_false(f->objs[0].linked);
+}
+
+static void test_link_bsp_bounds(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *o = &f->objs[7];
+
+	/* a brush object's box comes from its model (the block: x -8..8,
+	 * y -64..64, z 0..128), whatever mins/maxs say */
+	o->solid = SOLID_BSP;
+	o->model = 1;
+	o->owner = -1;
+	vec_set(o->origin, 100, 0, 0);
+	vec_set(o->mins, -1, -1, -1);
+	vec_set(o->maxs, 1, 1, 1);
+	world_link(&f->w, o);
+	assert_true(o->linked);
+	assert_float_equal(o->absmin[0], 91, 0);
+	assert_float_equal(o->absmax[0], 109, 0);
+	assert_float_equal(o->absmin[1], -65, 0);
+	assert_float_equal(o->absmax[2], 129, 0);
+	assert_int_equal(o->num_leafs, 1);
+}
+
+/* A query box that only touches an object below a split still finds it:
+ * the descent must not skip a child the box reaches by its face. */
+static void test_area_split_edges(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *out[4];
+	struct world_obj *hi, *lo;
+
+	/* absmin x = 1 and absmax x = -1: on either side of the root split */
+	hi = place(f, 1, SOLID_BBOX, 10, 100, 50, 8);
+	lo = place(f, 2, SOLID_BBOX, -10, 100, 50, 8);
+	assert_false(in_list(&f->w.nodes[0].solids, hi));
+	assert_false(in_list(&f->w.nodes[0].solids, lo));
+
+	assert_int_equal(world_area_objs(&f->w, (vec3_t){-100, 90, 40},
+					 (vec3_t){1, 110, 60}, AREA_SOLID, out,
+					 4),
+			 2);
+	assert_int_equal(world_area_objs(&f->w, (vec3_t){-100, 90, 40},
+					 (vec3_t){0.99f, 110, 60}, AREA_SOLID,
+					 out, 4),
+			 1);
+	assert_ptr_equal(out[0], lo);
+	assert_int_equal(world_area_objs(&f->w, (vec3_t){-1, 90, 40},
+					 (vec3_t){100, 110, 60}, AREA_SOLID, out,
+					 4),
+			 2);
+	assert_int_equal(world_area_objs(&f->w, (vec3_t){-0.99f, 90, 40},
+					 (vec3_t){100, 110, 60}, AREA_SOLID,
+					 out, 4),
+			 1);
+	assert_ptr_equal(out[0], hi);
+	/* solids are not triggers */
+	assert_int_equal(world_area_objs(&f->w, (vec3_t){-100, 90, 40},
+					 (vec3_t){100, 110, 60}, AREA_TRIGGERS,
+					 out, 4),
+			 0);
+}
+
+/* ---- queries against brute force ----------------------------------------- */
+
+static uint32_t rng_next(uint32_t *s)
+{
+	/* xorshift32: a fixed sequence for a fixed seed */
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* a whole number in [lo, hi]: integer coordinates make touching boxes
+ * (equal faces) common, which is where off-by-one tests fail */
+static float rng_range(uint32_t *s, int lo, int hi)
+{
+	return (float)(lo + (int)(rng_next(s) % (uint32_t)(hi - lo + 1)));
+}
+
+static void random_obj(struct area_fixture *f, int id, uint32_t *s)
+{
+	static const int kinds[] = {SOLID_NOT, SOLID_TRIGGER, SOLID_BBOX,
+				    SOLID_SLIDEBOX};
+	struct world_obj *o = &f->objs[id];
+	int big = rng_next(s) % 10 == 0;
+
+	o->solid = kinds[rng_next(s) % 4];
+	o->model = -1;
+	o->owner = -1;
+	/* some objects lie partly or wholly outside the world's bounds */
+	vec_set(o->origin, rng_range(s, -700, 700), rng_range(s, -400, 400),
+		rng_range(s, -100, 400));
+	for (int k = 0; k < 3; k++) {
+		o->mins[k] = -rng_range(s, 0, big ? 400 : 40);
+		o->maxs[k] = rng_range(s, 0, big ? 400 : 40);
+	}
+	world_link(&f->w, o);
+}
+
+static bool brute_touch(const struct world_obj *o, const vec3_t mins,
+			const vec3_t maxs)
+{
+	for (int k = 0; k < 3; k++) {
+		float lo = o->origin[k] + o->mins[k] - 1;
+		float hi = o->origin[k] + o->maxs[k] + 1;
+
+		if (mins[k] > hi || maxs[k] < lo)
+			return false;
+	}
+	return true;
+}
+
+static int cmp_ptr_id(const void *a, const void *b)
+{
+	const struct world_obj *x = *(struct world_obj *const *)a;
+	const struct world_obj *y = *(struct world_obj *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void check_queries(struct area_fixture *f, const bool *live,
+			  uint32_t *s, int rounds)
+{
+	struct world_obj *got[MAX_OBJS], *want[MAX_OBJS];
+
+	for (int q = 0; q < rounds; q++) {
+		int big = rng_next(s) % 4 == 0;
+		vec3_t c, mins, maxs;
+		enum area_kind kind = rng_next(s) % 2 ? AREA_SOLID : AREA_TRIGGERS;
+		int n, nw = 0;
+
+		vec_set(c, rng_range(s, -700, 700), rng_range(s, -400, 400),
+			rng_range(s, -100, 400));
+		for (int k = 0; k < 3; k++) {
+			mins[k] = c[k] - rng_range(s, 0, big ? 500 : 50);
+			maxs[k] = c[k] + rng_range(s, 0, big ? 500 : 50);
+		}
+
+		for (int i = 1; i < MAX_OBJS; i++) {
+			const struct world_obj *o = &f->objs[i];
+			bool kind_ok = kind == AREA_TRIGGERS ?
+				o->solid == SOLID_TRIGGER :
+				o->solid != SOLID_TRIGGER;
+
+			if (live[i] && o->solid != SOLID_NOT && kind_ok &&
+			    brute_touch(o, mins, maxs))
+				want[nw++] = &f->objs[i];
+		}
+		n = world_area_objs(&f->w, mins, maxs, kind, got, MAX_OBJS);
+		assert_int_equal(n, nw);
+		qsort(got, (size_t)n, sizeof(got[0]), cmp_ptr_id);
+		for (int i = 0; i < n; i++)
+			assert_ptr_equal(got[i], want[i]);
+
+		/* a short output array: the count is still the full count */
+		if (nw > 2) {
+			struct world_obj *few[2];
+
+			assert_int_equal(world_area_objs(&f->w, mins, maxs, kind,
+							 few, 2),
+					 nw);
+		}
+	}
+}
+
+static void test_area_brute_force(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0x5eed1234u;
+	int found_some = 0;
+
+	for (int i = 1; i < MAX_OBJS; i++) {
+		random_obj(f, i, &s);
+		live[i] = true;
+	}
+	check_queries(f, live, &s, 2000);
+
+	/* move half of them (linking again unlinks first), drop a quarter */
+	for (int i = 1; i < MAX_OBJS; i++) {
+		uint32_t r = rng_next(&s) % 4;
+
+		if (r < 2) {
+			random_obj(f, i, &s);
+		} else if (r == 2) {
+			world_unlink(&f->w, &f->objs[i]);
+			live[i] = false;
+		}
+	}
+	check_queries(f, live, &s, 2000);
+
+	/* the queries above were not all trivially empty */
+	{
+		struct world_obj *out[MAX_OBJS];
+		vec3_t big_min = {-2000, -2000, -2000};
+		vec3_t big_max = {2000, 2000, 2000};
+
+		found_some = world_area_objs(&f->w, big_min, big_max, AREA_SOLID,
+					     out, MAX_OBJS);
+	}
+	assert_true(found_some > 50);
+}
+
+/* ---- moves --------------------------------------------------------------- */
+
+static void test_move_world_only(void **state)
+{
+	struct area_fixture *f = *state;
+	struct trace tr;
+
+	world_move(&f->w, (vec3_t){0, 0, 64}, zero, zero, (vec3_t){100, 0, 64},
+		   MOVE_NORMAL, NULL, &tr);
+	assert_float_equal(tr.fraction, 1, 0);
+	assert_int_equal(tr.ent, -1);
+	assert_float_equal(tr.endpos[0], 100, 0);
+
+	world_move(&f->w, (vec3_t){0, 0, 64}, zero, zero, (vec3_t){1000, 0, 64},
+		   MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 0);
+	assert_float_equal(tr.endpos[0], 512 - EPS, 0);
+
+	assert_int_equal(world_point_contents(&f->w, (vec3_t){0, 0, 64}),
+			 CONTENTS_EMPTY);
+	assert_int_equal(world_point_contents(&f->w, (vec3_t){0, 0, -64}),
+			 CONTENTS_SOLID);
+}
+
+static void test_move_stops_at_box(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world *w = &f->w;
+	struct world_obj *box = place(f, 10, SOLID_BBOX, 200, 0, 64, 16);
+	struct world_obj *mover = &f->objs[11];
+	const vec3_t start = {0, 0, 64}, end = {400, 0, 64};
+	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
+	struct trace tr;
+
+	mover->owner = -1;
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 10);
+	assert_float_equal(tr.endpos[0], 184 - EPS, 0);
+	assert_float_equal(tr.fraction, (184 - EPS) / 400, 1e-6);
+	assert_float_equal(tr.plane.normal[0], -1, 0);
+	assert_false(tr.startsolid);
+
+	/* a player box meets it 16 units earlier */
+	world_move(w, start, pmins, pmaxs, end, MOVE_NORMAL, mover, &tr);
+	assert_int_equal(tr.ent, 10);
+	assert_float_equal(tr.endpos[0], 168 - EPS, 0);
+
+	/* a mover never hits itself */
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, box, &tr);
+	assert_int_equal(tr.ent, -1);
+
+	/* nor its own missile ... */
+	box->owner = 11;
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, mover, &tr);
+	assert_int_equal(tr.ent, -1);
+	assert_float_equal(tr.fraction, 1, 0);
+	box->owner = -1;
+
+	/* ... nor, being a missile, its owner */
+	mover->owner = 10;
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, mover, &tr);
+	assert_int_equal(tr.ent, -1);
+	mover->owner = -1;
+
+	/* MOVE_NOMONSTERS sees only brush models: on to the wall */
+	world_move(w, start, zero, zero, (vec3_t){1000, 0, 64}, MOVE_NOMONSTERS,
+		   NULL, &tr);
+	assert_int_equal(tr.ent, 0);
+	assert_float_equal(tr.endpos[0], 512 - EPS, 0);
+
+	/* slideboxes block too; triggers and unlinked objects do not */
+	box->solid = SOLID_SLIDEBOX;
+	world_link(w, box);
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 10);
+	box->solid = SOLID_TRIGGER;
+	world_link(w, box);
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+	box->solid = SOLID_BBOX;
+	world_link(w, box);
+	world_unlink(w, box);
+	world_move(w, start, zero, zero, end, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+
+	/* a move that misses it to the side */
+	world_link(w, box);
+	world_move(w, (vec3_t){0, 30, 64}, zero, zero, (vec3_t){400, 30, 64},
+		   MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+	/* ends exactly at end, in world space, though traced near the box */
+	assert_float_equal(tr.fraction, 1, 0);
+	assert_float_equal(tr.endpos[0], 400, 0);
+	assert_float_equal(tr.endpos[1], 30, 0);
+	assert_float_equal(tr.endpos[2], 64, 0);
+}
+
+static void test_move_nearest_wins(void **state)
+{
+	struct area_fixture *f = *state;
+	struct trace tr;
+
+	/* linked far first, in the same leaf */
+	place(f, 20, SOLID_BBOX, 450, -100, 64, 8);
+	place(f, 21, SOLID_BBOX, 300, -100, 64, 8);
+	/* and one across the root's split, visited first */
+	place(f, 22, SOLID_BBOX, 0, -100, 64, 8);
+
+	world_move(&f->w, (vec3_t){100, -100, 64}, zero, zero,
+		   (vec3_t){500, -100, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 21);
+	assert_float_equal(tr.endpos[0], 292 - EPS, 0);
+
+	world_move(&f->w, (vec3_t){500, -100, 64}, zero, zero,
+		   (vec3_t){-400, -100, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 20);
+	assert_float_equal(tr.endpos[0], 458 + EPS, 0);
+	assert_float_equal(tr.plane.normal[0], 1, 0);
+
+	/* starting inside the root's box, blocked by a deeper one: the
+	 * nearer hit wins, and the solid start is not forgotten */
+	world_move(&f->w, (vec3_t){4, -100, 64}, zero, zero,
+		   (vec3_t){500, -100, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 21);
+	assert_true(tr.startsolid);
+	assert_float_equal(tr.endpos[0], 292 - EPS, 0);
+
+	/* a move that just reaches into a box below the root's split */
+	place(f, 23, SOLID_BBOX, -20, 50, 64, 4);
+	world_move(&f->w, (vec3_t){100, 50, 64}, zero, zero,
+		   (vec3_t){-16.5f, 50, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 23);
+	assert_float_equal(tr.endpos[0], -16 + EPS, 0);
+
+	/* ... and above it */
+	place(f, 24, SOLID_BBOX, 20, 50, 64, 4);
+	world_move(&f->w, (vec3_t){-10, 50, 64}, zero, zero,
+		   (vec3_t){16.5f, 50, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 24);
+	assert_float_equal(tr.endpos[0], 16 - EPS, 0);
+
+	/* moves starting half a unit inside them, leaving */
+	world_move(&f->w, (vec3_t){-16.5f, 50, 64}, zero, zero,
+		   (vec3_t){0, 50, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_true(tr.startsolid);
+	assert_int_equal(tr.ent, 23);
+	world_move(&f->w, (vec3_t){16.5f, 50, 64}, zero, zero,
+		   (vec3_t){0, 50, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_true(tr.startsolid);
+	assert_int_equal(tr.ent, 24);
+
+	/* starting inside one box: reported as a solid start */
+	world_move(&f->w, (vec3_t){300, -100, 64}, zero, zero,
+		   (vec3_t){500, -100, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_true(tr.startsolid);
+}
+
+/* A move wholly inside the world's solid is that, whatever else is there. */
+static void test_move_allsolid_world(void **state)
+{
+	struct area_fixture *f = *state;
+	struct trace tr;
+
+	place(f, 25, SOLID_BBOX, 600, 0, 64, 8);
+	world_move(&f->w, (vec3_t){580, 0, 64}, zero, zero,
+		   (vec3_t){620, 0, 64}, MOVE_NORMAL, NULL, &tr);
+	assert_true(tr.allsolid);
+	assert_int_equal(tr.ent, 0);
+}
+
+static void test_move_missile(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *mon = place(f, 30, SOLID_SLIDEBOX, 200, 0, 64, 16);
+	const vec3_t start = {0, 25, 64}, end = {400, 25, 64};
+	struct trace tr;
+
+	mon->monster = true;
+	/* 25 units off the axis misses a 16-unit box ... */
+	world_move(&f->w, start, zero, zero, end, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+	/* ... but a missile is 15 units wide against monsters */
+	world_move(&f->w, start, zero, zero, end, MOVE_MISSILE, NULL, &tr);
+	assert_int_equal(tr.ent, 30);
+	assert_float_equal(tr.endpos[0], 200 - 16 - 15 - EPS, 0);
+
+	/* only against monsters */
+	mon->monster = false;
+	world_move(&f->w, start, zero, zero, end, MOVE_MISSILE, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+}
+
+static void test_move_bsp_object(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *door = &f->objs[40];
+	struct trace tr;
+
+	door->solid = SOLID_BSP;
+	door->model = 1;
+	door->owner = -1;
+	vec_set(door->origin, 100, 0, 0);
+	world_link(&f->w, door);
+
+	world_move(&f->w, (vec3_t){0, 0, 64}, zero, zero, (vec3_t){200, 0, 64},
+		   MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 40);
+	assert_float_equal(tr.endpos[0], 92 - EPS, 0);
+
+	/* brush models block even MOVE_NOMONSTERS */
+	world_move(&f->w, (vec3_t){0, 0, 64}, (vec3_t){-16, -16, -24},
+		   (vec3_t){16, 16, 32}, (vec3_t){200, 0, 64}, MOVE_NOMONSTERS,
+		   NULL, &tr);
+	assert_int_equal(tr.ent, 40);
+	assert_float_equal(tr.endpos[0], 92 - 16 - EPS, 0);
+
+	/* over it */
+	world_move(&f->w, (vec3_t){0, 0, 140}, zero, zero,
+		   (vec3_t){200, 0, 140}, MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, -1);
+}
+
+static void test_move_points_pass_points(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *mover = &f->objs[51];
+	const vec3_t bmin = {-16, -16, -16}, bmax = {16, 16, 16};
+	struct trace tr;
+
+	place(f, 50, SOLID_BBOX, 200, 0, 64, 0);
+	vec_copy(bmin, mover->mins);
+	vec_copy(bmax, mover->maxs);
+	mover->solid = SOLID_BBOX;
+	mover->model = -1;
+	mover->owner = -1;
+
+	/* without a mover object, the box meets the point-sized object */
+	world_move(&f->w, (vec3_t){0, 0, 64}, bmin, bmax, (vec3_t){400, 0, 64},
+		   MOVE_NORMAL, NULL, &tr);
+	assert_int_equal(tr.ent, 50);
+	assert_float_equal(tr.endpos[0], 184 - EPS, 0);
+	/* a mover with a size passes through it */
+	world_move(&f->w, (vec3_t){0, 0, 64}, bmin, bmax, (vec3_t){400, 0, 64},
+		   MOVE_NORMAL, mover, &tr);
+	assert_int_equal(tr.ent, -1);
+}
+
+static void test_test_box(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_obj *box = place(f, 60, SOLID_BBOX, -200, 0, 64, 16);
+	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
+
+	place(f, 61, SOLID_TRIGGER, 200, 0, 64, 32);
+	assert_false(world_test_box(&f->w, (vec3_t){0, 0, 64}, pmins, pmaxs,
+				    NULL));
+	/* into the floor */
+	assert_true(world_test_box(&f->w, (vec3_t){0, 0, 20}, pmins, pmaxs,
+				   NULL));
+	/* overlapping the box, unless it is the one asking */
+	assert_true(world_test_box(&f->w, (vec3_t){-180, 0, 64}, pmins, pmaxs,
+				   NULL));
+	assert_false(world_test_box(&f->w, (vec3_t){-180, 0, 64}, pmins, pmaxs,
+				    box));
+	/* half a unit into it is */
+	assert_true(world_test_box(&f->w, (vec3_t){-168.5f, 0, 64}, pmins,
+				   pmaxs, NULL));
+	/* touching it face to face is not stuck */
+	assert_false(world_test_box(&f->w, (vec3_t){-168, 0, 64}, pmins, pmaxs,
+				    NULL));
+	/* triggers never make a box stuck */
+	assert_false(world_test_box(&f->w, (vec3_t){200, 0, 64}, pmins, pmaxs,
+				    NULL));
+}
+
+static const struct CMUnitTest area_tests[] = {
+	cmocka_unit_test_setup_teardown(test_tree_shape, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_link_placement, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_link_bsp_bounds, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_area_split_edges, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_area_brute_force, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_world_only, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_stops_at_box, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_nearest_wins, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_allsolid_world, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_missile, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_bsp_object, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_points_pass_points,
+					setup_world, teardown_world),
+	cmocka_unit_test_setup_teardown(test_test_box, setup_world,
+					teardown_world),
+};
+
+QWD_TEST_GROUP(area, area_tests, NULL, NULL)
