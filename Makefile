@@ -42,7 +42,7 @@ DEPS_STAMP := build/.deps-ok
 .PHONY: all deps tools tests test check run-tests bench fuzz fuzz-build run clean
 .SECONDARY:
 
-all: $(LIB) $(TOOL_BINS)
+all: $(LIB) $(BUILD)/qwd $(TOOL_BINS)
 
 # --- dependencies -------------------------------------------------------
 deps: $(DEPS_STAMP)
@@ -53,7 +53,14 @@ $(DEPS_STAMP): scripts/deps.sh
 # --- library, tools, tests ---------------------------------------------
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(EXTRA_DEFS) -MMD -MP -c $< -o $@
+
+# the bundled maps are found next to the build, wherever qwd is started from
+MAPDIR := $(CURDIR)/build/maps
+$(BUILD)/src/server/level.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
+
+$(BUILD)/qwd: $(BUILD)/src/server/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

@@ -1,0 +1,386 @@
+/*
+ * qwd/net.h -- UDP sockets, the QuakeWorld netchan, connectionless helpers
+ * and the small security pieces around them.
+ *
+ * Design note
+ *   Nothing here allocates after start-up and nothing keeps hidden state:
+ *   every buffer, counter and key lives in a struct the caller owns.
+ *
+ *   net_addr / net_udp   IPv4 addresses (network byte order) and a
+ *                        non-blocking UDP socket read with recvmmsg and
+ *                        written with sendto/sendmmsg in fixed batches.
+ *   netchan              protocol 28 sequencing, one side of a connection;
+ *                        the same code serves the server (reads the qport)
+ *                        and a client or bot (writes it).
+ *   oob / net_args       connectionless packets (four 0xFF bytes and a
+ *                        text line) and a Quake-style line tokenizer.
+ *   net_siphash24,       a keyed hash, stateless challenges built on it,
+ *   challenge_,          a constant-time password compare and a per-address
+ *   ratelimit_           token-bucket rate limiter for cheap-to-send,
+ *                        costly-to-answer requests.
+ *
+ *   Time is always a caller-supplied `double now` in seconds from any
+ *   monotonic clock (the same clock for all calls on one object).
+ */
+#ifndef QWD_NET_H
+#define QWD_NET_H
+
+#include <qwd/common.h>
+
+/* struct mmsghdr (recvmmsg/sendmmsg) is a GNU extension: the Makefile
+ * builds everything with -D_GNU_SOURCE */
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+/* ---- limits ----------------------------------------------------------- */
+
+/* Largest datagram read from the socket; larger ones arrive cut and are
+ * dropped and counted (no valid QW packet comes near this). */
+#define NET_MAX_UDP_PACKET 8192
+/* Largest netchan payload: the reliable message, and reliable plus
+ * unreliable data in one packet (QW protocol.h MAX_MSGLEN/MAX_DATAGRAM). */
+#define NET_MAX_MSGLEN 1450
+#define NET_MAX_DATAGRAM 1450
+/* netchan header: sequence and ack (8 bytes), plus the qport (2) that only
+ * client-to-server packets carry */
+#define NETCHAN_HEADER 8
+#define NETCHAN_HEADER_QPORT 10
+/* the biggest datagram netchan_transmit builds */
+#define NETCHAN_MAX_PACKET (NETCHAN_HEADER_QPORT + NET_MAX_MSGLEN)
+/* datagrams per recvmmsg/sendmmsg call */
+#define NET_BATCH 64
+
+/* ---- addresses -------------------------------------------------------- */
+
+/* An IPv4 endpoint.  Both fields are in network byte order, as in a
+ * sockaddr_in, so conversion is a copy. */
+struct net_addr {
+	uint32_t ip;
+	uint16_t port;
+};
+
+/* "255.255.255.255:65535" and its NUL */
+#define NET_ADDR_STRLEN 22
+
+/* same ip and port */
+bool net_addr_equal(const struct net_addr *a, const struct net_addr *b);
+/* same ip, any port (QW's "base address": clients behind NAT are matched by
+ * ip and qport, and their port may change) */
+bool net_addr_equal_ip(const struct net_addr *a, const struct net_addr *b);
+/* "a.b.c.d:port" into out (NET_ADDR_STRLEN bytes); returns out */
+char *net_addr_format(const struct net_addr *a, char out[NET_ADDR_STRLEN]);
+/* Parse a numeric "a.b.c.d" or "a.b.c.d:port" (port in decimal, 0-65535;
+ * default_port, host order, when absent).  Never blocks.  False on any
+ * syntax error, *out untouched. */
+bool net_addr_parse(const char *s, uint16_t default_port,
+		    struct net_addr *out);
+/* The same, and host names too (getaddrinfo, IPv4 only).  May block on
+ * DNS: for start-up and configuration, never in the frame loop.  On
+ * failure returns false and puts the reason in err. */
+bool net_addr_resolve(const char *s, uint16_t default_port,
+		      struct net_addr *out, char *err, size_t errsize);
+void net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_in *sa);
+void net_addr_from_sockaddr(const struct sockaddr_in *sa, struct net_addr *a);
+
+/* ---- UDP socket ------------------------------------------------------- */
+
+/* Counters of one socket; the caller owns it and may zero it at any time. */
+struct net_stats {
+	uint64_t packets_in, bytes_in;
+	uint64_t packets_out, bytes_out;
+	uint64_t oversized_in;	/* over NET_MAX_UDP_PACKET, dropped */
+	uint64_t recv_errors;	/* failed receive calls (not EAGAIN) */
+	uint64_t send_errors;	/* datagrams that could not be sent */
+	uint64_t recv_calls, send_calls; /* system calls, to judge batching */
+};
+
+/* Open a non-blocking UDP socket bound to ip ("" or NULL: all addresses)
+ * and port (host order; 0: an ephemeral port).  SO_REUSEADDR stays off,
+ * so a second server on the same port fails instead of sharing it.
+ * Returns the descriptor, or -1 with a readable reason in err. */
+int net_udp_open(const char *ip, uint16_t port, char *err, size_t errsize);
+/* the address the socket is bound to (to learn an ephemeral port) */
+bool net_udp_local_addr(int fd, struct net_addr *out);
+/* Best effort: ask for kernel buffers of `bytes` each way (a burst of many
+ * clients' packets must not overflow the default).  False if refused. */
+bool net_udp_set_buffers(int fd, int bytes);
+void net_udp_close(int fd);
+
+/* One received datagram; data points into the batch's own storage and is
+ * valid until the next net_udp_recv_batch on that batch. */
+struct net_packet {
+	struct net_addr from;
+	uint8_t *data;
+	size_t len;
+};
+
+/* Fixed storage for one recvmmsg call (about 530 KB: allocate it once at
+ * start-up, never on the stack).  Only count and packets[] are for the
+ * caller; the rest is the kernel's scratch. */
+struct net_recv_batch {
+	size_t count;
+	struct net_packet packets[NET_BATCH];
+
+	struct mmsghdr hdr[NET_BATCH];
+	struct iovec iov[NET_BATCH];
+	struct sockaddr_in name[NET_BATCH];
+	uint8_t buf[NET_BATCH][NET_MAX_UDP_PACKET];
+};
+
+/* Read up to NET_BATCH waiting datagrams without blocking.  Oversized ones
+ * are dropped and counted.  Returns the number kept in b->packets (0 when
+ * nothing was waiting) or -1 on a socket error (counted; b->count = 0). */
+int net_udp_recv_batch(int fd, struct net_recv_batch *b,
+		       struct net_stats *st);
+
+/* Send one datagram now.  False if the kernel refused it (counted). */
+bool net_udp_send(int fd, const struct net_addr *to, const void *data,
+		  size_t len, struct net_stats *st);
+
+/* Outgoing datagrams gathered for one sendmmsg call.  Build each packet in
+ * place: p = net_send_slot(b, &max); len = build(p, max);
+ * net_send_commit(b, to, len).  A full batch flushes itself, so a slot is
+ * always available.  Same size advice as net_recv_batch. */
+struct net_send_batch {
+	int fd;
+	struct net_stats *stats;
+	size_t count;
+
+	size_t len[NET_BATCH];
+	struct mmsghdr hdr[NET_BATCH];
+	struct iovec iov[NET_BATCH];
+	struct sockaddr_in name[NET_BATCH];
+	uint8_t buf[NET_BATCH][NET_MAX_UDP_PACKET];
+};
+
+void net_send_init(struct net_send_batch *b, int fd, struct net_stats *st);
+/* the next free buffer (NET_MAX_UDP_PACKET bytes, *max set to that);
+ * flushes first when the batch is full */
+uint8_t *net_send_slot(struct net_send_batch *b, size_t *max);
+/* queue the slot just filled; len 0 (nothing built) queues nothing */
+void net_send_commit(struct net_send_batch *b, const struct net_addr *to,
+		     size_t len);
+/* send everything queued; returns how many datagrams went out.  A datagram
+ * the kernel refuses is counted in send_errors and skipped; when the socket
+ * buffer is full (EAGAIN) the rest of the batch is dropped and counted. */
+size_t net_send_flush(struct net_send_batch *b);
+
+/* ---- netchan ---------------------------------------------------------- */
+
+/* Which end of the connection this channel is: the server reads a qport
+ * after the header of every incoming packet; a client writes one. */
+enum netchan_side {
+	NETCHAN_SERVER = 0,
+	NETCHAN_CLIENT = 1,
+};
+
+/* One end of a sequenced connection (id's netchan_t).  Read any field;
+ * write only `message` (queue reliable data with msg_write_*), `remote`
+ * (the server updates the port when a NAT moves it) and the counters.
+ * The struct holds a pointer into itself (message.data): never copy it,
+ * set it up in place with netchan_setup. */
+struct netchan {
+	enum netchan_side side;
+	struct net_addr remote;
+	uint16_t qport;		/* client: sent in every packet; server: the
+				   peer's, kept for matching */
+	bool fatal_error;	/* reliable overflow or sequence exhaustion:
+				   drop the connection (after an overflow,
+				   msg_clear(&message) lets one last
+				   packet, say a disconnect, go out) */
+
+	double last_received;	/* `now` of the last accepted packet */
+	double rate;		/* seconds per byte (1 / the peer's rate) */
+	double cleartime;	/* when the bytes already sent have drained */
+
+	/* sequencing (all 31-bit) */
+	uint32_t outgoing_sequence;	/* carried by the next transmit */
+	uint32_t incoming_sequence;	/* newest accepted from the peer */
+	uint32_t incoming_acknowledged;	/* newest of ours the peer has seen */
+	uint8_t incoming_reliable_acknowledged; /* peer's even/odd bit */
+	uint8_t incoming_reliable_sequence;	/* our even/odd bit: flips
+						   per reliable received */
+	bool received_any;		/* a packet has been accepted */
+	uint8_t reliable_sequence;	/* even/odd of the reliable in flight */
+	uint32_t last_reliable_sequence; /* packet that last carried it */
+	size_t reliable_length;		/* in flight, unacknowledged; 0: none */
+
+	/* statistics */
+	uint32_t dropped;	/* packets missing before the last accepted */
+	uint32_t drop_count;	/* accepted packets that followed a gap */
+	uint32_t dropped_total;	/* sum of all gaps */
+	uint32_t good_count;	/* accepted packets */
+	uint32_t stale_count;	/* duplicate or out-of-order, rejected */
+	uint32_t bad_count;	/* truncated or impossible header, rejected */
+	uint32_t choke_count;	/* the caller's: replies held back by rate */
+	uint32_t unreliable_skipped; /* unreliable data that did not fit */
+
+	/* reliable data queued for the next reliable message */
+	struct msg_buf message;
+	uint8_t message_buf[NET_MAX_MSGLEN];
+	/* the reliable message in flight, kept for retransmission */
+	uint8_t reliable_buf[NET_MAX_MSGLEN];
+};
+
+/* id's default rate before the userinfo says otherwise, and a sanity range
+ * (id's server clamped "rate" to 500..10000, MVDSV to its sv_maxrate;
+ * modern clients ask for 25000 or more: the server applies its own policy
+ * before calling netchan_set_rate) */
+#define NETCHAN_DEFAULT_RATE 2500
+#define NETCHAN_MIN_RATE 500
+#define NETCHAN_MAX_RATE 100000
+/* bytes a channel may run ahead of its rate (id: MAX_BACKUP) */
+#define NETCHAN_MAX_BACKUP 200
+
+/* Reset chan for a new connection to remote.  qport: the client's (a
+ * client picks one at random and keeps it; the server stores the one the
+ * connect packet named). */
+void netchan_setup(struct netchan *chan, enum netchan_side side,
+		   const struct net_addr *remote, uint16_t qport, double now);
+/* bytes per second; values outside NETCHAN_MIN_RATE..NETCHAN_MAX_RATE are
+ * clamped (<= 0 means the default) */
+void netchan_set_rate(struct netchan *chan, int bytes_per_second);
+
+/* Take in one packet from the peer (the caller has matched it to this
+ * channel: by address and qport on the server).  On success returns true
+ * with msg positioned at the payload.  Returns false, with the channel
+ * unchanged but for stale_count/bad_count, for a packet that is too short,
+ * acknowledges a sequence never sent, or is a duplicate or out of order. */
+bool netchan_process(struct netchan *chan, struct msg_buf *msg, double now);
+
+/* Build the next packet into out (out_max >= NETCHAN_MAX_PACKET): header,
+ * the reliable message if one is due (new or retransmitted), then len bytes
+ * of unreliable data if they fit in NET_MAX_DATAGRAM with it.  len 0 still
+ * makes a packet (acks, reliable).  Returns the datagram length, or 0 with
+ * nothing changed when out_max is too small, or 0 with fatal_error set
+ * while the queued reliable data is overflowed.  Charges the rate. */
+size_t netchan_transmit(struct netchan *chan, const void *data, size_t len,
+			double now, void *out, size_t out_max);
+
+/* false while the channel is over its rate: skip this reply (and count it
+ * in choke_count) */
+bool netchan_can_packet(const struct netchan *chan, double now);
+/* true when nothing is in flight and the rate allows a packet: a good
+ * moment to queue more reliable data */
+bool netchan_can_reliable(const struct netchan *chan, double now);
+
+/* The qport of a client-to-server packet (bytes 8-9), for matching a
+ * packet to its client before netchan_process.  False if too short. */
+bool netchan_peek_qport(const struct msg_buf *msg, uint16_t *qport);
+
+/* ---- connectionless packets ------------------------------------------- */
+
+/* starts with the four 0xFF bytes (sequence -1) */
+bool oob_is_connectionless(const struct msg_buf *msg);
+
+/* "\xff\xff\xff\xff" followed by the formatted text (no NUL, as id sends
+ * it) into out.  Returns the length, or 0 if it does not fit in max - 1
+ * bytes (the last one is room for vsnprintf's NUL): a reply is never sent
+ * cut. */
+size_t net_build_oob(void *out, size_t max, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- line tokenizer --------------------------------------------------- */
+
+/* Quake's Cmd_TokenizeString, bounded: arguments are separated by blanks
+ * (bytes 1-32), a "quoted string" is one argument and keeps its blanks
+ * (it ends at the closing quote or at the end of the line), "//" at the
+ * start of an argument ends the line.  Only the first line of the text is
+ * read (up to '\n').  Bytes 128-255 are ordinary characters. */
+#define NET_ARGS_MAX 80		/* id's MAX_ARGS; more are ignored */
+#define NET_ARGS_LINE 1024	/* longest line, its NUL included */
+
+/* argv points into the struct itself: tokenize in place, never copy */
+struct net_args {
+	int argc;
+	const char *argv[NET_ARGS_MAX];
+	size_t start[NET_ARGS_MAX];	/* where each argument began in line */
+	size_t next;	/* offset of the text after this line */
+	char line[NET_ARGS_LINE];	/* copy of the line, NUL-terminated */
+	char store[NET_ARGS_LINE + NET_ARGS_MAX]; /* the arguments */
+};
+
+/* Split the first line of text.  Returns argc, or -1 (argc 0) if the line
+ * is NET_ARGS_LINE bytes or longer. */
+int net_args_tokenize(struct net_args *a, const char *text);
+/* argument i, or "" when i is out of range (never NULL) */
+const char *net_args_argv(const struct net_args *a, int i);
+/* The raw rest of the line from argument n on (id's Cmd_Args is n = 1):
+ * quotes and spacing as sent, comments included, trailing blanks removed.
+ * "" when there is no argument n. */
+const char *net_args_rest(const struct net_args *a, int n);
+
+/* ---- keyed hash, challenges, passwords, rate limits -------------------- */
+
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of len bytes under a 128-bit
+ * key, the 64-bit result read as a little-endian word. */
+uint64_t net_siphash24(const uint8_t key[16], const void *data, size_t len);
+
+struct net_secret {
+	uint8_t key[16];
+};
+
+/* fill with random bytes from the kernel; false if none were available */
+bool net_secret_init(struct net_secret *s);
+
+/* Stateless challenges.  A challenge is a keyed hash of the client's ip
+ * and a time bucket of CHALLENGE_BUCKET_SECONDS, cut to a positive 31-bit
+ * number (clients print it with %i).  It is accepted during its bucket and
+ * the next one, so it lives 30 to 60 seconds.  There is no table, so a
+ * flood of spoofed getchallenge packets evicts nothing and costs no
+ * memory, and a challenge cannot be predicted without the secret, so a
+ * spoofed connect (which never sees the reply) cannot present one. */
+#define CHALLENGE_BUCKET_SECONDS 30
+
+int32_t challenge_make(const struct net_secret *s, const struct net_addr *a,
+		       double now);
+bool challenge_check(const struct net_secret *s, const struct net_addr *a,
+		     int32_t challenge, double now);
+
+/* Compare a secret (rcon password) with a guess in time that depends on
+ * the guess's length only, never on where they differ.  The secret's length
+ * may show through the time of strlen on it (a constant across tries); its
+ * content does not.  An empty secret matches only an empty guess: callers
+ * treat an empty password as "disabled" before asking. */
+bool net_secure_equal(const char *secret, const char *guess);
+
+/* Per-address token buckets in a fixed table, plus an optional global
+ * bucket.  Addresses hash (keyed, so an attacker cannot aim at one set)
+ * into sets of RATELIMIT_WAYS entries; a new address takes a free entry
+ * or evicts the least recently seen one of its set.  Why: status, rcon
+ * and getchallenge replies cost more than the request, so an unlimited
+ * server is a reflector for spoofed floods and a password-guessing oracle;
+ * the global bucket caps the total even when the sources are spoofed. */
+#define RATELIMIT_SETS 256
+#define RATELIMIT_WAYS 8
+
+struct ratelimit_entry {
+	uint32_t ip;
+	bool used;
+	double tokens;
+	double last;
+};
+
+struct ratelimit {
+	struct net_secret key;
+	double rate, burst;		/* per address: tokens/s, bucket size */
+	double global_rate, global_burst; /* rate <= 0: no global limit */
+	double global_tokens, global_last;
+	uint64_t allowed, denied, evictions;
+	struct ratelimit_entry set[RATELIMIT_SETS][RATELIMIT_WAYS];
+};
+
+/* burst >= 1 is the number of requests allowed at once, rate the refill in
+ * requests per second; key hashes addresses to sets */
+void ratelimit_init(struct ratelimit *rl, const struct net_secret *key,
+		    double rate, double burst, double global_rate,
+		    double global_burst);
+/* take one token from a's bucket (and the global one): true = answer */
+bool ratelimit_allow(struct ratelimit *rl, const struct net_addr *a,
+		     double now);
+
+#endif

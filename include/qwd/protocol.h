@@ -1,0 +1,188 @@
+/*
+ * qwd/protocol.h -- QuakeWorld protocol 28 on the wire, and qwd's extension.
+ *
+ * Design note
+ *   Not a module but the contract every module that speaks to clients shares:
+ *   the server, the load generator (tools/qwbots) and the protocol tests.
+ *   The numbers are protocol 28's (id's QuakeWorld 2.40, kept by MVDSV and
+ *   ezQuake) and are reproduced because interoperability needs them.
+ *
+ *   Server to client, per reply (one datagram, at most MAX_DATAGRAM bytes):
+ *     netchan header | reliable part (if any) | svc_* messages
+ *   Client to server:
+ *     netchan header + qport | clc_move / clc_stringcmd / clc_delta ...
+ *
+ *   The qwd extension ("QWDX", docs/protocol-extension.md) widens player
+ *   numbers and entity numbers for clients that ask for it at connect time;
+ *   stock clients keep protocol 28 exactly.
+ */
+#ifndef QWD_PROTOCOL_H
+#define QWD_PROTOCOL_H
+
+#define PROTOCOL_VERSION 28
+#define PORT_SERVER 27500
+
+/* connectionless replies: 0xFFFFFFFF then one of these */
+#define S2C_CHALLENGE 'c'
+#define S2C_CONNECTION 'j'
+#define A2A_PING 'k'
+#define A2A_ACK 'l'
+#define A2C_PRINT 'n'
+
+/* server to client */
+enum svc {
+	svc_bad = 0,
+	svc_nop = 1,
+	svc_disconnect = 2,
+	svc_updatestat = 3,
+	svc_setview = 5,
+	svc_sound = 6,
+	svc_print = 8,
+	svc_stufftext = 9,
+	svc_setangle = 10,
+	svc_serverdata = 11,
+	svc_lightstyle = 12,
+	svc_updatefrags = 14,
+	svc_stopsound = 16,
+	svc_damage = 19,
+	svc_spawnstatic = 20,
+	svc_spawnbaseline = 22,
+	svc_temp_entity = 23,
+	svc_setpause = 24,
+	svc_centerprint = 26,
+	svc_killedmonster = 27,
+	svc_foundsecret = 28,
+	svc_spawnstaticsound = 29,
+	svc_intermission = 30,
+	svc_finale = 31,
+	svc_cdtrack = 32,
+	svc_sellscreen = 33,
+	svc_smallkick = 34,
+	svc_bigkick = 35,
+	svc_updateping = 36,
+	svc_updateentertime = 37,
+	svc_updatestatlong = 38,
+	svc_muzzleflash = 39,
+	svc_updateuserinfo = 40,
+	svc_download = 41,
+	svc_playerinfo = 42,
+	svc_nails = 43,
+	svc_chokecount = 44,
+	svc_modellist = 45,
+	svc_soundlist = 46,
+	svc_packetentities = 47,
+	svc_deltapacketentities = 48,
+	svc_maxspeed = 49,
+	svc_entgravity = 50,
+	svc_setinfo = 51,
+	svc_serverinfo = 52,
+	svc_updatepl = 53,
+	svc_nails2 = 54,
+	/* qwd extension (only to clients that negotiated it) */
+	svcx_playerinfo = 200,		/* as svc_playerinfo, short player number */
+	svcx_packetentities = 201,	/* as svc_packetentities, wide numbers */
+	svcx_deltapacketentities = 202,
+	svcx_updateuserinfo = 203,	/* short slot */
+	svcx_updatefrags = 204,		/* short slot */
+	svcx_updateping = 205,		/* short slot */
+	svcx_updatepl = 206,		/* short slot */
+	svcx_updateentertime = 207	/* short slot */
+};
+
+/* client to server */
+enum clc {
+	clc_bad = 0,
+	clc_nop = 1,
+	clc_move = 3,
+	clc_stringcmd = 4,
+	clc_delta = 5,
+	clc_tmove = 6,
+	clc_upload = 7
+};
+
+/* svc_playerinfo flags */
+#define PF_MSEC (1 << 0)
+#define PF_COMMAND (1 << 1)
+#define PF_VELOCITY1 (1 << 2)
+#define PF_VELOCITY2 (1 << 3)
+#define PF_VELOCITY3 (1 << 4)
+#define PF_MODEL (1 << 5)
+#define PF_SKINNUM (1 << 6)
+#define PF_EFFECTS (1 << 7)
+#define PF_WEAPONFRAME (1 << 8)
+#define PF_DEAD (1 << 9)
+#define PF_GIB (1 << 10)
+
+/* packet entity update: 9 bits of entity number and 7 flag bits, then
+ * (with U_MOREBITS) a byte of more flags */
+#define U_ORIGIN1 (1 << 9)
+#define U_ORIGIN2 (1 << 10)
+#define U_ORIGIN3 (1 << 11)
+#define U_ANGLE2 (1 << 12)
+#define U_FRAME (1 << 13)
+#define U_REMOVE (1 << 14)
+#define U_MOREBITS (1 << 15)
+#define U_ANGLE1 (1 << 0)
+#define U_ANGLE3 (1 << 1)
+#define U_MODEL (1 << 2)
+#define U_COLORMAP (1 << 3)
+#define U_SKIN (1 << 4)
+#define U_EFFECTS (1 << 5)
+#define U_SOLID (1 << 6)
+#define U_CHECKMOREBITS ((1 << 9) - 1)
+
+/* svc_print levels */
+#define PRINT_LOW 0
+#define PRINT_MEDIUM 1
+#define PRINT_HIGH 2
+#define PRINT_CHAT 3
+
+/* usercmd buttons */
+#define BUTTON_ATTACK (1 << 0)
+#define BUTTON_JUMP (1 << 1)
+
+/* stats (svc_updatestat index) */
+enum client_stat {
+	STAT_HEALTH = 0,
+	STAT_WEAPON = 2,
+	STAT_AMMO = 3,
+	STAT_ARMOR = 4,
+	STAT_WEAPONFRAME = 5,
+	STAT_SHELLS = 6,
+	STAT_NAILS = 7,
+	STAT_ROCKETS = 8,
+	STAT_CELLS = 9,
+	STAT_ACTIVEWEAPON = 10,
+	STAT_TOTALSECRETS = 11,
+	STAT_TOTALMONSTERS = 12,
+	STAT_SECRETS = 13,
+	STAT_MONSTERS = 14,
+	STAT_ITEMS = 15,
+	MAX_CL_STATS = 32
+};
+
+/* limits of protocol 28 */
+enum {
+	MAX_CLIENTS = 32,		/* player numbers 0..31 */
+	MAX_EDICTS_P28 = 512,		/* entity numbers in 9 bits */
+	MAX_PACKET_ENTITIES = 64,	/* per reply */
+	UPDATE_BACKUP = 64,		/* frames a client may delta from */
+	UPDATE_MASK = UPDATE_BACKUP - 1,
+	MAX_MSGLEN = 1450,		/* reliable message */
+	MAX_DATAGRAM = 1450,		/* one reply */
+	MAX_MODELS = 256,
+	MAX_SOUNDS = 256,
+	MAX_LIGHTSTYLES = 64,
+	MAX_STYLESTRING = 64
+};
+
+/* qwd extension limits (docs/protocol-extension.md) */
+#define QWDX_PROTOCOL_NAME "QWDX"
+#define QWDX_VERSION 1
+enum {
+	QWDX_MAX_CLIENTS = 4096,
+	QWDX_MAX_EDICTS = 65535,
+	QWDX_MAX_PACKET_ENTITIES = 256
+};
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * qwd/server.h -- the dedicated server: clients, their signon, requests,
+ * replies, and the frame loop.
+ *
+ * Design note
+ *   One struct server holds everything; every function takes it (and the
+ *   client it works on) explicitly, so nothing shifts under a caller and a
+ *   later parallel mode stays possible.  All memory is sized at start-up
+ *   from maxclients and the entity limit: the frame loop never allocates.
+ *
+ *   The frame (server_frame, src/server/frame.c), as the studies measure it:
+ *     WORLD    advance game time: entity think/physics, relink
+ *     RECEIVE  drain the socket (recvmmsg): connectionless -> oob.c,
+ *              the rest -> client by address+qport -> netchan -> parse
+ *     EXECUTE  each parsed move runs player physics at once; string
+ *              commands run in order (signon, say, setinfo, ...)
+ *     REPLY    every client that sent a request this frame gets one reply:
+ *              reliable data, playerinfo of the players its PVS sees,
+ *              packet entities delta-compressed against the frame it
+ *              acknowledged (send.c); sendmmsg in batches
+ *   Replies are client-paced, as in QuakeWorld: no request, no reply.
+ *
+ *   Entities: index 0 is the world, 1..maxclients the players, then the
+ *   map's entities.  struct entity (game fields) and struct world_obj
+ *   (collision fields, in the world's areanode tree) are parallel arrays
+ *   with the same index.
+ */
+#ifndef QWD_SERVER_H
+#define QWD_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qwd/common.h"
+#include "qwd/game.h"
+#include "qwd/net.h"
+#include "qwd/protocol.h"
+#include "qwd/world.h"
+
+enum {
+	SV_MAX_CLIENTS = 2048,		/* hard cap of maxclients */
+	SV_MAX_ENTITIES = 8192,		/* entities of a level, players included */
+	SV_SIGNON_BUFFERS = 64,		/* prespawn messages of MAX_MSGLEN */
+	SV_MAX_NAME = 32,
+	SV_BACKLOG = 8192,		/* reliable bytes queued beyond netchan */
+	SV_PATH = 256,
+	SV_CVAR_MAX = 96,
+	SV_USER_CVARS = 16
+};
+
+/* ---- cvars ------------------------------------------------------------ */
+
+enum cvar_flag {
+	CVAR_SERVERINFO = 1,	/* mirrored in serverinfo */
+	CVAR_SECRET = 2,	/* never shown (passwords) */
+	CVAR_ROM = 4		/* set only at start-up */
+};
+
+struct cvar {
+	const char *name;
+	char string[256];
+	float value;
+	int flags;
+	const char *help;
+};
+
+/* ---- entities --------------------------------------------------------- */
+
+/* An entity as sent: quantised exactly as it goes on the wire, so "did it
+ * change" compares what the client would see. */
+struct entity_state {
+	uint16_t number;
+	uint16_t modelindex;
+	int16_t origin[3];	/* 1/8 units, rounded */
+	uint8_t angles[3];	/* 256 per turn */
+	uint8_t frame, colormap, skinnum, effects;
+};
+
+enum entity_kind {
+	ENT_FREE = 0,
+	ENT_WORLD,
+	ENT_PLAYER,
+	ENT_BRUSH,		/* doors, plats, walls: a visible submodel */
+	ENT_TRIGGER,		/* invisible touch volume */
+	ENT_POINT		/* spawn spots, lights: nothing to send */
+};
+
+struct entity {
+	enum entity_kind kind;
+	uint16_t modelindex;	/* precache index, 0 = nothing to draw */
+	vec3_t angles, velocity;
+	uint8_t frame, skin, effects, colormap;
+	float health;
+	bool has_baseline;
+	struct entity_state baseline;
+};
+
+/* ---- clients ---------------------------------------------------------- */
+
+enum client_state {
+	CS_FREE = 0,
+	CS_ZOMBIE,		/* dropped; slot held briefly */
+	CS_CONNECTED,		/* netchan up, in the signon */
+	CS_SPAWNED		/* in the game */
+};
+
+struct client_frame {
+	uint32_t sequence;	/* netchan sequence of the reply */
+	double senttime;	/* when the reply was sent */
+	float ping_time;	/* -1 until acknowledged */
+	uint32_t first_state;	/* in server.state_ring (absolute index) */
+	uint16_t num_states;
+	bool valid;
+};
+
+struct client {
+	enum client_state state;
+	int slot;
+	int userid;
+	bool extended;		/* negotiated the QWDX extension */
+	bool spectator;
+	struct netchan chan;
+	char userinfo[MAX_INFO_STRING];
+	char name[SV_MAX_NAME];
+	int spawncount;		/* the level the signon is for */
+	double connect_time;
+	double zombie_until;
+	double last_cmd_time;
+
+	/* requests */
+	bool send_reply;	/* a request arrived this frame */
+	int delta_sequence;	/* -1: send a full entity update */
+	struct usercmd lastcmd;
+	int lossage;
+	uint32_t chokecount;
+	double localtime;	/* game time of the last move */
+	double cmd_bank;	/* speed check: msec of game time allowed */
+	uint64_t requests, replies;
+	uint64_t bad_checksums;
+
+	/* player state */
+	struct pmove_player pm;
+
+	/* replies */
+	int32_t stats[MAX_CL_STATS];
+	int32_t sent_stats[MAX_CL_STATS];
+	struct client_frame frames[UPDATE_BACKUP];
+	int last_frags;
+	int frags;
+
+	/* reliable data that did not fit in the netchan yet */
+	uint8_t backlog[SV_BACKLOG];
+	size_t backlog_len;
+	bool backlog_overflowed;
+
+	/* download in progress (the map or a served file) */
+	const uint8_t *dl_data;
+	size_t dl_size, dl_pos;
+	uint8_t *dl_owned;	/* file read for this download, freed after */
+};
+
+/* ---- the server ------------------------------------------------------- */
+
+enum sv_bad_kind {		/* malformed input, counted by kind */
+	BAD_SHORT_HEADER,	/* too short for a netchan header */
+	BAD_UNKNOWN_CLIENT,	/* not connectionless, no such client */
+	BAD_STALE,		/* duplicate or out-of-order sequence */
+	BAD_MESSAGE_BYTE,	/* unknown clc_* */
+	BAD_TRUNCATED,		/* a message cut short */
+	BAD_STRING,		/* string without terminator or too long */
+	BAD_CHECKSUM,		/* clc_move checksum failed */
+	BAD_OOB,		/* unknown or malformed connectionless */
+	BAD_OVERSIZED,		/* larger than any valid datagram */
+	BAD_SIGNON,		/* a signon step out of order or stale */
+	BAD_KINDS
+};
+
+struct server_stats {
+	uint64_t frames;
+	uint64_t requests;	/* clc_move accepted */
+	uint64_t replies;
+	uint64_t chokes;
+	uint64_t bad[BAD_KINDS];
+	uint64_t connects, refusals, drops;
+	uint64_t oob_in;
+	uint64_t ratelimited;
+};
+
+struct server {
+	struct qwd_log log;
+	FILE *console_out;		/* replies to console commands */
+
+	/* configuration */
+	char basedir[SV_PATH];
+	char gamedir[64];
+	char bind_ip[64];
+	uint16_t port;
+	int maxclients;			/* stock clients use slots < 32 */
+	int max_entities;
+
+	struct cvar cvars[SV_CVAR_MAX];
+	int num_cvars;
+	char user_cvar_names[SV_USER_CVARS][32];	/* made by "set" */
+	int num_user_cvars;
+	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
+		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
+		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
+	char serverinfo[MAX_SERVERINFO_STRING];
+
+	/* network */
+	int sock;
+	struct net_stats net;
+	struct net_recv_batch *rx;
+	struct net_send_batch *tx;
+	struct net_secret secret;
+	struct ratelimit rl_oob;	/* status, getchallenge, connect */
+	struct ratelimit rl_rcon;
+	struct net_args oob_args;	/* tokenizer scratch, reused */
+	struct net_args cmd_args;
+
+	/* time */
+	double realtime;		/* monotonic seconds */
+	double start_time;
+	double time;			/* game time of the level */
+	bool quit;
+
+	/* the level */
+	struct bsp_map *map;
+	char mapname[64];
+	char levelname[128];
+	int spawncount;
+	struct world world;
+	struct world_obj *objs;		/* max_entities */
+	struct entity *ents;		/* max_entities */
+	int num_ents;
+	int first_ext_entity;		/* entity of player slot 32 */
+	int num_spawns;
+	vec3_t *spawn_origin;		/* max_entities */
+	vec3_t *spawn_angles;
+	int next_spawn;
+	const char *model_precache[MAX_MODELS];
+	int num_models;
+	const char *sound_precache[MAX_SOUNDS];
+	int num_sounds;
+	char model_names[MAX_MODELS][64];
+	char lightstyles[MAX_LIGHTSTYLES][MAX_STYLESTRING];
+	struct pmove_vars movevars;
+	int player_model;		/* precache index of progs/player.mdl */
+
+	/* signon buffers: baselines and statics, MAX_MSGLEN each */
+	uint8_t signon[SV_SIGNON_BUFFERS][MAX_MSGLEN];
+	size_t signon_len[SV_SIGNON_BUFFERS];
+	int num_signon;
+
+	/* clients */
+	struct client *clients;		/* maxclients */
+	int next_userid;
+	int16_t *hash;			/* (ip, qport) -> slot, -1 empty */
+	uint32_t hash_size;		/* power of two >= 2 * maxclients */
+	double last_upkeep;
+
+	/* the stdin console */
+	int console_fd;			/* -1: none */
+	char console_buf[1024];
+	size_t console_len;
+
+	/* entity states of replies: a ring shared by all clients; a frame
+	 * whose states were overwritten is no longer a delta base */
+	struct entity_state *state_ring;
+	uint32_t state_ring_size;	/* power of two */
+	uint32_t state_ring_next;	/* absolute index of the next state */
+
+	/* scratch, sized at start-up */
+	uint8_t *fatpvs;
+	int32_t *visible;		/* entity numbers of one reply */
+
+	struct server_stats stats;
+};
+
+/* ---- entry points (src/server/) --------------------------------------- */
+
+struct server_options {
+	const char *basedir;
+	const char *gamedir;
+	const char *ip;
+	int port;
+	int maxclients;
+};
+
+/* Set up a server (socket, buffers, cvars); no level yet.  Returns 0, or
+ * -1 with the reason logged. */
+int server_init(struct server *sv, const struct server_options *opt);
+void server_shutdown(struct server *sv);
+
+/* Load a level by map name ("small" -> maps/small.bsp under the base and
+ * game directories, or a path ending in .bsp).  On a refused map the
+ * current level (if any) stays and -1 is returned with the message in err. */
+int server_map(struct server *sv, const char *name, char *err, size_t errlen);
+
+/* One turn of the loop: wait up to `wait` seconds for packets, then world,
+ * receive+execute, reply. */
+void server_frame(struct server *sv, double wait);
+
+/* Run a console or rcon command line; output goes to out. */
+void server_command(struct server *sv, const char *line, FILE *out);
+
+/* monotonic seconds */
+double server_clock(void);
+
+/* cvars */
+struct cvar *cvar_get(struct server *sv, const char *name);
+struct cvar *cvar_register(struct server *sv, const char *name,
+			   const char *value, int flags, const char *help);
+int cvar_set(struct server *sv, const char *name, const char *value);
+
+/* ---- internals shared between the server's files ---------------------- */
+
+/* oob.c */
+void sv_connectionless(struct server *sv, const struct net_addr *from,
+		       struct msg_buf *msg);
+/* user.c */
+void sv_client_packet(struct server *sv, struct client *cl,
+		      struct msg_buf *msg);
+void sv_drop_client(struct server *sv, struct client *cl, const char *why);
+void sv_client_setup(struct server *sv, struct client *cl);
+void sv_userinfo_changed(struct server *sv, struct client *cl);
+/* frame.c: rebuild the (address, qport) lookup after a connect or drop */
+void sv_rehash_clients(struct server *sv);
+const char *sv_bad_name(int kind);
+void sv_log_bad_counts(struct server *sv);
+/* send.c */
+void sv_send_replies(struct server *sv);
+void sv_reliable_write(struct client *cl, const void *data, size_t len);
+void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sv_broadcast_client_info(struct server *sv, struct client *who);
+void sv_write_client_info(struct server *sv, struct client *to,
+			  struct client *who, struct msg_buf *m);
+/* level.c */
+void sv_spawn_player(struct server *sv, struct client *cl);
+int sv_player_entity(const struct server *sv, int slot);
+void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
+void sv_update_serverinfo(struct server *sv);
+
+#endif

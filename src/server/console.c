@@ -1,0 +1,313 @@
+/*
+ * console.c -- cvars and the operator's commands, for the stdin console,
+ * server.cfg and rcon alike.
+ *
+ * Design note
+ *   One command table; a line is tokenized with Quake's rules (net.h) and
+ *   either names a command or a cvar ("hostname" shows it, "hostname x"
+ *   sets it, as in every Quake server).  Output goes to the FILE the caller
+ *   gives: stdout for the console, a memory buffer for rcon.  Cvars are a
+ *   fixed array in struct server (no allocation); those flagged SERVERINFO
+ *   are mirrored in the serverinfo string that status and clients read,
+ *   and a change is pushed to connected clients (svc_serverinfo).
+ *   Secret cvars (passwords) are never printed.
+ */
+#include "qwd/server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+struct cvar *cvar_get(struct server *sv, const char *name)
+{
+	for (int i = 0; i < sv->num_cvars; i++)
+		if (strcasecmp(sv->cvars[i].name, name) == 0)
+			return &sv->cvars[i];
+	return NULL;
+}
+
+static void cvar_store(struct server *sv, struct cvar *v, const char *value)
+{
+	strlcpy(v->string, value, sizeof(v->string));
+	v->value = (float)atof(value);
+	if (v->flags & CVAR_SERVERINFO) {
+		info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
+				       v->name, value);
+		/* tell clients in the game */
+		for (int i = 0; i < sv->maxclients && sv->clients; i++) {
+			uint8_t buf[200];
+			struct msg_buf m;
+
+			if (sv->clients[i].state < CS_CONNECTED)
+				continue;
+			msg_init(&m, buf, sizeof(buf));
+			msg_write_byte(&m, svc_serverinfo);
+			msg_write_string(&m, v->name);
+			msg_write_string(&m, value);
+			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
+		}
+	}
+}
+
+struct cvar *cvar_register(struct server *sv, const char *name,
+			   const char *value, int flags, const char *help)
+{
+	struct cvar *v = cvar_get(sv, name);
+
+	if (v)
+		return v;
+	if (sv->num_cvars == SV_CVAR_MAX)
+		abort();	/* a programming error: raise SV_CVAR_MAX */
+	v = &sv->cvars[sv->num_cvars++];
+	v->name = name;
+	v->flags = flags;
+	v->help = help;
+	cvar_store(sv, v, value);
+	return v;
+}
+
+int cvar_set(struct server *sv, const char *name, const char *value)
+{
+	struct cvar *v = cvar_get(sv, name);
+
+	if (!v)
+		return -1;
+	if (v->flags & CVAR_ROM)
+		return -2;
+	cvar_store(sv, v, value);
+	return 0;
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	void (*fn)(struct server *sv, const struct net_args *a, FILE *out);
+	const char *help;
+};
+
+static const struct command commands[];
+
+static void c_map(struct server *sv, const struct net_args *a, FILE *out)
+{
+	char err[512];
+
+	if (a->argc < 2) {
+		fprintf(out, "map: %s\n", sv->mapname);
+		return;
+	}
+	if (server_map(sv, net_args_argv(a, 1), err, sizeof(err)) != 0) {
+		fprintf(out, "map refused, staying on %s: %s\n", sv->mapname, err);
+		qwd_logf(&sv->log, QWD_LOG_WARN, "map refused: %s", err);
+	}
+}
+
+static void c_status(struct server *sv, const struct net_args *a, FILE *out)
+{
+	int players = 0;
+
+	(void)a;
+	fprintf(out, "map      %s\nplayers  ", sv->mapname);
+	for (int i = 0; i < sv->maxclients; i++)
+		players += sv->clients[i].state >= CS_CONNECTED;
+	fprintf(out, "%d of %d\nuptime   %.0f s\nrequests %llu, replies %llu, chokes %llu\n",
+		players, sv->maxclients, sv->realtime - sv->start_time,
+		(unsigned long long)sv->stats.requests,
+		(unsigned long long)sv->stats.replies,
+		(unsigned long long)sv->stats.chokes);
+	fprintf(out, "slot userid name             address                state     ping\n");
+	for (int i = 0; i < sv->maxclients; i++) {
+		const struct client *cl = &sv->clients[i];
+		static const char *const states[] = {"free", "zombie", "signon", "in game"};
+		char addr[NET_ADDR_STRLEN];
+		float t = 0;
+		int n = 0;
+
+		if (cl->state < CS_CONNECTED)
+			continue;
+		for (int f = 0; f < UPDATE_BACKUP; f++)
+			if (cl->frames[f].valid && cl->frames[f].ping_time > 0) {
+				t += cl->frames[f].ping_time;
+				n++;
+			}
+		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s\n", i, cl->userid,
+			cl->name, net_addr_format(&cl->chan.remote, addr),
+			states[cl->state], n ? (int)(t / (float)n * 1000.0f) : 0,
+			cl->extended ? " QWDX" : "");
+	}
+}
+
+static struct client *find_client(struct server *sv, const char *who)
+{
+	char *end;
+	long id = strtol(who, &end, 10);
+
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *cl = &sv->clients[i];
+
+		if (cl->state < CS_CONNECTED)
+			continue;
+		if ((*end == '\0' && cl->userid == id) || strcmp(cl->name, who) == 0)
+			return cl;
+	}
+	return NULL;
+}
+
+static void c_kick(struct server *sv, const struct net_args *a, FILE *out)
+{
+	struct client *cl = find_client(sv, net_args_argv(a, 1));
+
+	if (!cl) {
+		fprintf(out, "kick: no player \"%s\" (give a userid or a name)\n",
+			net_args_argv(a, 1));
+		return;
+	}
+	sv_reliable_printf(cl, PRINT_HIGH, "You were kicked from the game\n");
+	fprintf(out, "kicked %s\n", cl->name);
+	sv_drop_client(sv, cl, "kicked");
+}
+
+static void c_say(struct server *sv, const struct net_args *a, FILE *out)
+{
+	(void)out;
+	sv_broadcast_printf(sv, PRINT_CHAT, "console: %s\n", net_args_rest(a, 1));
+	qwd_logf(&sv->log, QWD_LOG_INFO, "console: %s", net_args_rest(a, 1));
+}
+
+static void c_serverinfo(struct server *sv, const struct net_args *a, FILE *out)
+{
+	struct info_iter it;
+	struct info_pair p;
+
+	(void)a;
+	info_iter_init(&it, sv->serverinfo);
+	while (info_iter_next(&it, &p))
+		fprintf(out, "%-20.*s %.*s\n", (int)p.key_len, p.key,
+			(int)p.value_len, p.value);
+}
+
+static void c_quit(struct server *sv, const struct net_args *a, FILE *out)
+{
+	(void)a;
+	fprintf(out, "shutting down\n");
+	sv->quit = true;
+}
+
+static void c_set(struct server *sv, const struct net_args *a, FILE *out)
+{
+	const char *name = net_args_argv(a, 1);
+	int rc;
+
+	if (a->argc < 3) {
+		fprintf(out, "usage: set NAME VALUE\n");
+		return;
+	}
+	rc = cvar_set(sv, name, net_args_argv(a, 2));
+	if (rc == -1 && !(sv->num_cvars < SV_CVAR_MAX)) {
+		fprintf(out, "set: no room for a new variable\n");
+	} else if (rc == -1) {
+		/* a new variable: serverinfo-visible, as Quake's set does */
+		if (sv->num_user_cvars == SV_USER_CVARS) {
+			fprintf(out, "set: too many new variables\n");
+			return;
+		}
+		char *nm = sv->user_cvar_names[sv->num_user_cvars++];
+
+		strlcpy(nm, name, sizeof(sv->user_cvar_names[0]));
+		cvar_register(sv, nm, net_args_argv(a, 2), CVAR_SERVERINFO, "");
+	} else if (rc == -2) {
+		fprintf(out, "%s can only be set on the command line\n", name);
+	}
+}
+
+static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
+{
+	char path[SV_PATH + 128], line[NET_ARGS_LINE];
+	const char *file = net_args_argv(a, 1);
+	FILE *f = NULL;
+	int n = 0;
+
+	if (!*file || strstr(file, "..") || file[0] == '/') {
+		fprintf(out, "exec: give a config file name under the game folder\n");
+		return;
+	}
+	const char *dirs[3] = {sv->gamedir, "id1", NULL};
+	for (int i = 0; i < 2 && !f; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], file);
+		f = fopen(path, "r");
+	}
+	if (!f) {
+		snprintf(path, sizeof(path), "%s", file);
+		f = fopen(path, "r");
+	}
+	if (!f) {
+		fprintf(out, "exec: cannot find %s\n", file);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(out, "%s:%d: line too long, skipped\n", path, n);
+			int ch;
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		server_command(sv, line, out);
+	}
+	fclose(f);
+}
+
+static void c_help(struct server *sv, const struct net_args *a, FILE *out);
+
+static const struct command commands[] = {
+	{"map", c_map, "map NAME: change level (clients come along)"},
+	{"status", c_status, "players, addresses, pings"},
+	{"kick", c_kick, "kick USERID|NAME"},
+	{"say", c_say, "say TEXT: to everyone"},
+	{"serverinfo", c_serverinfo, "show the serverinfo"},
+	{"set", c_set, "set NAME VALUE"},
+	{"exec", c_exec, "exec FILE: run a config file"},
+	{"quit", c_quit, "shut down cleanly"},
+	{"help", c_help, "this list"},
+	{NULL, NULL, NULL}
+};
+
+static void c_help(struct server *sv, const struct net_args *a, FILE *out)
+{
+	(void)a;
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-12s %s\n", c->name, c->help);
+	fprintf(out, "variables (NAME shows, NAME VALUE sets):\n");
+	for (int i = 0; i < sv->num_cvars; i++)
+		fprintf(out, "  %-16s %s\n", sv->cvars[i].name, sv->cvars[i].help);
+}
+
+void server_command(struct server *sv, const char *line, FILE *out)
+{
+	struct net_args a;
+	struct cvar *v;
+
+	if (net_args_tokenize(&a, line) <= 0)
+		return;
+	const char *c = net_args_argv(&a, 0);
+	for (const struct command *cmd = commands; cmd->name; cmd++)
+		if (strcasecmp(cmd->name, c) == 0) {
+			cmd->fn(sv, &a, out);
+			return;
+		}
+	v = cvar_get(sv, c);
+	if (!v) {
+		fprintf(out, "unknown command \"%s\" (try help)\n", c);
+		return;
+	}
+	if (a.argc == 1) {
+		fprintf(out, "\"%s\" is \"%s\"\n", v->name,
+			(v->flags & CVAR_SECRET) ? "(hidden)" : v->string);
+		return;
+	}
+	if (cvar_set(sv, c, net_args_argv(&a, 1)) == -2)
+		fprintf(out, "%s can only be set on the command line\n", v->name);
+}

@@ -1,0 +1,406 @@
+/*
+ * frame.c -- the server's life: start-up, the frame loop, shutdown.
+ *
+ * Design note
+ *   server_frame() is the whole frame, top-down, one call per phase:
+ *
+ *     wait     select() on the socket (and the console) until a packet
+ *              arrives or `wait` runs out
+ *     WORLD    advance game time; run what moves by itself (for now the
+ *              world has no self-moving entities: the rules are issue 7)
+ *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
+ *              at most RECV_ROUNDS calls a frame so replies are not starved;
+ *              each datagram goes to the connectionless handler or to its
+ *              client (found by address and qport through a hash table,
+ *              O(1) per packet), through the netchan, and is parsed
+ *     EXECUTE  (inside RECEIVE, per packet, as QuakeWorld does) moves run
+ *              the player physics at once, string commands in order
+ *     REPLY    one reply to each client that sent a request, sendmmsg
+ *     upkeep   timeouts and zombies, a few times a second
+ *
+ *   Everything the loop uses was allocated by server_init: the receive and
+ *   send batches, the clients, entities, the reply state ring.
+ */
+#include "qwd/server.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+enum { RECV_ROUNDS = 16 };
+
+double server_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void log_stderr(void *ctx, int level, const char *line)
+{
+	(void)ctx;
+	qwd_log_stderr_sink(NULL, level, line);
+}
+
+/* ---- the client lookup table ------------------------------------------ */
+
+static uint32_t client_hash(const struct server *sv, uint32_t ip, uint16_t qport)
+{
+	uint64_t x = ((uint64_t)ip << 16 | qport) * 0x9E3779B97F4A7C15ull;
+
+	return (uint32_t)(x >> 40) & (sv->hash_size - 1);
+}
+
+/* Rebuilt whole when a client connects or leaves (rare); lookups per
+ * packet are then a probe or two. */
+void sv_rehash_clients(struct server *sv)
+{
+	for (uint32_t i = 0; i < sv->hash_size; i++)
+		sv->hash[i] = -1;
+	for (int i = 0; i < sv->maxclients; i++) {
+		const struct client *cl = &sv->clients[i];
+		uint32_t h;
+
+		if (cl->state < CS_CONNECTED)
+			continue;
+		h = client_hash(sv, cl->chan.remote.ip, cl->chan.qport);
+		while (sv->hash[h] >= 0)
+			h = (h + 1) & (sv->hash_size - 1);
+		sv->hash[h] = i;
+	}
+}
+
+static struct client *find_client(struct server *sv, const struct net_addr *from,
+				  uint16_t qport)
+{
+	uint32_t h = client_hash(sv, from->ip, qport);
+
+	for (uint32_t n = 0; n < sv->hash_size; n++, h = (h + 1) & (sv->hash_size - 1)) {
+		int slot = sv->hash[h];
+		struct client *cl;
+
+		if (slot < 0)
+			return NULL;
+		cl = &sv->clients[slot];
+		if (cl->state >= CS_CONNECTED && cl->chan.remote.ip == from->ip &&
+		    cl->chan.qport == qport)
+			return cl;
+	}
+	return NULL;
+}
+
+/* ---- start-up and shutdown -------------------------------------------- */
+
+static void register_cvars(struct server *sv)
+{
+	sv->hostname = cvar_register(sv, "hostname", "qwd", CVAR_SERVERINFO,
+				     "name shown in server browsers");
+	sv->deathmatch = cvar_register(sv, "deathmatch", "1", CVAR_SERVERINFO,
+				       "game mode (1 or 3)");
+	sv->fraglimit = cvar_register(sv, "fraglimit", "0", CVAR_SERVERINFO,
+				      "frags that end a level (0: none)");
+	sv->timelimit = cvar_register(sv, "timelimit", "0", CVAR_SERVERINFO,
+				      "minutes a level lasts (0: forever)");
+	sv->sv_maxspeed = cvar_register(sv, "maxspeed", "320", CVAR_SERVERINFO,
+					"player speed");
+	sv->sv_timeout = cvar_register(sv, "timeout", "65", 0,
+				       "seconds of silence before a client is dropped");
+	sv->sv_zombietime = cvar_register(sv, "zombietime", "2", 0,
+					  "seconds a dropped slot stays reserved");
+	sv->rcon_password = cvar_register(sv, "rcon_password", "", CVAR_SECRET,
+					  "remote console password (empty: rcon off)");
+	sv->password = cvar_register(sv, "password", "", CVAR_SECRET,
+				     "password to join (empty: open)");
+	sv->sv_maxrate = cvar_register(sv, "sv_maxrate", "30000", 0,
+				       "highest client rate in bytes/s");
+	sv->sv_mapcheck = cvar_register(sv, "sv_mapcheck", "1", 0,
+					"drop clients whose map differs (checksum2)");
+	sv->allow_download = cvar_register(sv, "allow_download", "1", 0,
+					   "let clients download maps and models");
+	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
+					  "ms of game time a client may run ahead (0: off)");
+}
+
+int server_init(struct server *sv, const struct server_options *opt)
+{
+	char err[256];
+
+	memset(sv, 0, sizeof(*sv));
+	sv->log.sink = log_stderr;
+	sv->log.min_level = QWD_LOG_INFO;
+	sv->console_fd = -1;
+	strlcpy(sv->basedir, opt->basedir ? opt->basedir : ".", sizeof(sv->basedir));
+	strlcpy(sv->gamedir, opt->gamedir ? opt->gamedir : "qw", sizeof(sv->gamedir));
+	strlcpy(sv->bind_ip, opt->ip ? opt->ip : "", sizeof(sv->bind_ip));
+	sv->port = (uint16_t)(opt->port > 0 ? opt->port : PORT_SERVER);
+	sv->maxclients = opt->maxclients > 0 ? opt->maxclients : 32;
+	if (sv->maxclients > SV_MAX_CLIENTS)
+		sv->maxclients = SV_MAX_CLIENTS;
+	sv->max_entities = sv->maxclients + 1 + MAX_CLIENTS + 1024;
+	if (sv->max_entities > SV_MAX_ENTITIES + sv->maxclients)
+		sv->max_entities = SV_MAX_ENTITIES + sv->maxclients;
+	pmove_vars_default(&sv->movevars);
+
+	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
+				    "*version", "qwd 0.1");
+	register_cvars(sv);
+	{
+		char mc[16];
+
+		snprintf(mc, sizeof(mc), "%d", sv->maxclients);
+		cvar_register(sv, "maxclients", mc, CVAR_SERVERINFO | CVAR_ROM,
+			      "player slots (set on the command line)");
+	}
+
+	/* everything the frame loop will ever need, now */
+	sv->rx = calloc(1, sizeof(*sv->rx));
+	sv->tx = calloc(1, sizeof(*sv->tx));
+	sv->clients = calloc((size_t)sv->maxclients, sizeof(*sv->clients));
+	sv->ents = calloc((size_t)sv->max_entities, sizeof(*sv->ents));
+	sv->objs = calloc((size_t)sv->max_entities, sizeof(*sv->objs));
+	sv->spawn_origin = calloc((size_t)sv->max_entities, sizeof(*sv->spawn_origin));
+	sv->spawn_angles = calloc((size_t)sv->max_entities, sizeof(*sv->spawn_angles));
+	sv->hash_size = 64;
+	while (sv->hash_size < (uint32_t)sv->maxclients * 2)
+		sv->hash_size <<= 1;
+	sv->hash = calloc(sv->hash_size, sizeof(*sv->hash));
+	/* reply states: about 1.5 s of full replies at 30 Hz for everyone,
+	 * at least 64 frames of 64 entities */
+	sv->state_ring_size = 1u << 16;
+	while (sv->state_ring_size < (uint32_t)sv->maxclients * 64 * 8 &&
+	       sv->state_ring_size < (1u << 22))
+		sv->state_ring_size <<= 1;
+	sv->state_ring = calloc(sv->state_ring_size, sizeof(*sv->state_ring));
+	sv->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
+	if (!sv->rx || !sv->tx || !sv->clients || !sv->ents || !sv->objs ||
+	    !sv->spawn_origin || !sv->spawn_angles || !sv->hash ||
+	    !sv->state_ring || !sv->fatpvs) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
+		return -1;
+	}
+	for (int i = 0; i < sv->maxclients; i++)
+		sv->clients[i].slot = i;
+	for (uint32_t i = 0; i < sv->hash_size; i++)
+		sv->hash[i] = -1;
+
+	if (!net_secret_init(&sv->secret)) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
+		return -1;
+	}
+	/* status/getchallenge/connect: 10 a second per address, 1000 in all;
+	 * rcon: one every 2 s per address after a burst of 3 */
+	ratelimit_init(&sv->rl_oob, &sv->secret, 10, 20, 1000, 2000);
+	ratelimit_init(&sv->rl_rcon, &sv->secret, 0.5, 3, 20, 40);
+
+	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
+	if (sv->sock < 0) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "%s", err);
+		return -1;
+	}
+	net_udp_set_buffers(sv->sock, 4 << 20);
+	if (sv->port == 0) {
+		struct net_addr a;
+
+		if (net_udp_local_addr(sv->sock, &a))
+			sv->port = ntohs(a.port);
+	}
+	net_send_init(sv->tx, sv->sock, &sv->net);
+	sv->realtime = sv->start_time = server_clock();
+	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
+		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
+	return 0;
+}
+
+void server_shutdown(struct server *sv)
+{
+	if (sv->clients) {
+		for (int i = 0; i < sv->maxclients; i++)
+			if (sv->clients[i].state >= CS_CONNECTED)
+				sv_drop_client(sv, &sv->clients[i], "server shut down");
+		for (int i = 0; i < sv->maxclients; i++)
+			free(sv->clients[i].dl_owned);
+	}
+	if (sv->sock >= 0)
+		net_udp_close(sv->sock);
+	sv->sock = -1;
+	bsp_free(sv->map);
+	sv->map = NULL;
+	free(sv->rx);
+	free(sv->tx);
+	free(sv->clients);
+	free(sv->ents);
+	free(sv->objs);
+	free(sv->spawn_origin);
+	free(sv->spawn_angles);
+	free(sv->hash);
+	free(sv->state_ring);
+	free(sv->fatpvs);
+	sv->clients = NULL;
+	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "
+		 "%llu replies, %llu chokes", (unsigned long long)sv->stats.frames,
+		 (unsigned long long)sv->stats.requests,
+		 (unsigned long long)sv->stats.replies,
+		 (unsigned long long)sv->stats.chokes);
+	sv_log_bad_counts(sv);
+}
+
+static const char *const bad_names[BAD_KINDS] = {
+	"short header", "unknown client", "stale sequence", "bad message byte",
+	"truncated message", "bad string", "bad move checksum", "bad connectionless",
+	"oversized", "signon out of order"
+};
+
+const char *sv_bad_name(int kind)
+{
+	return kind >= 0 && kind < BAD_KINDS ? bad_names[kind] : "?";
+}
+
+void sv_log_bad_counts(struct server *sv)
+{
+	char line[512];
+	size_t len = 0;
+
+	sv->stats.bad[BAD_OVERSIZED] = sv->net.oversized_in;
+	for (int k = 0; k < BAD_KINDS; k++)
+		if (sv->stats.bad[k] && len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %llu",
+						len ? ", " : "", bad_names[k],
+						(unsigned long long)sv->stats.bad[k]);
+	if (len)
+		qwd_logf(&sv->log, QWD_LOG_INFO, "malformed input dropped: %s", line);
+}
+
+/* ---- the frame -------------------------------------------------------- */
+
+static void receive_packet(struct server *sv, struct net_packet *p)
+{
+	struct msg_buf m;
+	struct client *cl;
+	uint16_t qport;
+
+	msg_init_read(&m, p->data, p->len);
+	if (p->len == 1 && p->data[0] == A2A_PING) {
+		uint8_t ack = A2A_ACK;
+
+		net_udp_send(sv->sock, &p->from, &ack, 1, &sv->net);
+		return;
+	}
+	if (oob_is_connectionless(&m)) {
+		sv_connectionless(sv, &p->from, &m);
+		return;
+	}
+	if (!netchan_peek_qport(&m, &qport)) {
+		sv->stats.bad[BAD_SHORT_HEADER]++;
+		return;
+	}
+	cl = find_client(sv, &p->from, qport);
+	if (!cl) {
+		sv->stats.bad[BAD_UNKNOWN_CLIENT]++;
+		return;
+	}
+	if (!netchan_process(&cl->chan, &m, sv->realtime)) {
+		sv->stats.bad[BAD_STALE]++;
+		return;
+	}
+	/* a NAT may have moved the client to another port: follow it */
+	if (cl->chan.remote.port != p->from.port) {
+		char a[NET_ADDR_STRLEN];
+
+		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d moved to %s", cl->slot,
+			 net_addr_format(&p->from, a));
+		cl->chan.remote.port = p->from.port;
+	}
+	sv_client_packet(sv, cl, &m);
+}
+
+static void check_timeouts(struct server *sv)
+{
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *cl = &sv->clients[i];
+
+		if (cl->state >= CS_CONNECTED &&
+		    sv->realtime - cl->chan.last_received > sv->sv_timeout->value) {
+			sv_broadcast_printf(sv, PRINT_HIGH, "%s timed out\n", cl->name);
+			sv_drop_client(sv, cl, "timed out");
+		}
+		if (cl->state == CS_ZOMBIE && sv->realtime > cl->zombie_until)
+			cl->state = CS_FREE;
+	}
+}
+
+static void read_console(struct server *sv)
+{
+	ssize_t n = read(sv->console_fd, sv->console_buf + sv->console_len,
+			 sizeof(sv->console_buf) - 1 - sv->console_len);
+	char *nl;
+
+	if (n <= 0) {
+		sv->console_fd = -1;	/* end of input: no console any more */
+		return;
+	}
+	sv->console_len += (size_t)n;
+	sv->console_buf[sv->console_len] = '\0';
+	while ((nl = strchr(sv->console_buf, '\n')) != NULL) {
+		*nl = '\0';
+		server_command(sv, sv->console_buf, stdout);
+		fflush(stdout);
+		sv->console_len -= (size_t)(nl + 1 - sv->console_buf);
+		memmove(sv->console_buf, nl + 1, sv->console_len + 1);
+	}
+	if (sv->console_len == sizeof(sv->console_buf) - 1)
+		sv->console_len = 0;	/* a line longer than the buffer: dropped */
+}
+
+void server_frame(struct server *sv, double wait)
+{
+	fd_set fds;
+	struct timeval tv;
+	int maxfd = sv->sock;
+	double now;
+
+	FD_ZERO(&fds);
+	FD_SET(sv->sock, &fds);
+	if (sv->console_fd >= 0) {
+		FD_SET(sv->console_fd, &fds);
+		if (sv->console_fd > maxfd)
+			maxfd = sv->console_fd;
+	}
+	tv.tv_sec = (time_t)wait;
+	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
+	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0 && errno != EINTR)
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
+
+	/* WORLD */
+	now = server_clock();
+	sv->time += now - sv->realtime;
+	sv->realtime = now;
+
+	/* RECEIVE + EXECUTE */
+	for (int round = 0; round < RECV_ROUNDS; round++) {
+		int n = net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
+
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++)
+			receive_packet(sv, &sv->rx->packets[i]);
+		if (n < NET_BATCH)
+			break;
+	}
+	/* REPLY */
+	sv_send_replies(sv);
+
+	if (sv->console_fd >= 0 && FD_ISSET(sv->console_fd, &fds))
+		read_console(sv);
+	if (now - sv->last_upkeep > 0.1) {
+		check_timeouts(sv);
+		sv->last_upkeep = now;
+	}
+	sv->stats.frames++;
+}

@@ -1,0 +1,150 @@
+/*
+ * main.c -- the qwd binary: Quake-style arguments, the console, signals.
+ *
+ * Design note
+ *   Arguments as QuakeWorld operators type them:
+ *     qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]
+ *         [+map NAME] [+maxclients N] [+set NAME VALUE] [+exec FILE] [+CMD ...]
+ *   "-" options configure the process before the server starts; each "+"
+ *   starts a console command, with the words up to the next "+" or "-"
+ *   as its arguments, run in order once the server is up.  maxclients sizes
+ *   every buffer, so "+maxclients N" (or "+set maxclients N") is read first.
+ *   With no map command, the bundled map "small" is served.  A map the
+ *   loader refuses at start-up ends the process with the loader's message
+ *   and a non-zero status; at run time a refused map leaves the level as
+ *   it is.
+ *   SIGINT and SIGTERM end the loop; clients are told and the socket closed.
+ *   The flag they set is the one global here: a signal handler has no other
+ *   way to reach the loop.
+ */
+#include "qwd/server.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
+		"           [-noconsole] [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
+		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
+}
+
+int main(int argc, char **argv)
+{
+	struct server_options opt = {0};
+	static struct server sv;	/* large: kept off the stack */
+	bool console = true, have_map = false;
+	char err[512];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
+			usage();
+			return 0;
+		} else if (!strcmp(a, "-port") && v) {
+			opt.port = atoi(v);
+			i++;
+		} else if (!strcmp(a, "-ip") && v) {
+			opt.ip = v;
+			i++;
+		} else if (!strcmp(a, "-basedir") && v) {
+			opt.basedir = v;
+			i++;
+		} else if (!strcmp(a, "-game") && v) {
+			opt.gamedir = v;
+			i++;
+		} else if (!strcmp(a, "-maxclients") && v) {
+			opt.maxclients = atoi(v);
+			i++;
+		} else if (!strcmp(a, "-noconsole")) {
+			console = false;
+		} else if (!strcmp(a, "+maxclients") && v) {
+			opt.maxclients = atoi(v);
+		} else if (!strcmp(a, "+set") && v && !strcmp(v, "maxclients") && i + 2 < argc) {
+			opt.maxclients = atoi(argv[i + 2]);
+		} else if (!strcmp(a, "+map")) {
+			have_map = true;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "qwd: unknown option %s\n", a);
+			usage();
+			return 2;
+		}
+	}
+	if (opt.port < 0 || opt.port > 65535 || opt.maxclients < 0) {
+		fprintf(stderr, "qwd: bad -port or maxclients\n");
+		return 2;
+	}
+
+	if (server_init(&sv, &opt) != 0) {
+		server_shutdown(&sv);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* the "+" commands, in order; a failing map at start-up is fatal */
+	for (i = 1; i < argc; i++) {
+		char line[NET_ARGS_LINE];
+		size_t len = 0;
+
+		if (argv[i][0] != '+')
+			continue;
+		if (!strcmp(argv[i], "+maxclients"))
+			continue;
+		line[0] = '\0';
+		strlcat(line, argv[i] + 1, sizeof(line));
+		while (i + 1 < argc && argv[i + 1][0] != '+' && argv[i + 1][0] != '-') {
+			i++;
+			strlcat(line, " \"", sizeof(line));
+			strlcat(line, argv[i], sizeof(line));
+			strlcat(line, "\"", sizeof(line));
+		}
+		len = strlen(line);
+		(void)len;
+		if (!strncmp(line, "map ", 4)) {
+			struct net_args a;
+
+			net_args_tokenize(&a, line);
+			if (server_map(&sv, net_args_argv(&a, 1), err, sizeof(err)) != 0) {
+				fprintf(stderr, "qwd: %s\n", err);
+				server_shutdown(&sv);
+				return 1;
+			}
+			continue;
+		}
+		if (!strncmp(line, "set maxclients", 14))
+			continue;
+		server_command(&sv, line, stdout);
+	}
+	if (!have_map) {
+		if (server_map(&sv, "small", err, sizeof(err)) != 0) {
+			fprintf(stderr, "qwd: %s\n", err);
+			server_shutdown(&sv);
+			return 1;
+		}
+	}
+	if (console)
+		sv.console_fd = STDIN_FILENO;
+
+	while (!sv.quit && !stop_requested)
+		server_frame(&sv, 0.05);
+	server_shutdown(&sv);
+	return 0;
+}

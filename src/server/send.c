@@ -1,0 +1,559 @@
+/*
+ * send.c -- building replies, and the reliable stream to each client.
+ *
+ * Design note
+ *   A reply goes to each client that sent a request this frame (replies are
+ *   client-paced, as in QuakeWorld).  Its unreliable part, after whatever
+ *   reliable data the netchan adds first:
+ *     svc_chokecount      replies held back by the client's rate, if any
+ *     svc_updatestat(long) stats that changed (reliable, queued here)
+ *     svc_setangle        when the server placed the view
+ *     svc_playerinfo      each player whose leafs the client's fat PVS
+ *                         touches (the client itself always); its own
+ *                         entry carries no msec or command
+ *     svc_(delta)packetentities  visible entities, delta-compressed
+ *                         against the frame the client asked for with
+ *                         clc_delta, else against the baselines
+ *   Cost per reply: the fat PVS (a few leafs ORed), one pass over the
+ *   players and one over the entities that can be drawn, each tested by a
+ *   bit per touched leaf.  Entity states of each reply go to one ring
+ *   shared by all clients; a reply whose states the ring has overwritten
+ *   can no longer be a delta base, and the client gets a full update (a
+ *   valid protocol-28 answer) instead.
+ *
+ *   Reliable data: netchan holds one message of MAX_MSGLEN; what does not
+ *   fit waits in the client's backlog as whole svc messages (a message is
+ *   never split between two reliable packets, the client parses each on its
+ *   own) and moves into the netchan as room appears.  A backlog overflow
+ *   drops the client: its view of the game would be wrong.
+ */
+#include "qwd/server.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the reliable stream ---------------------------------------------- */
+
+/* backlog records: uint16 length, then the bytes */
+static void backlog_drain(struct client *cl)
+{
+	size_t pos = 0;
+
+	while (pos + 2 <= cl->backlog_len) {
+		size_t n = (size_t)cl->backlog[pos] | (size_t)cl->backlog[pos + 1] << 8;
+
+		if (cl->chan.message.cursize + n > cl->chan.message.maxsize)
+			break;
+		msg_write_data(&cl->chan.message, cl->backlog + pos + 2, n);
+		pos += 2 + n;
+	}
+	if (pos) {
+		memmove(cl->backlog, cl->backlog + pos, cl->backlog_len - pos);
+		cl->backlog_len -= pos;
+	}
+}
+
+void sv_reliable_write(struct client *cl, const void *data, size_t len)
+{
+	if (len == 0 || cl->state < CS_CONNECTED)
+		return;
+	if (cl->backlog_len == 0 &&
+	    cl->chan.message.cursize + len <= cl->chan.message.maxsize) {
+		msg_write_data(&cl->chan.message, data, len);
+		return;
+	}
+	if (len > MAX_MSGLEN || cl->backlog_len + 2 + len > SV_BACKLOG) {
+		cl->backlog_overflowed = true;
+		return;
+	}
+	cl->backlog[cl->backlog_len] = (uint8_t)len;
+	cl->backlog[cl->backlog_len + 1] = (uint8_t)(len >> 8);
+	memcpy(cl->backlog + cl->backlog_len + 2, data, len);
+	cl->backlog_len += 2 + len;
+}
+
+void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
+{
+	char text[1024];
+	uint8_t buf[1100];
+	struct msg_buf m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_print);
+	msg_write_byte(&m, level);
+	msg_write_string(&m, text);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
+{
+	char text[1024];
+	uint8_t buf[1100];
+	struct msg_buf m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_stufftext);
+	msg_write_string(&m, text);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
+{
+	char text[1024];
+	uint8_t buf[1100];
+	struct msg_buf m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_print);
+	msg_write_byte(&m, level);
+	msg_write_string(&m, text);
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state == CS_SPAWNED)
+			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
+}
+
+/* Everything a client shows about another player: frags, ping, loss,
+ * enter time, userinfo.  Slots past 32 use the extension's messages. */
+void sv_write_client_info(struct server *sv, struct client *to,
+			  struct client *who, struct msg_buf *m)
+{
+	bool wide = who->slot >= MAX_CLIENTS;
+	bool present = who->state >= CS_CONNECTED;
+	char info[MAX_INFO_STRING];
+
+	(void)to;
+	if (wide) {
+		msg_write_byte(m, svcx_updatefrags);
+		msg_write_short(m, who->slot);
+	} else {
+		msg_write_byte(m, svc_updatefrags);
+		msg_write_byte(m, who->slot);
+	}
+	msg_write_short(m, present ? who->frags : 0);
+	if (wide) {
+		msg_write_byte(m, svcx_updateping);
+		msg_write_short(m, who->slot);
+	} else {
+		msg_write_byte(m, svc_updateping);
+		msg_write_byte(m, who->slot);
+	}
+	msg_write_short(m, 0);
+	if (wide) {
+		msg_write_byte(m, svcx_updatepl);
+		msg_write_short(m, who->slot);
+	} else {
+		msg_write_byte(m, svc_updatepl);
+		msg_write_byte(m, who->slot);
+	}
+	msg_write_byte(m, present ? who->lossage : 0);
+	if (wide) {
+		msg_write_byte(m, svcx_updateentertime);
+		msg_write_short(m, who->slot);
+	} else {
+		msg_write_byte(m, svc_updateentertime);
+		msg_write_byte(m, who->slot);
+	}
+	msg_write_float(m, present ? (float)(sv->realtime - who->connect_time) : 0.0f);
+	if (wide) {
+		msg_write_byte(m, svcx_updateuserinfo);
+		msg_write_short(m, who->slot);
+	} else {
+		msg_write_byte(m, svc_updateuserinfo);
+		msg_write_byte(m, who->slot);
+	}
+	msg_write_long(m, present ? who->userid : 0);
+	info[0] = '\0';
+	if (present) {
+		/* what other players see: no secrets (password is never kept) */
+		memcpy(info, who->userinfo, sizeof(info));
+	}
+	msg_write_string(m, info);
+}
+
+void sv_broadcast_client_info(struct server *sv, struct client *who)
+{
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	sv_write_client_info(sv, NULL, who, &m);
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *to = &sv->clients[i];
+
+		if (to->state < CS_CONNECTED || to == who ||
+		    (!to->extended && who->slot >= MAX_CLIENTS))
+			continue;
+		sv_reliable_write(to, m.data, m.cursize);
+	}
+}
+
+/* ---- stats ------------------------------------------------------------ */
+
+static void update_stats(struct server *sv, struct client *cl)
+{
+	int num = sv_player_entity(sv, cl->slot);
+
+	cl->stats[STAT_HEALTH] = (int32_t)sv->ents[num].health;
+	for (int i = 0; i < MAX_CL_STATS; i++) {
+		uint8_t buf[8];
+		struct msg_buf m;
+
+		if (cl->stats[i] == cl->sent_stats[i])
+			continue;
+		msg_init(&m, buf, sizeof(buf));
+		if (cl->stats[i] >= 0 && cl->stats[i] <= 255) {
+			msg_write_byte(&m, svc_updatestat);
+			msg_write_byte(&m, i);
+			msg_write_byte(&m, cl->stats[i]);
+		} else {
+			msg_write_byte(&m, svc_updatestatlong);
+			msg_write_byte(&m, i);
+			msg_write_long(&m, cl->stats[i]);
+		}
+		sv_reliable_write(cl, m.data, m.cursize);
+		cl->sent_stats[i] = cl->stats[i];
+	}
+}
+
+/* ---- visibility ------------------------------------------------------- */
+
+static bool obj_visible(const struct world_obj *o, const uint8_t *pvs)
+{
+	if (o->leafs_overflow)
+		return true;
+	for (int i = 0; i < o->num_leafs; i++)
+		if (bsp_vis_test(pvs, o->leafnums[i]))
+			return true;
+	return false;
+}
+
+/* ---- players ---------------------------------------------------------- */
+
+static int16_t coord8(float f)
+{
+	/* MVDSV rounds origins to the nearest 1/8 unit */
+	long v = lrintf(f * 8.0f);
+
+	if (v > 32767)
+		v = 32767;
+	if (v < -32768)
+		v = -32768;
+	return (int16_t)v;
+}
+
+static void write_players(struct server *sv, struct client *cl,
+			  const uint8_t *pvs, struct msg_buf *m)
+{
+	static const struct usercmd nullcmd;
+	int limit = cl->extended ? sv->maxclients
+				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
+
+	for (int j = 0; j < limit; j++) {
+		struct client *pc = &sv->clients[j];
+		int num = sv_player_entity(sv, j);
+		const struct entity *e = &sv->ents[num];
+		const struct world_obj *o = &sv->objs[num];
+		int flags;
+
+		if (pc->state != CS_SPAWNED)
+			continue;
+		if (pc != cl) {
+			if (pc->spectator || !obj_visible(o, pvs))
+				continue;
+		}
+		flags = PF_MSEC | PF_COMMAND;
+		if (e->modelindex != sv->player_model)
+			flags |= PF_MODEL;
+		for (int k = 0; k < 3; k++)
+			if ((int)e->velocity[k])
+				flags |= PF_VELOCITY1 << k;
+		if (e->effects)
+			flags |= PF_EFFECTS;
+		if (e->skin)
+			flags |= PF_SKINNUM;
+		if (e->health <= 0)
+			flags |= PF_DEAD;
+		if (pc->spectator)
+			flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
+		else if (pc == cl)
+			flags &= ~(PF_MSEC | PF_COMMAND);
+
+		size_t mark = m->cursize;
+		if (j >= MAX_CLIENTS || cl->extended) {
+			msg_write_byte(m, svcx_playerinfo);
+			msg_write_short(m, j);
+		} else {
+			msg_write_byte(m, svc_playerinfo);
+			msg_write_byte(m, j);
+		}
+		msg_write_short(m, flags);
+		for (int k = 0; k < 3; k++)
+			msg_write_short(m, coord8(o->origin[k]));
+		msg_write_byte(m, e->frame);
+		if (flags & PF_MSEC) {
+			int msec = (int)(1000.0 * (sv->time - pc->localtime));
+
+			msg_write_byte(m, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+		}
+		if (flags & PF_COMMAND) {
+			struct usercmd c = pc->lastcmd;
+
+			c.buttons = 0;
+			c.impulse = 0;
+			msg_write_delta_usercmd(m, &nullcmd, &c);
+		}
+		for (int k = 0; k < 3; k++)
+			if (flags & (PF_VELOCITY1 << k))
+				msg_write_short(m, (int)e->velocity[k]);
+		if (flags & PF_MODEL)
+			msg_write_byte(m, e->modelindex);
+		if (flags & PF_SKINNUM)
+			msg_write_byte(m, e->skin);
+		if (flags & PF_EFFECTS)
+			msg_write_byte(m, e->effects);
+		if (m->overflowed) {
+			/* no room for this player: keep what fitted before it */
+			m->cursize = mark;
+			m->overflowed = false;
+			break;
+		}
+	}
+}
+
+/* ---- packet entities -------------------------------------------------- */
+
+static void write_delta(const struct entity_state *from,
+			const struct entity_state *to, struct msg_buf *m,
+			bool force, bool wide)
+{
+	int bits = 0;
+
+	for (int k = 0; k < 3; k++)
+		if (to->origin[k] != from->origin[k])
+			bits |= U_ORIGIN1 << k;
+	if (to->angles[0] != from->angles[0])
+		bits |= U_ANGLE1;
+	if (to->angles[1] != from->angles[1])
+		bits |= U_ANGLE2;
+	if (to->angles[2] != from->angles[2])
+		bits |= U_ANGLE3;
+	if (to->colormap != from->colormap)
+		bits |= U_COLORMAP;
+	if (to->skinnum != from->skinnum)
+		bits |= U_SKIN;
+	if (to->frame != from->frame)
+		bits |= U_FRAME;
+	if (to->effects != from->effects)
+		bits |= U_EFFECTS;
+	if (to->modelindex != from->modelindex)
+		bits |= U_MODEL;
+	if (bits & 511)
+		bits |= U_MOREBITS;
+	if (!bits && !force)
+		return;
+	if (wide) {
+		/* extension: the flag word with no number in it, then the
+		 * number as a short */
+		msg_write_short(m, bits & ~511);
+		msg_write_short(m, to->number);
+	} else {
+		msg_write_short(m, to->number | (bits & ~511));
+	}
+	if (bits & U_MOREBITS)
+		msg_write_byte(m, bits & 255);
+	if (bits & U_MODEL)
+		msg_write_byte(m, to->modelindex);
+	if (bits & U_FRAME)
+		msg_write_byte(m, to->frame);
+	if (bits & U_COLORMAP)
+		msg_write_byte(m, to->colormap);
+	if (bits & U_SKIN)
+		msg_write_byte(m, to->skinnum);
+	if (bits & U_EFFECTS)
+		msg_write_byte(m, to->effects);
+	if (bits & U_ORIGIN1)
+		msg_write_short(m, to->origin[0]);
+	if (bits & U_ANGLE1)
+		msg_write_byte(m, to->angles[0]);
+	if (bits & U_ORIGIN2)
+		msg_write_short(m, to->origin[1]);
+	if (bits & U_ANGLE2)
+		msg_write_byte(m, to->angles[1]);
+	if (bits & U_ORIGIN3)
+		msg_write_short(m, to->origin[2]);
+	if (bits & U_ANGLE3)
+		msg_write_byte(m, to->angles[2]);
+}
+
+static void write_remove(struct msg_buf *m, int number, bool wide)
+{
+	if (wide) {
+		msg_write_short(m, U_REMOVE);
+		msg_write_short(m, number);
+	} else {
+		msg_write_short(m, number | U_REMOVE);
+	}
+}
+
+static struct entity_state *ring_at(struct server *sv, uint32_t abs)
+{
+	return &sv->state_ring[abs & (sv->state_ring_size - 1)];
+}
+
+static void write_entities(struct server *sv, struct client *cl,
+			   const uint8_t *pvs, struct msg_buf *m)
+{
+	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
+	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
+	int limit = cl->extended ? sv->num_ents : (sv->num_ents < MAX_EDICTS_P28 ? sv->num_ents : MAX_EDICTS_P28);
+	struct client_frame *from = NULL;
+	bool wide = cl->extended;
+	uint32_t first = sv->state_ring_next;
+	int count = 0;
+
+	/* gather this reply's states into the ring */
+	for (int num = MAX_CLIENTS + 1; num < limit && count < max; num++) {
+		const struct entity *e = &sv->ents[num];
+
+		if (e->kind != ENT_BRUSH || !e->modelindex || !e->has_baseline)
+			continue;
+		if (!obj_visible(&sv->objs[num], pvs))
+			continue;
+		sv_entity_state(sv, num, ring_at(sv, first + (uint32_t)count));
+		count++;
+	}
+	sv->state_ring_next += (uint32_t)count;
+
+	/* the delta base: asked for, recent enough, its states still there */
+	if (cl->delta_sequence >= 0) {
+		struct client_frame *f = &cl->frames[cl->delta_sequence & UPDATE_MASK];
+		uint32_t age = cl->chan.incoming_sequence - f->sequence;
+
+		if (f->valid && (f->sequence & 0xff) == (uint32_t)cl->delta_sequence &&
+		    age < UPDATE_BACKUP - 1 &&
+		    sv->state_ring_next - f->first_state <= sv->state_ring_size)
+			from = f;
+	}
+	if (from) {
+		msg_write_byte(m, wide ? svcx_deltapacketentities : svc_deltapacketentities);
+		msg_write_byte(m, cl->delta_sequence);
+	} else {
+		msg_write_byte(m, wide ? svcx_packetentities : svc_packetentities);
+	}
+
+	int newi = 0, oldi = 0;
+	int oldmax = from ? from->num_states : 0;
+
+	while (newi < count || oldi < oldmax) {
+		const struct entity_state *ns = newi < count ? ring_at(sv, first + (uint32_t)newi) : NULL;
+		const struct entity_state *os = oldi < oldmax ? ring_at(sv, from->first_state + (uint32_t)oldi) : NULL;
+		int newnum = ns ? ns->number : 0x7fffffff;
+		int oldnum = os ? os->number : 0x7fffffff;
+
+		if (newnum == oldnum) {
+			write_delta(os, ns, m, false, wide);
+			newi++;
+			oldi++;
+		} else if (newnum < oldnum) {
+			write_delta(&sv->ents[newnum].baseline, ns, m, true, wide);
+			newi++;
+		} else {
+			write_remove(m, oldnum, wide);
+			oldi++;
+		}
+	}
+	msg_write_short(m, 0);
+	frame->first_state = first;
+	frame->num_states = (uint16_t)count;
+}
+
+/* ---- one reply -------------------------------------------------------- */
+
+static void send_reply(struct server *sv, struct client *cl)
+{
+	uint8_t data[MAX_DATAGRAM];
+	struct msg_buf m;
+	struct client_frame *frame;
+	uint8_t *pkt;
+	size_t max, n;
+
+	msg_init(&m, data, sizeof(data));
+	if (cl->chokecount) {
+		msg_write_byte(&m, svc_chokecount);
+		msg_write_byte(&m, cl->chokecount > 255 ? 255 : (int)cl->chokecount);
+		cl->chokecount = 0;
+	}
+	if (cl->state == CS_SPAWNED) {
+		int num = sv_player_entity(sv, cl->slot);
+		const struct world_obj *o = &sv->objs[num];
+		vec3_t view;
+
+		update_stats(sv, cl);
+		vec_copy(o->origin, view);
+		view[2] += 22;	/* the eyes: QuakeWorld's view offset */
+		bsp_fat_pvs(sv->map, view, sv->fatpvs);
+		write_players(sv, cl, sv->fatpvs, &m);
+		write_entities(sv, cl, sv->fatpvs, &m);
+	}
+	backlog_drain(cl);
+	if (m.overflowed)
+		msg_clear(&m);	/* an unreliable part that did not fit is lost */
+
+	frame = &cl->frames[cl->chan.outgoing_sequence & UPDATE_MASK];
+	frame->sequence = cl->chan.outgoing_sequence;
+	frame->senttime = sv->realtime;
+	frame->ping_time = -1;
+	frame->valid = true;
+	if (cl->state != CS_SPAWNED)
+		frame->num_states = 0;
+
+	pkt = net_send_slot(sv->tx, &max);
+	n = netchan_transmit(&cl->chan, m.data, m.cursize, sv->realtime, pkt, max);
+	if (cl->chan.fatal_error) {
+		sv_drop_client(sv, cl, "reliable channel overflowed");
+		return;
+	}
+	net_send_commit(sv->tx, &cl->chan.remote, n);
+	cl->replies++;
+	sv->stats.replies++;
+}
+
+void sv_send_replies(struct server *sv)
+{
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *cl = &sv->clients[i];
+
+		if (cl->state < CS_CONNECTED)
+			continue;
+		if (cl->backlog_overflowed) {
+			sv_drop_client(sv, cl, "too much reliable data queued");
+			continue;
+		}
+		if (!cl->send_reply)
+			continue;
+		cl->send_reply = false;
+		/* the rate: a spawned client's reply may be choked (and said
+		 * so in the next one); signon traffic always goes */
+		if (cl->state == CS_SPAWNED && !netchan_can_packet(&cl->chan, sv->realtime)) {
+			cl->chokecount++;
+			sv->stats.chokes++;
+			continue;
+		}
+		send_reply(sv, cl);
+	}
+	net_send_flush(sv->tx);
+}

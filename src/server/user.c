@@ -1,0 +1,745 @@
+/*
+ * user.c -- what a connected client sends: clc_move, clc_stringcmd,
+ * clc_delta; the signon dialogue; string commands.
+ *
+ * Design note
+ *   A packet is parsed whole before anything in it is executed: a packet
+ *   that turns out malformed anywhere (unknown clc byte, a cut-short move,
+ *   a string without its terminator, a second move) is dropped entire and
+ *   counted by kind, so a client's state never holds half of a bad packet.
+ *   A move whose checksum byte fails is ignored with the rest of the
+ *   packet, as stock servers do (PROTOCOL-NOTES: "a wrong checksum is
+ *   silent").
+ *
+ *   Moves (clc_move): checksum byte, loss byte, three delta usercmds, the
+ *   oldest from a null command.  The newest runs now; after a gap in
+ *   sequence numbers the older two (and then the last command, repeated)
+ *   fill it, so a lost packet does not lose movement.  A speed check keeps
+ *   a client from running more game time than real time allows plus a bank
+ *   of sv_speedcheck milliseconds (MVDSV: 500).
+ *
+ *   Signon, driven by the client:
+ *     new -> serverdata, cdtrack, fullserverinfo
+ *     soundlist/modellist <sc> <start> -> one page each
+ *     prespawn <sc> <n> [checksum2] -> signon buffer n (map checked at 0)
+ *     spawn <sc> <first> -> client infos in pages, lightstyles, stats
+ *     begin <sc> -> in the game
+ *   A command for an older spawn count (the map changed under it) restarts
+ *   the client at "new", as QuakeWorld does.
+ */
+#include "qwd/server.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+enum { MAX_STRINGCMDS = 16 };
+
+struct parsed {
+	bool has_move;
+	size_t move_start;	/* offset of the checksum byte */
+	size_t move_end;
+	uint8_t checksum;
+	uint8_t loss;
+	struct usercmd cmds[3];
+	int delta;		/* -1: none */
+	int num_strings;
+	const char *strings[MAX_STRINGCMDS];
+};
+
+/* Parse the whole payload; false (and the kind counted) if malformed. */
+static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
+{
+	static const struct usercmd nullcmd;
+
+	p->has_move = false;
+	p->delta = -1;
+	p->num_strings = 0;
+	while (msg_read_remaining(m) > 0) {
+		int c = msg_read_byte(m);
+
+		switch (c) {
+		case clc_nop:
+			break;
+		case clc_delta:
+			p->delta = msg_read_byte(m);
+			break;
+		case clc_move:
+			if (p->has_move) {
+				sv->stats.bad[BAD_MESSAGE_BYTE]++;
+				return false;	/* one move per packet */
+			}
+			p->has_move = true;
+			p->move_start = m->readpos;
+			p->checksum = (uint8_t)msg_read_byte(m);
+			p->loss = (uint8_t)msg_read_byte(m);
+			if (!msg_read_delta_usercmd(m, &nullcmd, &p->cmds[0]) ||
+			    !msg_read_delta_usercmd(m, &p->cmds[0], &p->cmds[1]) ||
+			    !msg_read_delta_usercmd(m, &p->cmds[1], &p->cmds[2])) {
+				sv->stats.bad[BAD_TRUNCATED]++;
+				return false;
+			}
+			p->move_end = m->readpos;
+			break;
+		case clc_stringcmd: {
+			const char *s = (const char *)m->data + m->readpos;
+			size_t left = msg_read_remaining(m);
+			size_t n = strnlen(s, left);
+
+			if (n == left || n >= NET_ARGS_LINE) {
+				sv->stats.bad[BAD_STRING]++;
+				return false;
+			}
+			if (p->num_strings == MAX_STRINGCMDS) {
+				sv->stats.bad[BAD_STRING]++;
+				return false;
+			}
+			p->strings[p->num_strings++] = s;
+			m->readpos += n + 1;
+			break;
+		}
+		default:
+			sv->stats.bad[BAD_MESSAGE_BYTE]++;
+			return false;
+		}
+		if (m->badread) {
+			sv->stats.bad[BAD_TRUNCATED]++;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- moves ------------------------------------------------------------ */
+
+static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
+{
+	int num = sv_player_entity(sv, cl->slot);
+	struct world_obj *o = &sv->objs[num];
+	struct entity *e = &sv->ents[num];
+	struct pmove_result res;
+
+	/* speed check: game time may not run ahead of real time by more
+	 * than the bank */
+	if (sv->sv_speedcheck->value > 0) {
+		double bank_max = sv->sv_speedcheck->value;
+
+		cl->cmd_bank += (sv->realtime - cl->last_cmd_time) * 1000.0;
+		if (cl->cmd_bank > bank_max)
+			cl->cmd_bank = bank_max;
+		cl->last_cmd_time = sv->realtime;
+		if (cmd.msec > cl->cmd_bank)
+			cmd.msec = (uint8_t)(cl->cmd_bank > 0 ? cl->cmd_bank : 0);
+		cl->cmd_bank -= cmd.msec;
+	}
+	if (cmd.angles[0] > 80.0f)
+		cmd.angles[0] = 80.0f;
+	if (cmd.angles[0] < -70.0f)
+		cmd.angles[0] = -70.0f;
+
+	world_unlink(&sv->world, o);
+	pmove_run_cmd(&sv->world, o, &sv->movevars, &cmd, &cl->pm, &res);
+	vec_copy(cl->pm.origin, o->origin);
+	vec_copy(cl->pm.velocity, e->velocity);
+	e->angles[0] = -cmd.angles[0] / 3.0f;	/* the model leans a third */
+	e->angles[1] = cmd.angles[1];
+	e->angles[2] = 0;
+	if (o->solid != SOLID_NOT)
+		world_link(&sv->world, o);
+	else
+		world_link(&sv->world, o);	/* leafs still needed for PVS */
+	cl->localtime = sv->time;
+}
+
+static void execute_move(struct server *sv, struct client *cl,
+			 const struct parsed *p, struct msg_buf *m)
+{
+	uint8_t want;
+	int drop;
+
+	if (cl->state != CS_SPAWNED)
+		return;
+	want = com_block_sequence_crc_byte(m->data + p->move_start + 1,
+					   p->move_end - p->move_start - 1,
+					   cl->chan.incoming_sequence);
+	if (want != p->checksum) {
+		sv->stats.bad[BAD_CHECKSUM]++;
+		cl->bad_checksums++;
+		return;
+	}
+	cl->lossage = p->loss;
+	sv->stats.requests++;
+	cl->requests++;
+	drop = (int)cl->chan.dropped;
+	if (drop < 20) {
+		while (drop > 2) {
+			run_cmd(sv, cl, cl->lastcmd);
+			drop--;
+		}
+		if (drop > 1)
+			run_cmd(sv, cl, p->cmds[0]);
+		if (drop > 0)
+			run_cmd(sv, cl, p->cmds[1]);
+	}
+	run_cmd(sv, cl, p->cmds[2]);
+	cl->lastcmd = p->cmds[2];
+	cl->lastcmd.buttons = 0;	/* no repeated fire over lag */
+}
+
+/* ---- the signon ------------------------------------------------------- */
+
+static void cmd_new(struct server *sv, struct client *cl)
+{
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	const struct pmove_vars *mv = &sv->movevars;
+
+	if (cl->state == CS_SPAWNED)
+		return;
+	sv_client_setup(sv, cl);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_serverdata);
+	msg_write_long(&m, PROTOCOL_VERSION);
+	msg_write_long(&m, sv->spawncount);
+	msg_write_string(&m, sv->gamedir);
+	if (cl->extended)
+		msg_write_short(&m, cl->slot | (cl->spectator ? 0x8000 : 0));
+	else
+		msg_write_byte(&m, cl->slot | (cl->spectator ? 128 : 0));
+	msg_write_string(&m, sv->levelname);
+	msg_write_float(&m, mv->gravity);
+	msg_write_float(&m, mv->stopspeed);
+	msg_write_float(&m, mv->maxspeed);
+	msg_write_float(&m, mv->spectatormaxspeed);
+	msg_write_float(&m, mv->accelerate);
+	msg_write_float(&m, mv->airaccelerate);
+	msg_write_float(&m, mv->wateraccelerate);
+	msg_write_float(&m, mv->friction);
+	msg_write_float(&m, mv->waterfriction);
+	msg_write_float(&m, mv->entgravity);
+	msg_write_byte(&m, svc_cdtrack);
+	msg_write_byte(&m, 0);
+	msg_write_byte(&m, svc_stufftext);
+	{
+		char line[MAX_SERVERINFO_STRING + 32];
+
+		snprintf(line, sizeof(line), "fullserverinfo \"%s\"\n", sv->serverinfo);
+		msg_write_string(&m, line);
+	}
+	sv_reliable_write(cl, m.data, m.cursize);
+	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: new", cl->slot);
+}
+
+static bool stale_level(struct server *sv, struct client *cl,
+			const struct net_args *a, const char *what)
+{
+	if (atoi(net_args_argv(a, 1)) == sv->spawncount)
+		return false;
+	/* the level changed under the client: start it over */
+	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: %s for level %s, not %d: restart",
+		 cl->slot, what, net_args_argv(a, 1), sv->spawncount);
+	sv->stats.bad[BAD_SIGNON]++;
+	cl->state = CS_CONNECTED;
+	cmd_new(sv, cl);
+	return true;
+}
+
+/* soundlist and modellist: one page of names from start, then 0 and the
+ * next start (0 when this page ends the list) */
+static void cmd_list(struct server *sv, struct client *cl,
+		     const struct net_args *a, bool models)
+{
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	int start = atoi(net_args_argv(a, 2));
+	int count = models ? sv->num_models : sv->num_sounds;
+	const char *const *names = models ? sv->model_precache : sv->sound_precache;
+	int i;
+
+	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, models ? "modellist" : "soundlist"))
+		return;
+	if (start < 0 || start > 255) {
+		sv->stats.bad[BAD_SIGNON]++;
+		return;
+	}
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, models ? svc_modellist : svc_soundlist);
+	msg_write_byte(&m, start);
+	for (i = start + 1; i < count && m.cursize < MAX_MSGLEN / 2; i++)
+		msg_write_string(&m, names[i]);
+	msg_write_byte(&m, 0);
+	msg_write_byte(&m, i < count ? i - 1 : 0);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+static void cmd_prespawn(struct server *sv, struct client *cl,
+			 const struct net_args *a)
+{
+	int n = atoi(net_args_argv(a, 2));
+
+	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, "prespawn"))
+		return;
+	if (n < 0 || n >= sv->num_signon) {
+		sv->stats.bad[BAD_SIGNON]++;
+		return;
+	}
+	if (n == 0 && sv->sv_mapcheck->value != 0) {
+		int32_t sum = (int32_t)strtoul(net_args_argv(a, 3), NULL, 10);
+
+		if (a->argc < 4 ||
+		    (sum != (int32_t)sv->map->checksum2 && sum != (int32_t)sv->map->checksum)) {
+			sv_reliable_printf(cl, PRINT_HIGH,
+				"Map model file does not match (maps/%s.bsp), %d != %d.\n"
+				"You may need a new version of the map.\n",
+				sv->mapname, sum, (int32_t)sv->map->checksum2);
+			sv_drop_client(sv, cl, "map checksum mismatch");
+			return;
+		}
+	}
+	sv_reliable_write(cl, sv->signon[n], sv->signon_len[n]);
+	if (n + 1 < sv->num_signon)
+		sv_reliable_stufftext(cl, "cmd prespawn %d %d\n", sv->spawncount, n + 1);
+	else
+		sv_reliable_stufftext(cl, "cmd spawn %d 0\n", sv->spawncount);
+}
+
+static void cmd_spawn(struct server *sv, struct client *cl,
+		      const struct net_args *a)
+{
+	int first = atoi(net_args_argv(a, 2));
+	int limit = cl->extended ? sv->maxclients
+				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	int i;
+
+	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, "spawn"))
+		return;
+	if (first < 0 || first > limit) {
+		sv->stats.bad[BAD_SIGNON]++;
+		return;
+	}
+	/* every player's name, frags, ping..., a page at a time */
+	for (i = first; i < limit; i++) {
+		msg_init(&m, buf, sizeof(buf));
+		sv_write_client_info(sv, cl, &sv->clients[i], &m);
+		if (cl->backlog_len + m.cursize > SV_BACKLOG / 2)
+			break;
+		sv_reliable_write(cl, m.data, m.cursize);
+	}
+	if (i < limit) {
+		sv_reliable_stufftext(cl, "cmd spawn %d %d\n", sv->spawncount, i);
+		return;
+	}
+	msg_init(&m, buf, sizeof(buf));
+	for (int s = 0; s < MAX_LIGHTSTYLES; s++) {
+		if (m.cursize + 2 + strlen(sv->lightstyles[s]) + 1 > sizeof(buf) - 8) {
+			sv_reliable_write(cl, m.data, m.cursize);
+			msg_clear(&m);
+		}
+		msg_write_byte(&m, svc_lightstyle);
+		msg_write_byte(&m, s);
+		msg_write_string(&m, sv->lightstyles[s]);
+	}
+	sv_reliable_write(cl, m.data, m.cursize);
+	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
+	cl->stats[STAT_HEALTH] = 100;
+	sv_reliable_stufftext(cl, "skins\n");
+}
+
+static void cmd_begin(struct server *sv, struct client *cl,
+		      const struct net_args *a)
+{
+	uint8_t buf[16];
+	struct msg_buf m;
+	int num = sv_player_entity(sv, cl->slot);
+
+	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, "begin"))
+		return;
+	cl->state = CS_SPAWNED;
+	cl->last_cmd_time = sv->realtime;
+	cl->cmd_bank = 0;
+	sv_spawn_player(sv, cl);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_setangle);
+	for (int k = 0; k < 3; k++)
+		msg_write_angle(&m, sv->ents[num].angles[k]);
+	sv_reliable_write(cl, m.data, m.cursize);
+	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" entered the game",
+		 cl->slot, cl->name);
+	sv_broadcast_printf(sv, PRINT_HIGH, "%s entered the game\n", cl->name);
+}
+
+/* ---- other commands --------------------------------------------------- */
+
+static void cmd_say(struct server *sv, struct client *cl,
+		    const struct net_args *a, bool team)
+{
+	char text[256];
+	const char *s = net_args_rest(a, 1);
+	size_t n;
+
+	if (!*s)
+		return;
+	strlcpy(text, s, sizeof(text));
+	n = strlen(text);
+	if (n >= 2 && text[0] == '"' && text[n - 1] == '"') {
+		memmove(text, text + 1, n - 2);
+		text[n - 2] = '\0';
+	}
+	qwd_logf(&sv->log, QWD_LOG_INFO, "%s%s: %s", team ? "(team) " : "", cl->name, text);
+	sv_broadcast_printf(sv, PRINT_CHAT, "%s%s: %s\n", team ? "(" : "",
+			    cl->name, text);
+}
+
+static void cmd_setinfo(struct server *sv, struct client *cl,
+			const struct net_args *a)
+{
+	const char *k = net_args_argv(a, 1), *v = net_args_argv(a, 2);
+
+	if (a->argc == 1) {
+		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", cl->userinfo);
+		return;
+	}
+	if (a->argc != 3 || k[0] == '*')
+		return;
+	if (info_set_value_for_key(cl->userinfo, sizeof(cl->userinfo), k, v) != INFO_OK) {
+		sv_reliable_printf(cl, PRINT_HIGH, "setinfo %s refused\n", k);
+		return;
+	}
+	sv_userinfo_changed(sv, cl);
+	/* tell everyone (who can see this slot) about the change */
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *to = &sv->clients[i];
+		uint8_t buf[256];
+		struct msg_buf m;
+
+		if (to->state < CS_CONNECTED || (!to->extended && cl->slot >= MAX_CLIENTS))
+			continue;
+		msg_init(&m, buf, sizeof(buf));
+		msg_write_byte(&m, svc_setinfo);
+		msg_write_byte(&m, cl->slot);
+		msg_write_string(&m, k);
+		msg_write_string(&m, v);
+		if (cl->slot < MAX_CLIENTS)
+			sv_reliable_write(to, m.data, m.cursize);
+		else
+			sv_broadcast_client_info(sv, cl);
+	}
+}
+
+static void cmd_pings(struct server *sv, struct client *cl)
+{
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *c = &sv->clients[i];
+		uint8_t buf[16];
+		struct msg_buf m;
+		int ping = 0;
+		float t = 0;
+		int n = 0;
+
+		if (c->state != CS_SPAWNED || (!cl->extended && i >= MAX_CLIENTS))
+			continue;
+		for (int f = 0; f < UPDATE_BACKUP; f++)
+			if (c->frames[f].valid && c->frames[f].ping_time > 0) {
+				t += c->frames[f].ping_time;
+				n++;
+			}
+		if (n)
+			ping = (int)(t / (float)n * 1000.0f);
+		msg_init(&m, buf, sizeof(buf));
+		if (i < MAX_CLIENTS) {
+			msg_write_byte(&m, svc_updateping);
+			msg_write_byte(&m, i);
+			msg_write_short(&m, ping);
+			msg_write_byte(&m, svc_updatepl);
+			msg_write_byte(&m, i);
+		} else {
+			msg_write_byte(&m, svcx_updateping);
+			msg_write_short(&m, i);
+			msg_write_short(&m, ping);
+			msg_write_byte(&m, svcx_updatepl);
+			msg_write_short(&m, i);
+		}
+		msg_write_byte(&m, c->lossage);
+		sv_reliable_write(cl, m.data, m.cursize);
+	}
+}
+
+/* ---- downloads -------------------------------------------------------- */
+
+/* Only plain relative paths into the folders clients fetch from. */
+static bool download_path_ok(const char *name)
+{
+	static const char *const allowed[] = {"maps/", "progs/", "sound/", "skins/"};
+	bool ok = false;
+
+	if (!*name || name[0] == '/' || name[0] == '.' || strstr(name, "..") ||
+	    strchr(name, '\\') || strchr(name, ':') || strlen(name) > 120)
+		return false;
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strncmp(name, allowed[i], strlen(allowed[i])) == 0)
+			ok = true;
+	return ok;
+}
+
+static void download_chunk(struct server *sv, struct client *cl)
+{
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	size_t left = cl->dl_size - cl->dl_pos;
+	size_t n = left > 768 ? 768 : left;
+	int percent;
+
+	(void)sv;
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_short(&m, (int)n);
+	cl->dl_pos += n;
+	percent = cl->dl_size ? (int)(cl->dl_pos * 100 / cl->dl_size) : 100;
+	msg_write_byte(&m, percent);
+	msg_write_data(&m, cl->dl_data + cl->dl_pos - n, n);
+	sv_reliable_write(cl, m.data, m.cursize);
+	if (cl->dl_pos >= cl->dl_size) {
+		free(cl->dl_owned);
+		cl->dl_owned = NULL;
+		cl->dl_data = NULL;
+	}
+}
+
+static void download_refuse(struct client *cl)
+{
+	uint8_t buf[8];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_short(&m, -1);
+	msg_write_byte(&m, 0);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+static void cmd_download(struct server *sv, struct client *cl,
+			 const struct net_args *a)
+{
+	const char *name = net_args_argv(a, 1);
+	char mapfile[96];
+
+	free(cl->dl_owned);
+	cl->dl_owned = NULL;
+	cl->dl_data = NULL;
+	if (sv->allow_download->value == 0 || !download_path_ok(name)) {
+		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s refused",
+			 cl->slot, name);
+		download_refuse(cl);
+		return;
+	}
+	snprintf(mapfile, sizeof(mapfile), "maps/%s.bsp", sv->mapname);
+	if (strcmp(name, mapfile) == 0) {
+		cl->dl_data = sv->map->file;
+		cl->dl_size = sv->map->file_size;
+	} else {
+		/* another file: from the game folders, bounded in size */
+		const char *dirs[2] = {sv->gamedir, "id1"};
+
+		for (int i = 0; i < 2 && !cl->dl_owned; i++) {
+			char path[SV_PATH + 200];
+			FILE *f;
+			long len;
+
+			snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], name);
+			f = fopen(path, "rb");
+			if (!f)
+				continue;
+			if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
+			    len < (16 << 20) && fseek(f, 0, SEEK_SET) == 0) {
+				cl->dl_owned = malloc((size_t)len);
+				if (cl->dl_owned &&
+				    fread(cl->dl_owned, 1, (size_t)len, f) == (size_t)len) {
+					cl->dl_size = (size_t)len;
+				} else {
+					free(cl->dl_owned);
+					cl->dl_owned = NULL;
+				}
+			}
+			fclose(f);
+		}
+		cl->dl_data = cl->dl_owned;
+	}
+	if (!cl->dl_data) {
+		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s: no such file",
+			 cl->slot, name);
+		download_refuse(cl);
+		return;
+	}
+	cl->dl_pos = 0;
+	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes)",
+		 cl->slot, name, cl->dl_size);
+	download_chunk(sv, cl);
+}
+
+static void cmd_nextdl(struct server *sv, struct client *cl)
+{
+	if (!cl->dl_data)
+		return;
+	download_chunk(sv, cl);
+	if (!cl->dl_data)
+		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete", cl->slot);
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+static void string_command(struct server *sv, struct client *cl, const char *s)
+{
+	struct net_args *a = &sv->cmd_args;
+	const char *c;
+
+	if (net_args_tokenize(a, s) <= 0)
+		return;
+	c = net_args_argv(a, 0);
+	if (!strcmp(c, "new"))
+		cmd_new(sv, cl);
+	else if (!strcmp(c, "soundlist"))
+		cmd_list(sv, cl, a, false);
+	else if (!strcmp(c, "modellist"))
+		cmd_list(sv, cl, a, true);
+	else if (!strcmp(c, "prespawn"))
+		cmd_prespawn(sv, cl, a);
+	else if (!strcmp(c, "spawn"))
+		cmd_spawn(sv, cl, a);
+	else if (!strcmp(c, "begin"))
+		cmd_begin(sv, cl, a);
+	else if (!strcmp(c, "drop"))
+		sv_drop_client(sv, cl, "disconnected");
+	else if (!strcmp(c, "say"))
+		cmd_say(sv, cl, a, false);
+	else if (!strcmp(c, "say_team"))
+		cmd_say(sv, cl, a, true);
+	else if (!strcmp(c, "setinfo"))
+		cmd_setinfo(sv, cl, a);
+	else if (!strcmp(c, "pings"))
+		cmd_pings(sv, cl);
+	else if (!strcmp(c, "download"))
+		cmd_download(sv, cl, a);
+	else if (!strcmp(c, "nextdl"))
+		cmd_nextdl(sv, cl);
+	else if (!strcmp(c, "stopdl")) {
+		free(cl->dl_owned);
+		cl->dl_owned = NULL;
+		cl->dl_data = NULL;
+	} else if (!strcmp(c, "ptrack"))
+		;	/* spectator tracking: nothing to keep yet */
+	else if (!strcmp(c, "serverinfo"))
+		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->serverinfo);
+	else if (!strcmp(c, "info")) {
+		int slot = atoi(net_args_argv(a, 1));
+
+		if (slot >= 0 && slot < sv->maxclients &&
+		    sv->clients[slot].state >= CS_CONNECTED)
+			sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->clients[slot].userinfo);
+	} else if (!strcmp(c, "kill")) {
+		if (cl->state == CS_SPAWNED)
+			sv_spawn_player(sv, cl);
+	} else
+		sv_reliable_printf(cl, PRINT_HIGH, "Bad user command: %s\n", c);
+}
+
+void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
+{
+	struct parsed p;
+	struct client_frame *f;
+
+	/* ping: the reply to the frame this packet acknowledges came back */
+	f = &cl->frames[cl->chan.incoming_acknowledged & UPDATE_MASK];
+	if (f->valid && f->ping_time < 0)
+		f->ping_time = (float)(sv->realtime - f->senttime);
+
+	if (!parse_packet(sv, m, &p))
+		return;
+	/* the reply carries the request's sequence, so the client's delta
+	 * byte names our frame; a request older than the last reply gets none */
+	if (cl->chan.incoming_sequence >= cl->chan.outgoing_sequence) {
+		cl->chan.outgoing_sequence = cl->chan.incoming_sequence;
+		cl->send_reply = true;
+	}
+	cl->delta_sequence = p.delta;
+	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED; i++)
+		string_command(sv, cl, p.strings[i]);
+	if (p.has_move && cl->state == CS_SPAWNED)
+		execute_move(sv, cl, &p, m);
+}
+
+/* ---- userinfo and client lifetime ------------------------------------- */
+
+void sv_userinfo_changed(struct server *sv, struct client *cl)
+{
+	char name[SV_MAX_NAME], rate[16];
+
+	info_value_for_key(cl->userinfo, "name", name, sizeof(name));
+	/* names are shown to everyone: no control characters, not empty */
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 32)
+			*p = '?';
+	if (!name[0])
+		strlcpy(name, "unnamed", sizeof(name));
+	strlcpy(cl->name, name, sizeof(cl->name));
+	info_value_for_key(cl->userinfo, "rate", rate, sizeof(rate));
+	int r = rate[0] ? atoi(rate) : NETCHAN_DEFAULT_RATE;
+	if (sv->sv_maxrate->value > 0 && r > (int)sv->sv_maxrate->value)
+		r = (int)sv->sv_maxrate->value;
+	netchan_set_rate(&cl->chan, r);
+}
+
+void sv_client_setup(struct server *sv, struct client *cl)
+{
+	(void)sv;
+	cl->delta_sequence = -1;
+	cl->spawncount = sv->spawncount;
+	memset(cl->frames, 0, sizeof(cl->frames));
+	memset(cl->stats, 0, sizeof(cl->stats));
+	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
+	free(cl->dl_owned);
+	cl->dl_owned = NULL;
+	cl->dl_data = NULL;
+}
+
+void sv_drop_client(struct server *sv, struct client *cl, const char *why)
+{
+	uint8_t pkt[NETCHAN_MAX_PACKET];
+	uint8_t disc = svc_disconnect;
+	size_t n;
+	int num;
+
+	if (cl->state < CS_CONNECTED)
+		return;
+	if (why)
+		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" dropped: %s",
+			 cl->slot, cl->name, why);
+	/* tell the client, unreliably but three times over the wire */
+	n = netchan_transmit(&cl->chan, &disc, 1, sv->realtime, pkt, sizeof(pkt));
+	if (n)
+		net_udp_send(sv->sock, &cl->chan.remote, pkt, n, &sv->net);
+	if (cl->state == CS_SPAWNED && why)
+		sv_broadcast_printf(sv, PRINT_HIGH, "%s left the game\n", cl->name);
+	num = sv_player_entity(sv, cl->slot);
+	if (num < sv->max_entities) {
+		world_unlink(&sv->world, &sv->objs[num]);
+		sv->ents[num].kind = ENT_FREE;
+		sv->ents[num].modelindex = 0;
+	}
+	free(cl->dl_owned);
+	cl->dl_owned = NULL;
+	cl->dl_data = NULL;
+	cl->state = CS_ZOMBIE;
+	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
+	cl->userinfo[0] = '\0';
+	cl->name[0] = '\0';
+	cl->frags = 0;
+	sv->stats.drops++;
+	sv_rehash_clients(sv);
+	/* everyone learns that the slot is empty */
+	sv_broadcast_client_info(sv, cl);
+}
