@@ -39,7 +39,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests bench fuzz fuzz-build run clean
+.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS)
@@ -93,10 +93,15 @@ check: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/san \
 		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
 
-# make test: the suite as built for use, then again under the sanitizers.
+# make test: the suite as built for use, again under the sanitizers, then
+# the interoperability tests against real peers (scripts/test-all.sh).
 test: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory run-tests
-	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory all
+	@MAKE="$(MAKE)" sh scripts/test-all.sh
+
+# only the tests against real peers (ezQuake, MVDSV, qstat)
+interop: all
+	@for t in tests/interop/*.sh; do sh $$t $(BUILD) || exit 1; done
 
 # --- benchmarks and fuzzing ---------------------------------------------
 bench: $(BUILD)/worldbench

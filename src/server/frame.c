@@ -110,6 +110,10 @@ static void register_cvars(struct server *sv)
 				      "minutes a level lasts (0: forever)");
 	sv->sv_maxspeed = cvar_register(sv, "maxspeed", "320", CVAR_SERVERINFO,
 					"player speed");
+	/* ezQuake predicts KTX's jump when this key is missing: say it is off,
+	 * as our physics is MVDSV's with every movement extension off */
+	cvar_register(sv, "pm_ktjump", "0", CVAR_SERVERINFO | CVAR_ROM,
+		      "movement extension (off: stock QuakeWorld jumping)");
 	sv->sv_timeout = cvar_register(sv, "timeout", "65", 0,
 				       "seconds of silence before a client is dropped");
 	sv->sv_zombietime = cvar_register(sv, "zombietime", "2", 0,

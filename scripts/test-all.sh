@@ -1,0 +1,41 @@
+#!/bin/sh
+# test-all.sh -- what `make test` runs: every test, three ways.
+#
+# Design note: the unit and protocol tests (one cmocka program per module)
+# run as built for use, then again under AddressSanitizer and UBSan (make
+# check); then the interoperability tests (tests/interop/*.sh: real peers
+# such as ezQuake and MVDSV, as Debian packages) run against the plain
+# build.  Each stage prints its own totals line; this script adds them up
+# into the last line, "tests: N passed, M failed", and fails if any stage
+# failed.
+set -u
+make=${MAKE:-make}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+
+stage() {
+	"$@" 2>&1 | tee -a "$log"
+}
+
+$make --no-print-directory run-tests >"$log.1" 2>&1; rc=$?
+cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+[ $rc -eq 0 ] || status=1
+$make --no-print-directory check >"$log.1" 2>&1; rc=$?
+cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+[ $rc -eq 0 ] || status=1
+for t in tests/interop/*.sh; do
+	[ -f "$t" ] || continue
+	echo "== $t"
+	sh "$t" build >"$log.1" 2>&1; rc=$?
+	cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+	[ $rc -eq 0 ] || status=1
+done
+
+# add up every "...: N passed, M failed" line the stages printed
+totals=$(sed -n 's/^[^:]*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$log" |
+	awk '{p += $1; f += $2} END {print p + 0, f + 0}')
+set -- $totals
+echo "tests: $1 passed, $2 failed"
+[ "$2" -eq 0 ] || status=1
+exit $status
