@@ -756,6 +756,46 @@ out:
 	return rc;
 }
 
+/* Every leaf the world's tree reaches must have a PVS row (leafs 1 ..
+ * visleafs; 0 is the shared solid leaf): the visibility code indexes rows
+ * and bits by these numbers.  Runs after check_graphs, so the walk ends. */
+static int check_world_leafs(struct loader *ld)
+{
+	struct bsp_map *m = ld->map;
+	int32_t visleafs = m->models[0].visleafs;
+	int32_t stack[BSP_MAX_DEPTH + 1];
+	uint8_t *seen = calloc((size_t)m->num_nodes, 1);	/* a DAG: once each */
+	int sp = 0, rc = 0;
+
+	if (!seen)
+		return fail(ld, LUMP_NODES, "out of memory checking the world tree");
+	stack[sp++] = m->models[0].headnode[0];
+	seen[stack[0]] = 1;
+	while (sp > 0 && rc == 0) {
+		int32_t n = stack[--sp];
+
+		for (int k = 0; k < 2 && rc == 0; k++) {
+			int32_t c = m->nodes[n].children[k];
+
+			if (c >= 0) {
+				if (seen[c])
+					continue;
+				seen[c] = 1;
+				if (sp > BSP_MAX_DEPTH)
+					rc = fail(ld, LUMP_NODES, "world tree too deep");
+				else
+					stack[sp++] = c;
+			} else if (-1 - c > visleafs) {
+				rc = fail(ld, LUMP_NODES,
+					  "world node %d reaches leaf %d, beyond the %d leafs "
+					  "the world's visibility covers", n, -1 - c, visleafs);
+			}
+		}
+	}
+	free(seen);
+	return rc;
+}
+
 /* ---- derived data ----------------------------------------------------- */
 
 /* Hull 0 is the render tree read as clipnodes: a leaf child becomes the
@@ -882,7 +922,8 @@ static struct bsp_map *load(const char *name, uint8_t *file, size_t size,
 	    check_surfedges(&ld) || check_textures(&ld) || check_texinfo(&ld) ||
 	    load_planes(&ld) || check_faces(&ld) || check_marksurfaces(&ld) ||
 	    load_leafs(&ld) || load_nodes(&ld) || load_clipnodes(&ld) ||
-	    load_models(&ld) || check_graphs(&ld) || build_hulls(&ld) ||
+	    load_models(&ld) || check_graphs(&ld) || check_world_leafs(&ld) ||
+	    build_hulls(&ld) ||
 	    load_entities(&ld))
 		goto bad;
 	m->format = ld.fmt;

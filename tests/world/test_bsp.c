@@ -398,6 +398,17 @@ static void corrupt_model_headnode(void **state)
 	expect_refused(&r, "lump models: model 1 hull 1 head 123456", NULL);
 }
 
+/* found by the fuzzer: a world tree reaching leafs that have no PVS row */
+static void corrupt_world_leaf_past_visleafs(void **state)
+{
+	struct raw r = raw_map("lqdm11.bsp");
+	uint8_t *models = lump_at(&r, LUMP_MODELS, NULL);
+
+	(void)state;
+	put32(models + 52, 5);	/* world visleafs 392 -> 5 */
+	expect_refused(&r, "lump nodes: world node", "beyond the 5 leafs");
+}
+
 static void corrupt_entities(void **state)
 {
 	struct raw r = raw_map("lqdm11.bsp");
@@ -454,6 +465,7 @@ static const struct CMUnitTest bsp_tests[] = {
 	cmocka_unit_test(corrupt_vis_overrun),
 	cmocka_unit_test(corrupt_bad_contents),
 	cmocka_unit_test(corrupt_model_headnode),
+	cmocka_unit_test(corrupt_world_leaf_past_visleafs),
 	cmocka_unit_test(corrupt_entities),
 	cmocka_unit_test(missing_file),
 	cmocka_unit_test(truncation_sweep),

@@ -1,0 +1,56 @@
+# tests/fuzz/fuzz.mk -- build the libFuzzer targets (make -f tests/fuzz/fuzz.mk).
+#
+# Design note: the fuzzers need clang's libFuzzer and coverage
+# instrumentation in every function they reach, so the library is compiled
+# again here with clang from its sources (src/*/*.c, without the server's
+# main), not taken from the gcc-built libqwd.a.  The objects go into an
+# archive so that a target links only the modules it reaches.  Every object
+# carries ASan and UBSan with -fno-sanitize-recover=all: any undefined
+# behaviour stops the run and libFuzzer saves the input.
+# The targets' own files are held to the house warnings with -Werror; the
+# library's files get the same warnings without -Werror, so a warning only
+# clang emits never blocks fuzzing (the gcc build is where they are fixed).
+#   build/fuzz/fuzz_bsp        bsp_load_mem and the walkers over its result
+#   build/fuzz/fuzz_entities   ent_parse / ent_value / ent_free
+#   build/fuzz/mkseeds         writes the synthetic seed inputs (run.sh)
+
+FUZZ_BUILD ?= build/fuzz
+FUZZ_CC    ?= clang
+
+SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wvla -Wformat=2 -Wno-format-nonliteral
+BASE    := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
+           $(shell pkg-config --cflags libbsd 2>/dev/null)
+LIBS    := $(shell pkg-config --libs libbsd libpcap 2>/dev/null) -lm
+
+LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
+LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
+TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities
+
+.PHONY: all
+.SECONDARY:
+all: $(TARGETS) $(FUZZ_BUILD)/mkseeds
+
+$(FUZZ_BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SAN) $(BASE) $(WARN) -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SAN) $(BASE) $(WARN) -Werror -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(LIB)
+	$(FUZZ_CC) $(SAN) -o $@ $< $(LIB) $(LIBS)
+
+# the seed writer is an ordinary program: no libFuzzer main, no library
+$(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE) $(WARN) -Werror -o $@ $<
+
+-include $(LIB_OBJ:.o=.d) $(TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d)
