@@ -39,10 +39,23 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean
+.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean maps FORCE
 .SECONDARY:
 
-all: $(LIB) $(BUILD)/qwd $(TOOL_BINS)
+all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
+
+# --- the project's maps: maps/*.map compiled by tools/qwmap into build/maps/
+MAP_SRC := $(wildcard maps/*.map)
+MAP_BSP := $(MAP_SRC:maps/%.map=build/maps/%.bsp)
+maps: $(MAP_BSP)
+build/maps/%.bsp: maps/%.map build/qwmap
+	@mkdir -p $(dir $@)
+	build/qwmap $< $@
+ifneq ($(BUILD),build)
+build/qwmap: FORCE
+	@$(MAKE) --no-print-directory BUILD=build EXTRA_CFLAGS= EXTRA_LDFLAGS= build/qwmap
+endif
+FORCE:
 
 # --- dependencies -------------------------------------------------------
 deps: $(DEPS_STAMP)

@@ -284,7 +284,7 @@ struct server_options {
 	const char *basedir;
 	const char *gamedir;
 	const char *ip;
-	int port;
+	int port;		/* < 0: 27500; 0: any free port */
 	int maxclients;
 };
 

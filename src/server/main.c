@@ -44,7 +44,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct server_options opt = {0};
+	struct server_options opt = {.port = -1};
 	static struct server sv;	/* large: kept off the stack */
 	bool console = true, have_map = false;
 	char err[512];
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (opt.port < 0 || opt.port > 65535 || opt.maxclients < 0) {
+	if (opt.port < -1 || opt.port > 65535 || opt.maxclients < 0) {
 		fprintf(stderr, "qwd: bad -port or maxclients\n");
 		return 2;
 	}

@@ -185,8 +185,13 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 			break;
 		}
 	if (!cl) {
-		refuse(sv, from, extended ? "server is full"
-			   : "server is full for protocol 28 clients (the free slots need the QWDX extension)");
+		bool ext_free = false;
+
+		for (int i = limit; i < sv->maxclients; i++)
+			ext_free |= sv->clients[i].state == CS_FREE;
+		refuse(sv, from, ext_free
+			   ? "server is full for protocol 28 clients (the free slots need the QWDX extension)"
+			   : "server is full");
 		return;
 	}
 

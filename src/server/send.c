@@ -365,6 +365,10 @@ static void write_delta(const struct entity_state *from,
 		bits |= U_MOREBITS;
 	if (!bits && !force)
 		return;
+	/* extension: a flag word of 0 ends the list, so an entity sent
+	 * unchanged carries an empty more-bits byte instead */
+	if (wide && !bits)
+		bits = U_MOREBITS;
 	if (wide) {
 		/* extension: the flag word with no number in it, then the
 		 * number as a short */

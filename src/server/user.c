@@ -411,24 +411,23 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 		return;
 	}
 	sv_userinfo_changed(sv, cl);
-	/* tell everyone (who can see this slot) about the change */
-	for (int i = 0; i < sv->maxclients; i++) {
-		struct client *to = &sv->clients[i];
-		uint8_t buf[256];
-		struct msg_buf m;
-
-		if (to->state < CS_CONNECTED || (!to->extended && cl->slot >= MAX_CLIENTS))
-			continue;
-		msg_init(&m, buf, sizeof(buf));
-		msg_write_byte(&m, svc_setinfo);
-		msg_write_byte(&m, cl->slot);
-		msg_write_string(&m, k);
-		msg_write_string(&m, v);
-		if (cl->slot < MAX_CLIENTS)
-			sv_reliable_write(to, m.data, m.cursize);
-		else
-			sv_broadcast_client_info(sv, cl);
+	/* tell everyone who can see this slot about the change: slots past 32
+	 * exist only for extension clients, who get the whole userinfo */
+	if (cl->slot >= MAX_CLIENTS) {
+		sv_broadcast_client_info(sv, cl);
+		return;
 	}
+	uint8_t buf[256];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_setinfo);
+	msg_write_byte(&m, cl->slot);
+	msg_write_string(&m, k);
+	msg_write_string(&m, v);
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= CS_CONNECTED)
+			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
 }
 
 static void cmd_pings(struct server *sv, struct client *cl)
@@ -718,7 +717,8 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	if (why)
 		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" dropped: %s",
 			 cl->slot, cl->name, why);
-	/* tell the client, unreliably but three times over the wire */
+	/* tell the client (one unreliable svc_disconnect, with any reliable
+	 * data still queued, such as a kick message) */
 	n = netchan_transmit(&cl->chan, &disc, 1, sv->realtime, pkt, sizeof(pkt));
 	if (n)
 		net_udp_send(sv->sock, &cl->chan.remote, pkt, n, &sv->net);

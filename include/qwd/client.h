@@ -1,0 +1,276 @@
+/*
+ * qwd/client.h -- a QuakeWorld protocol 28 client as a library: the test
+ * client of the server's protocol tests and the engine of the load
+ * generator (tools/qwbots).
+ *
+ * Design note
+ *   A client is plain data (struct qwc) driven by two calls, both given
+ *   `now` (seconds, any monotonic clock):
+ *     qwc_packet   build the next datagram to send, or nothing yet
+ *     qwc_receive  take in one datagram that came from the server
+ *   The library never touches a socket, never blocks and keeps no globals,
+ *   so one thread can run many clients over one socket or one each.
+ *   Memory is allocated once, in qwc_init (players, baselines and entity
+ *   frames, sized by the options); receive and send never allocate.
+ *
+ *   Connection, as a stock client does it:
+ *     getchallenge -> 'c' <n>  ->  connect 28 <qport> <n> "<userinfo>"
+ *     [+ line "QWDX 1" to ask for qwd's extension] -> 'j' (or 'n' reason)
+ *   then netchan packets.  The signon is driven by the client:
+ *     new -> svc_serverdata -> soundlist <sc> 0 ... pages ... modellist
+ *     <sc> 0 ... pages ... prespawn <sc> 0 <checksum2, signed decimal>;
+ *     stufftext "cmd ..." lines are forwarded as clc_stringcmd; "skins"
+ *     answers with begin <sc>; "changing" restarts the signon state and
+ *     "reconnect" sends new again.
+ *   Every netchan packet after the connect carries a clc_move (checksum
+ *   byte, loss byte, three delta usercmds, the oldest from a null command)
+ *   and, once a reply frame is valid, clc_delta <its sequence & 255>.
+ *
+ *   Every read of server bytes is bounds-checked: a bad message stops the
+ *   parse of that packet and is counted by kind (enum qwc_bad_kind); the
+ *   client never crashes on what a server sends.
+ *
+ *   Response time: each outgoing packet's sequence and send time sit in
+ *   out[seq & QWC_OUT_MASK]; when a reply acknowledges a sequence, its
+ *   acktime is set and the on_ack hook (if any) called once.  The server's
+ *   reply to request N carries N as its own sequence (qwd and QW alike),
+ *   so last_reply_sequence names the request answered.
+ */
+#ifndef QWD_CLIENT_H
+#define QWD_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qwd/common.h"
+#include "qwd/net.h"
+#include "qwd/protocol.h"
+
+enum {
+	QWC_OUT_BACKUP = 64,		/* outgoing packets remembered */
+	QWC_OUT_MASK = QWC_OUT_BACKUP - 1,
+	QWC_MAX_REPLY_PLAYERS = 256,	/* players kept from one reply */
+	QWC_MAX_FRAME_ENTITIES = QWDX_MAX_PACKET_ENTITIES,
+	QWC_STUFF_MAX = 2048,		/* pending stufftext */
+	QWC_PRINT_MAX = 256,		/* last print kept */
+	QWC_NAME_MAX = 32,
+	QWC_REASON_MAX = 256
+};
+
+enum qwc_state {
+	QWC_DISCONNECTED = 0,
+	QWC_CHALLENGING,	/* getchallenge sent, waiting for 'c' */
+	QWC_CONNECTING,		/* connect sent, waiting for 'j' */
+	QWC_CONNECTED,		/* netchan up, in the signon */
+	QWC_SPAWNED,		/* begin sent */
+	QWC_ACTIVE,		/* a reply with our own playerinfo came */
+	QWC_REFUSED,		/* 'n' reason to a connect: see reason */
+	QWC_DROPPED		/* svc_disconnect or a fatal channel error */
+};
+
+enum qwc_bad_kind {
+	QWC_BAD_OOB,		/* a connectionless reply we cannot read */
+	QWC_BAD_HEADER,		/* netchan rejected: short, impossible ack */
+	QWC_BAD_STALE,		/* duplicate or out-of-order sequence */
+	QWC_BAD_TRUNCATED,	/* a message cut short */
+	QWC_BAD_SVC,		/* an unknown svc byte (parse stops there) */
+	QWC_BAD_RANGE,		/* a number out of its range (player, stat) */
+	QWC_BAD_DELTA,		/* delta from a frame we do not have */
+	QWC_BAD_ENTITIES,	/* an entity list that breaks the rules */
+	QWC_BAD_SIGNON,		/* wrong protocol, signon message out of order */
+	QWC_BAD_STUFF,		/* stufftext line too long */
+	QWC_BAD_KINDS
+};
+
+/* one entity as the client holds it (protocol units) */
+struct qwc_entity {
+	uint16_t number;
+	uint8_t modelindex;
+	uint8_t frame, colormap, skinnum, effects;
+	uint8_t angles[3];
+	int16_t origin[3];	/* 1/8 units */
+};
+
+struct qwc_entity_frame {
+	uint32_t sequence;	/* the server's sequence of the reply */
+	bool valid;
+	uint16_t num;
+	struct qwc_entity ents[QWC_MAX_FRAME_ENTITIES];
+};
+
+/* what the client knows of one player slot */
+struct qwc_player {
+	bool present;		/* an updateuserinfo with a userinfo came */
+	int32_t userid;
+	int16_t frags;
+	int16_t ping;
+	uint8_t pl;
+	char name[QWC_NAME_MAX];
+	uint32_t info_updates;	/* updateuserinfo messages received */
+	uint32_t seen_count;	/* playerinfo entries received */
+	uint32_t seen_sequence;	/* reply that last carried it */
+	vec3_t origin;		/* from the last playerinfo */
+	uint16_t flags;
+};
+
+/* one playerinfo entry of the last reply */
+struct qwc_seen {
+	uint16_t slot;
+	uint16_t flags;
+	vec3_t origin;
+};
+
+/* one outgoing packet, for response-time bookkeeping */
+struct qwc_out {
+	uint32_t sequence;
+	double senttime;
+	double acktime;		/* < 0 until a reply acknowledges it */
+	bool has_move;
+};
+
+struct qwc;
+
+struct qwc_options {
+	struct net_addr server;
+	uint16_t qport;		/* 0: picked from the address of c */
+	const char *userinfo;	/* "\name\bot\..." (NULL: a default) */
+	bool extension;		/* ask for QWDX */
+	/* the map checksum for prespawn: the callback is asked with the
+	 * model name "maps/<name>.bsp"; without it, checksum2 is used */
+	bool (*map_checksum)(void *ctx, const char *model, uint32_t *sum);
+	void *ctx;
+	uint32_t checksum2;
+	/* tracking (allocated once in qwc_init) */
+	int max_players;	/* slots tracked (0: 64) */
+	bool track_entities;	/* keep baselines and UPDATE_BACKUP frames */
+	int max_baselines;	/* entity numbers tracked (0: 8192 + 2048) */
+	double packet_interval;	/* seconds between packets (0: 1/77) */
+	double resend_interval;	/* getchallenge/connect retries (0: 1.0) */
+	/* called once when a reply first acknowledges out[seq] */
+	void (*on_ack)(void *ctx, struct qwc *c, const struct qwc_out *o,
+		       double now);
+	/* called for every svc_print, (level, text) */
+	void (*on_print)(void *ctx, struct qwc *c, int level, const char *text);
+};
+
+struct qwc_stats {
+	uint64_t packets_in, packets_out;
+	uint64_t bytes_in, bytes_out;
+	uint64_t replies;		/* netchan packets accepted */
+	uint64_t acks;			/* requests acknowledged */
+	uint64_t bad[QWC_BAD_KINDS];
+	uint64_t prints, stuffs, stringcmds;
+	uint64_t signons;		/* begins sent */
+	uint64_t playerinfos, packetentities, deltas;
+	uint64_t players_untracked;	/* slots >= max_players */
+	uint64_t chokes;		/* sum of svc_chokecount */
+	uint64_t other_svc;		/* recognised and skipped messages */
+	uint64_t disconnects;
+	int last_bad_svc;		/* the last unknown svc byte */
+	int last_svc;			/* the message before it */
+};
+
+struct qwc {
+	struct qwc_options opt;
+	enum qwc_state state;
+	char reason[QWC_REASON_MAX];	/* refusal or drop text */
+	struct netchan chan;
+
+	bool closing;		/* "drop" queued: disconnected after it */
+	double last_oob;		/* last getchallenge/connect sent */
+	double next_packet;
+	double last_move_time;
+	int32_t challenge;
+
+	/* level */
+	int protocol;
+	int servercount;
+	bool extended;		/* the server accepted QWDX */
+	int playernum;
+	bool spectator;
+	char gamedir[64];
+	char levelname[128];
+	char mapmodel[64];	/* modellist entry 1 */
+	float movevars[10];
+	char serverinfo[MAX_SERVERINFO_STRING];
+	int sounds, models;	/* names received in the lists */
+	int32_t stat[MAX_CL_STATS];	/* svc_updatestat values */
+	float maxspeed, entgravity;
+	vec3_t setangle;	/* the last svc_setangle (the view the server
+				   placed, e.g. at spawn) */
+	uint32_t setangles;	/* svc_setangle messages received */
+
+	/* moves: the caller sets cmd (all but msec) between packets */
+	struct usercmd cmd;
+	struct usercmd sent[3];	/* the last three commands sent */
+
+	/* tracking */
+	struct qwc_player *players;	/* opt.max_players */
+	struct qwc_seen seen[QWC_MAX_REPLY_PLAYERS];
+	int num_seen;		/* entries of the last reply (capped) */
+	int total_seen;		/* entries of the last reply */
+	bool self_seen;
+	vec3_t self_origin;	/* from our own playerinfo */
+	uint32_t self_seen_sequence;
+	struct qwc_entity *baselines;		/* opt.max_baselines */
+	struct qwc_entity_frame *frames;	/* UPDATE_BACKUP */
+	/* which replies' entity lists parsed whole from a good base: kept
+	 * even without track_entities, so a client that does not hold the
+	 * states still asks for deltas (the bytes parse the same either
+	 * way) and loads the server as a real client does */
+	uint32_t frame_seq[UPDATE_BACKUP];
+	bool frame_ok[UPDATE_BACKUP];
+	uint32_t valid_sequence;	/* last reply with a valid frame; 0 none */
+	uint32_t last_reply_sequence;
+
+	/* outgoing packets */
+	struct qwc_out out[QWC_OUT_BACKUP];
+
+	/* stufftext waiting for its end of line */
+	char stuff[QWC_STUFF_MAX];
+	size_t stuff_len;
+	char last_print[QWC_PRINT_MAX];
+	struct net_args args;	/* tokenizer scratch for stufftext */
+
+	struct qwc_stats stats;
+};
+
+/* Set up c (zeroed first) and allocate its tables; state DISCONNECTED.
+ * Returns 0, or -1 when memory ran out (c is then safe to qwc_free). */
+int qwc_init(struct qwc *c, const struct qwc_options *opt);
+void qwc_free(struct qwc *c);
+
+/* Start connecting (getchallenge goes out with the next qwc_packet). */
+void qwc_connect(struct qwc *c, double now);
+/* Queue "drop" and mark the client disconnected after the next packet. */
+void qwc_disconnect(struct qwc *c);
+
+/* Build the next datagram for the server into out (max >=
+ * NETCHAN_MAX_PACKET).  Returns its length, or 0 when nothing is due yet
+ * (packets go out every packet_interval; connectionless retries every
+ * resend_interval).  force sends a netchan packet now regardless of the
+ * interval. */
+size_t qwc_packet(struct qwc *c, double now, bool force, uint8_t *out,
+		  size_t max);
+
+/* Take in one datagram from the server (the caller matched the address).
+ * Returns false when it was rejected (and counted). */
+bool qwc_receive(struct qwc *c, const uint8_t *data, size_t len, double now);
+
+/* Queue a string command (reliable).  False if it does not fit. */
+bool qwc_stringcmd(struct qwc *c, const char *text);
+
+/* the entity frame of the last valid reply, or NULL */
+const struct qwc_entity_frame *qwc_current_frame(const struct qwc *c);
+/* the player of slot, or NULL when out of range */
+const struct qwc_player *qwc_player(const struct qwc *c, int slot);
+
+const char *qwc_state_name(enum qwc_state s);
+const char *qwc_bad_name(enum qwc_bad_kind k);
+
+/* Build connectionless requests (4 0xFF bytes and the text), for probes
+ * that need no client: "ping", "status", "getchallenge", "rcon pw cmd". */
+size_t qwc_build_oob(uint8_t *out, size_t max, const char *text);
+
+#endif
