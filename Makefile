@@ -129,7 +129,7 @@ fuzz: fuzz-build
 
 # --- running ------------------------------------------------------------
 run: all
-	@sh scripts/run.sh $(BUILD)
+	@sh scripts/run.sh $(BUILD) $(ARGS)
 
 clean:
 	rm -rf build

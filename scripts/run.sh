@@ -1,30 +1,18 @@
 #!/bin/sh
-# run.sh BUILD -- what `make run` starts.
+# run.sh BUILD [ARGS] -- what `make run` starts: qwd on the bundled map.
 #
-# Design note: `make run` must start the server on the bundled map.  Until
-# the parts exist it starts what exists and says plainly what is missing:
-# it never pretends.  The pieces and the issues that bring them:
-#   qwd (the network server, src/server/main.c)   issue 3
-#   maps/small.bsp (compiled by tools/qwmap)      issue 6
+# Design note: `make run` builds everything (the server, the tools and the
+# project's maps, compiled from maps/*.map into build/maps/) and starts
+# BUILD/qwd in the foreground with its console on this terminal.  With no
+# arguments qwd serves the bundled map "small" on port 27500; extra
+# arguments pass through, e.g.  make run ARGS="+map large +maxclients 64".
+# Type "help" at the console for commands, "quit" (or Ctrl-C) to stop.
 set -u
-build=$1
-map=maps/small.bsp
-if [ -x "$build/qwd" ]; then
-	if [ -f "$map" ]; then
-		exec "$build/qwd" +map small
-	fi
-	exec "$build/qwd"
+build=${1:-build}
+shift
+if [ ! -f build/maps/small.bsp ]; then
+	echo "make run: build/maps/small.bsp is missing (maps/small.map not compiled?)" >&2
+	exit 1
 fi
-echo "make run: the qwd network server is not written yet (issue 3); the bundled"
-echo "make run: map maps/small.bsp comes with the map compiler (issue 6)."
-echo "make run: what exists is the world model.  Checking maps with it:"
-if [ -f "$map" ]; then
-	exec "$build/bspinfo" "$map"
-fi
-real=${QWD_REALMAPS:-../shared/realmaps}
-if [ -f "$real/lqdm1.bsp" ]; then
-	echo "make run: (no bundled map yet; using $real/lqdm1.bsp)"
-	exec "$build/bspinfo" "$real/lqdm1.bsp"
-fi
-echo "make run: no map to load: give one with  $build/bspinfo FILE.bsp"
-exit 1
+echo "make run: starting $build/qwd $* (console: type help; quit or Ctrl-C stops)"
+exec "$build/qwd" "$@"

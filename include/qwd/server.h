@@ -259,6 +259,7 @@ struct server {
 	int16_t *hash;			/* (ip, qport) -> slot, -1 empty */
 	uint32_t hash_size;		/* power of two >= 2 * maxclients */
 	double last_upkeep;
+	double last_pings;
 
 	/* the stdin console */
 	int console_fd;			/* -1: none */
@@ -331,6 +332,8 @@ const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
 /* send.c */
 void sv_send_replies(struct server *sv);
+void sv_send_pings(struct server *sv, struct client *cl);
+int sv_client_ping(const struct client *c);
 void sv_reliable_write(struct client *cl, const void *data, size_t len);
 void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -121,19 +121,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 		const struct client *cl = &sv->clients[i];
 		static const char *const states[] = {"free", "zombie", "signon", "in game"};
 		char addr[NET_ADDR_STRLEN];
-		float t = 0;
-		int n = 0;
 
 		if (cl->state < CS_CONNECTED)
 			continue;
-		for (int f = 0; f < UPDATE_BACKUP; f++)
-			if (cl->frames[f].valid && cl->frames[f].ping_time > 0) {
-				t += cl->frames[f].ping_time;
-				n++;
-			}
 		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s\n", i, cl->userid,
 			cl->name, net_addr_format(&cl->chan.remote, addr),
-			states[cl->state], n ? (int)(t / (float)n * 1000.0f) : 0,
+			states[cl->state], sv_client_ping(cl),
 			cl->extended ? " QWDX" : "");
 	}
 }

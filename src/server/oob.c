@@ -61,19 +61,6 @@ static void refuse(struct server *sv, const struct net_addr *to,
 	send_text(sv, to, "%c\n%s\n", A2C_PRINT, why);
 }
 
-static int client_ping(const struct client *cl)
-{
-	float total = 0;
-	int n = 0;
-
-	for (int i = 0; i < UPDATE_BACKUP; i++)
-		if (cl->frames[i].valid && cl->frames[i].ping_time > 0) {
-			total += cl->frames[i].ping_time;
-			n++;
-		}
-	return n ? (int)(total / (float)n * 1000.0f) : 0;
-}
-
 /* "status": serverinfo, then one line per player as qstat reads it:
  * userid frags minutes ping "name" "skin" top bottom */
 static void oob_status(struct server *sv, const struct net_addr *from)
@@ -95,7 +82,7 @@ static void oob_status(struct server *sv, const struct net_addr *from)
 		n = snprintf(text + len, sizeof(text) - len,
 			     "%d %d %d %d \"%s\" \"%s\" %d %d\n", cl->userid,
 			     cl->frags, (int)(sv->realtime - cl->connect_time) / 60,
-			     client_ping(cl), cl->name, skin, atoi(top) & 15,
+			     sv_client_ping(cl), cl->name, skin, atoi(top) & 15,
 			     atoi(bottom) & 15);
 		if (n < 0 || (size_t)n >= sizeof(text) - len) {
 			text[len] = '\0';	/* a full packet: the rest is cut */

@@ -201,6 +201,58 @@ void sv_broadcast_client_info(struct server *sv, struct client *who)
 	}
 }
 
+/* ---- pings and packet loss -------------------------------------------- */
+
+int sv_client_ping(const struct client *c)
+{
+	float t = 0;
+	int n = 0;
+
+	for (int f = 0; f < UPDATE_BACKUP; f++)
+		if (c->frames[f].valid && c->frames[f].ping_time > 0) {
+			t += c->frames[f].ping_time;
+			n++;
+		}
+	return n ? (int)(t / (float)n * 1000.0f) : 0;
+}
+
+/* Everyone's ping and packet loss to one client (the scoreboard); slots
+ * past 32 only to extension clients. */
+void sv_send_pings(struct server *sv, struct client *cl)
+{
+	int limit = cl->extended ? sv->maxclients
+				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	for (int i = 0; i < limit; i++) {
+		struct client *c = &sv->clients[i];
+
+		if (c->state != CS_SPAWNED)
+			continue;
+		if (m.cursize + 12 > sizeof(buf)) {
+			sv_reliable_write(cl, m.data, m.cursize);
+			msg_clear(&m);
+		}
+		if (i < MAX_CLIENTS) {
+			msg_write_byte(&m, svc_updateping);
+			msg_write_byte(&m, i);
+			msg_write_short(&m, sv_client_ping(c));
+			msg_write_byte(&m, svc_updatepl);
+			msg_write_byte(&m, i);
+		} else {
+			msg_write_byte(&m, svcx_updateping);
+			msg_write_short(&m, i);
+			msg_write_short(&m, sv_client_ping(c));
+			msg_write_byte(&m, svcx_updatepl);
+			msg_write_short(&m, i);
+		}
+		msg_write_byte(&m, c->lossage);
+	}
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
 /* ---- stats ------------------------------------------------------------ */
 
 static void update_stats(struct server *sv, struct client *cl)
@@ -538,6 +590,13 @@ static void send_reply(struct server *sv, struct client *cl)
 
 void sv_send_replies(struct server *sv)
 {
+	/* every 2 s, the scoreboard's pings and loss to stock clients (an
+	 * extension client asks with "pings": to a thousand players the
+	 * broadcast would be a million messages) */
+	bool pings = sv->realtime - sv->last_pings > 2.0;
+
+	if (pings)
+		sv->last_pings = sv->realtime;
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *cl = &sv->clients[i];
 
@@ -547,12 +606,16 @@ void sv_send_replies(struct server *sv)
 			sv_drop_client(sv, cl, "too much reliable data queued");
 			continue;
 		}
+		if (pings && cl->state == CS_SPAWNED && !cl->extended)
+			sv_send_pings(sv, cl);
 		if (!cl->send_reply)
 			continue;
 		cl->send_reply = false;
 		/* the rate: a spawned client's reply may be choked (and said
-		 * so in the next one); signon traffic always goes */
-		if (cl->state == CS_SPAWNED && !netchan_can_packet(&cl->chan, sv->realtime)) {
+		 * so in the next one), and so may a download; the rest of the
+		 * signon always goes */
+		if ((cl->state == CS_SPAWNED || cl->dl_data) &&
+		    !netchan_can_packet(&cl->chan, sv->realtime)) {
 			cl->chokecount++;
 			sv->stats.chokes++;
 			continue;

@@ -430,44 +430,6 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
 }
 
-static void cmd_pings(struct server *sv, struct client *cl)
-{
-	for (int i = 0; i < sv->maxclients; i++) {
-		struct client *c = &sv->clients[i];
-		uint8_t buf[16];
-		struct msg_buf m;
-		int ping = 0;
-		float t = 0;
-		int n = 0;
-
-		if (c->state != CS_SPAWNED || (!cl->extended && i >= MAX_CLIENTS))
-			continue;
-		for (int f = 0; f < UPDATE_BACKUP; f++)
-			if (c->frames[f].valid && c->frames[f].ping_time > 0) {
-				t += c->frames[f].ping_time;
-				n++;
-			}
-		if (n)
-			ping = (int)(t / (float)n * 1000.0f);
-		msg_init(&m, buf, sizeof(buf));
-		if (i < MAX_CLIENTS) {
-			msg_write_byte(&m, svc_updateping);
-			msg_write_byte(&m, i);
-			msg_write_short(&m, ping);
-			msg_write_byte(&m, svc_updatepl);
-			msg_write_byte(&m, i);
-		} else {
-			msg_write_byte(&m, svcx_updateping);
-			msg_write_short(&m, i);
-			msg_write_short(&m, ping);
-			msg_write_byte(&m, svcx_updatepl);
-			msg_write_short(&m, i);
-		}
-		msg_write_byte(&m, c->lossage);
-		sv_reliable_write(cl, m.data, m.cursize);
-	}
-}
-
 /* ---- downloads -------------------------------------------------------- */
 
 /* Only plain relative paths into the folders clients fetch from. */
@@ -620,7 +582,7 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 	else if (!strcmp(c, "setinfo"))
 		cmd_setinfo(sv, cl, a);
 	else if (!strcmp(c, "pings"))
-		cmd_pings(sv, cl);
+		sv_send_pings(sv, cl);
 	else if (!strcmp(c, "download"))
 		cmd_download(sv, cl, a);
 	else if (!strcmp(c, "nextdl"))
