@@ -8,6 +8,9 @@
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, cmocka, libpcap, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
+#   deps.sh interop    the real peers the interoperability tests run:
+#                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
+#                      xdotool, MVDSV with KTX
 set -eu
 
 want=""
@@ -27,8 +30,19 @@ fuzz)
 	need clang command -v clang
 	need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 	;;
+interop)
+	need qstat command -v quakestat
+	need ezquake test -x /usr/lib/games/ezquake/ezquake
+	need xvfb command -v Xvfb
+	need xauth command -v xauth
+	need imagemagick command -v import
+	need xdotool command -v xdotool
+	need libgl1-mesa-dri sh -c 'ls /usr/lib/*/dri/swrast_dri.so'
+	need mvdsv sh -c 'dpkg -s mvdsv'
+	need ktx sh -c 'dpkg -s ktx'
+	;;
 *)
-	echo "deps.sh: unknown group '$1' (build, fuzz)" >&2
+	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2
 	exit 2
 	;;
 esac

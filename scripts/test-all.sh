@@ -14,6 +14,9 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 
+# the real peers (qstat is also used by the server's protocol tests)
+sh scripts/deps.sh interop || echo "test-all: could not install the interop peers; their tests will say so"
+
 stage() {
 	"$@" 2>&1 | tee -a "$log"
 }
