@@ -46,6 +46,10 @@ enum {
 	SV_BACKLOG = 8192,		/* reliable bytes queued beyond netchan */
 	SV_PATH = 256,
 	SV_CVAR_MAX = 96,
+	SV_GRID_CELL = 256,		/* player grid cell, units (grows for big maps) */
+	SV_GRID_DIM = 64,		/* at most 64 x 64 cells */
+	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
+	SV_REPLY_TESTS = 512,		/* visibility tests for one reply */
 	SV_USER_CVARS = 16
 };
 
@@ -160,6 +164,17 @@ struct client {
 	uint8_t *dl_owned;	/* file read for this download, freed after */
 };
 
+/* Players by map cell (x, y), so a reply looks at the players near its
+ * client instead of all of them.  Intrusive lists: no allocation. */
+struct sv_grid {
+	float ox, oy, cell;
+	int nx, ny;
+	int16_t head[SV_GRID_DIM * SV_GRID_DIM];	/* first slot, -1 none */
+	int16_t next[SV_MAX_CLIENTS];
+	int16_t cell_x[SV_MAX_CLIENTS], cell_y[SV_MAX_CLIENTS];
+	bool in[SV_MAX_CLIENTS];
+};
+
 /* ---- the server ------------------------------------------------------- */
 
 enum sv_bad_kind {		/* malformed input, counted by kind */
@@ -255,6 +270,7 @@ struct server {
 
 	/* clients */
 	struct client *clients;		/* maxclients */
+	struct sv_grid grid;
 	int next_userid;
 	int16_t *hash;			/* (ip, qport) -> slot, -1 empty */
 	uint32_t hash_size;		/* power of two >= 2 * maxclients */
@@ -333,6 +349,9 @@ void sv_log_bad_counts(struct server *sv);
 /* send.c */
 void sv_send_replies(struct server *sv);
 void sv_send_pings(struct server *sv, struct client *cl);
+void sv_grid_init(struct server *sv);
+void sv_grid_move(struct server *sv, int slot, const vec3_t org);
+void sv_grid_remove(struct server *sv, int slot);
 int sv_client_ping(const struct client *c);
 void sv_reliable_write(struct client *cl, const void *data, size_t len);
 void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)

@@ -335,6 +335,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	memset(sv->ents, 0, sizeof(*sv->ents) * (size_t)sv->max_entities);
 	memset(sv->objs, 0, sizeof(*sv->objs) * (size_t)sv->max_entities);
 	world_init(&sv->world, map, sv->objs, sv->max_entities);
+	sv_grid_init(sv);
 	sv->objs[0].solid = SOLID_BSP;
 	sv->objs[0].model = 0;
 	sv->ents[0].kind = ENT_WORLD;
@@ -495,6 +496,7 @@ void sv_spawn_player(struct server *sv, struct client *cl)
 	vec_copy(player_mins, o->mins);
 	vec_copy(player_maxs, o->maxs);
 	world_link(&sv->world, o);
+	sv_grid_move(sv, cl->slot, org);
 	vec_copy(ang, e->angles);
 	pmove_player_reset(&cl->pm, org, ang);
 	cl->pm.pm_type = cl->spectator ? PM_SPECTATOR : PM_NORMAL;

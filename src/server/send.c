@@ -307,83 +307,203 @@ static int16_t coord8(float f)
 	return (int16_t)v;
 }
 
+/* One svc_playerinfo (or its extension form); false when it did not fit. */
+static bool write_player(struct server *sv, struct client *cl, int j,
+			 struct msg_buf *m)
+{
+	static const struct usercmd nullcmd;
+	struct client *pc = &sv->clients[j];
+	int num = sv_player_entity(sv, j);
+	const struct entity *e = &sv->ents[num];
+	const struct world_obj *o = &sv->objs[num];
+	size_t mark = m->cursize;
+	int flags;
+
+	flags = PF_MSEC | PF_COMMAND;
+	if (e->modelindex != sv->player_model)
+		flags |= PF_MODEL;
+	for (int k = 0; k < 3; k++)
+		if ((int)e->velocity[k])
+			flags |= PF_VELOCITY1 << k;
+	if (e->effects)
+		flags |= PF_EFFECTS;
+	if (e->skin)
+		flags |= PF_SKINNUM;
+	if (e->health <= 0)
+		flags |= PF_DEAD;
+	if (pc->spectator)
+		flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
+	else if (pc == cl)
+		flags &= ~(PF_MSEC | PF_COMMAND);
+
+	if (j >= MAX_CLIENTS || cl->extended) {
+		msg_write_byte(m, svcx_playerinfo);
+		msg_write_short(m, j);
+	} else {
+		msg_write_byte(m, svc_playerinfo);
+		msg_write_byte(m, j);
+	}
+	msg_write_short(m, flags);
+	for (int k = 0; k < 3; k++)
+		msg_write_short(m, coord8(o->origin[k]));
+	msg_write_byte(m, e->frame);
+	if (flags & PF_MSEC) {
+		int msec = (int)(1000.0 * (sv->time - pc->localtime));
+
+		msg_write_byte(m, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+	}
+	if (flags & PF_COMMAND) {
+		struct usercmd c = pc->lastcmd;
+
+		c.buttons = 0;
+		c.impulse = 0;
+		msg_write_delta_usercmd(m, &nullcmd, &c);
+	}
+	for (int k = 0; k < 3; k++)
+		if (flags & (PF_VELOCITY1 << k))
+			msg_write_short(m, (int)e->velocity[k]);
+	if (flags & PF_MODEL)
+		msg_write_byte(m, e->modelindex);
+	if (flags & PF_SKINNUM)
+		msg_write_byte(m, e->skin);
+	if (flags & PF_EFFECTS)
+		msg_write_byte(m, e->effects);
+	if (m->overflowed) {
+		m->cursize = mark;
+		m->overflowed = false;
+		return false;
+	}
+	return true;
+}
+
+static bool player_shown(struct server *sv, struct client *cl, int j,
+			 const uint8_t *pvs)
+{
+	const struct client *pc = &sv->clients[j];
+
+	if (pc->state != CS_SPAWNED)
+		return false;
+	if (pc == cl)
+		return true;
+	return !pc->spectator && obj_visible(&sv->objs[sv_player_entity(sv, j)], pvs);
+}
+
+/* The players a client sees.  A stock client can only be told of slots
+ * 0..31: they are all tested.  An extension client on a server of
+ * hundreds is served from the player grid, nearest cells first, and a reply
+ * holds at most SV_REPLY_PLAYERS players after at most SV_REPLY_TESTS
+ * visibility tests: the work per reply is bounded, not proportional to the
+ * number of players (which would make a frame grow with their square). */
 static void write_players(struct server *sv, struct client *cl,
 			  const uint8_t *pvs, struct msg_buf *m)
 {
-	static const struct usercmd nullcmd;
-	int limit = cl->extended ? sv->maxclients
-				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
+	if (!cl->extended || sv->maxclients <= MAX_CLIENTS) {
+		int limit = sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS;
 
-	for (int j = 0; j < limit; j++) {
-		struct client *pc = &sv->clients[j];
-		int num = sv_player_entity(sv, j);
-		const struct entity *e = &sv->ents[num];
-		const struct world_obj *o = &sv->objs[num];
-		int flags;
+		for (int j = 0; j < limit; j++)
+			if (player_shown(sv, cl, j, pvs) && !write_player(sv, cl, j, m))
+				break;
+		return;
+	}
 
-		if (pc->state != CS_SPAWNED)
-			continue;
-		if (pc != cl) {
-			if (pc->spectator || !obj_visible(o, pvs))
+	const struct sv_grid *g = &sv->grid;
+	int shown = 0, tests = 0;
+
+	if (!write_player(sv, cl, cl->slot, m))
+		return;
+	int cx = g->cell_x[cl->slot], cy = g->cell_y[cl->slot];
+	int rings = g->nx > g->ny ? g->nx : g->ny;
+
+	for (int r = 0; r < rings && shown < SV_REPLY_PLAYERS && tests < SV_REPLY_TESTS; r++) {
+		for (int y = cy - r; y <= cy + r; y++) {
+			if (y < 0 || y >= g->ny)
 				continue;
-		}
-		flags = PF_MSEC | PF_COMMAND;
-		if (e->modelindex != sv->player_model)
-			flags |= PF_MODEL;
-		for (int k = 0; k < 3; k++)
-			if ((int)e->velocity[k])
-				flags |= PF_VELOCITY1 << k;
-		if (e->effects)
-			flags |= PF_EFFECTS;
-		if (e->skin)
-			flags |= PF_SKINNUM;
-		if (e->health <= 0)
-			flags |= PF_DEAD;
-		if (pc->spectator)
-			flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
-		else if (pc == cl)
-			flags &= ~(PF_MSEC | PF_COMMAND);
+			/* the ring: full rows at the top and bottom, two cells
+			 * in between */
+			int step = (y == cy - r || y == cy + r) ? 1 : 2 * r;
 
-		size_t mark = m->cursize;
-		if (j >= MAX_CLIENTS || cl->extended) {
-			msg_write_byte(m, svcx_playerinfo);
-			msg_write_short(m, j);
-		} else {
-			msg_write_byte(m, svc_playerinfo);
-			msg_write_byte(m, j);
-		}
-		msg_write_short(m, flags);
-		for (int k = 0; k < 3; k++)
-			msg_write_short(m, coord8(o->origin[k]));
-		msg_write_byte(m, e->frame);
-		if (flags & PF_MSEC) {
-			int msec = (int)(1000.0 * (sv->time - pc->localtime));
-
-			msg_write_byte(m, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
-		}
-		if (flags & PF_COMMAND) {
-			struct usercmd c = pc->lastcmd;
-
-			c.buttons = 0;
-			c.impulse = 0;
-			msg_write_delta_usercmd(m, &nullcmd, &c);
-		}
-		for (int k = 0; k < 3; k++)
-			if (flags & (PF_VELOCITY1 << k))
-				msg_write_short(m, (int)e->velocity[k]);
-		if (flags & PF_MODEL)
-			msg_write_byte(m, e->modelindex);
-		if (flags & PF_SKINNUM)
-			msg_write_byte(m, e->skin);
-		if (flags & PF_EFFECTS)
-			msg_write_byte(m, e->effects);
-		if (m->overflowed) {
-			/* no room for this player: keep what fitted before it */
-			m->cursize = mark;
-			m->overflowed = false;
-			break;
+			for (int x = cx - r; x <= cx + r; x += step ? step : 1) {
+				if (x < 0 || x >= g->nx)
+					continue;
+				for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j]) {
+					if (j == cl->slot)
+						continue;
+					if (++tests > SV_REPLY_TESTS || shown >= SV_REPLY_PLAYERS)
+						return;
+					if (!player_shown(sv, cl, j, pvs))
+						continue;
+					if (!write_player(sv, cl, j, m))
+						return;
+					shown++;
+				}
+			}
 		}
 	}
+}
+
+/* ---- the player grid -------------------------------------------------- */
+
+void sv_grid_init(struct server *sv)
+{
+	struct sv_grid *g = &sv->grid;
+	const struct bsp_model *w = &sv->map->models[0];
+	float sx = w->maxs[0] - w->mins[0], sy = w->maxs[1] - w->mins[1];
+
+	g->cell = SV_GRID_CELL;
+	while (sx / g->cell > SV_GRID_DIM || sy / g->cell > SV_GRID_DIM)
+		g->cell *= 2;
+	g->ox = w->mins[0];
+	g->oy = w->mins[1];
+	g->nx = (int)(sx / g->cell) + 1;
+	g->ny = (int)(sy / g->cell) + 1;
+	for (int i = 0; i < g->nx * g->ny; i++)
+		g->head[i] = -1;
+	for (int i = 0; i < sv->maxclients; i++) {
+		g->cell_x[i] = g->cell_y[i] = 0;
+		g->in[i] = false;
+	}
+}
+
+void sv_grid_remove(struct server *sv, int slot)
+{
+	struct sv_grid *g = &sv->grid;
+	int c;
+	int16_t *p;
+
+	if (!g->in[slot])
+		return;
+	c = g->cell_y[slot] * g->nx + g->cell_x[slot];
+	for (p = &g->head[c]; *p >= 0; p = &g->next[*p])
+		if (*p == slot) {
+			*p = g->next[slot];
+			break;
+		}
+	g->in[slot] = false;
+}
+
+/* put (or keep) a player in the cell of its origin; O(players in the
+ * cell) when it changes cell, nothing otherwise */
+void sv_grid_move(struct server *sv, int slot, const vec3_t org)
+{
+	struct sv_grid *g = &sv->grid;
+	int x = (int)((org[0] - g->ox) / g->cell), y = (int)((org[1] - g->oy) / g->cell);
+
+	if (x < 0)
+		x = 0;
+	if (x >= g->nx)
+		x = g->nx - 1;
+	if (y < 0)
+		y = 0;
+	if (y >= g->ny)
+		y = g->ny - 1;
+	if (g->in[slot] && g->cell_x[slot] == x && g->cell_y[slot] == y)
+		return;
+	sv_grid_remove(sv, slot);
+	g->cell_x[slot] = (int16_t)x;
+	g->cell_y[slot] = (int16_t)y;
+	g->next[slot] = g->head[y * g->nx + x];
+	g->head[y * g->nx + x] = (int16_t)slot;
+	g->in[slot] = true;
 }
 
 /* ---- packet entities -------------------------------------------------- */

@@ -147,10 +147,8 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 	e->angles[0] = -cmd.angles[0] / 3.0f;	/* the model leans a third */
 	e->angles[1] = cmd.angles[1];
 	e->angles[2] = 0;
-	if (o->solid != SOLID_NOT)
-		world_link(&sv->world, o);
-	else
-		world_link(&sv->world, o);	/* leafs still needed for PVS */
+	world_link(&sv->world, o);	/* SOLID_NOT too: leafs for the PVS */
+	sv_grid_move(sv, cl->slot, o->origin);
 	cl->localtime = sv->time;
 }
 
@@ -686,6 +684,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 		net_udp_send(sv->sock, &cl->chan.remote, pkt, n, &sv->net);
 	if (cl->state == CS_SPAWNED && why)
 		sv_broadcast_printf(sv, PRINT_HIGH, "%s left the game\n", cl->name);
+	sv_grid_remove(sv, cl->slot);
 	num = sv_player_entity(sv, cl->slot);
 	if (num < sv->max_entities) {
 		world_unlink(&sv->world, &sv->objs[num]);
