@@ -595,7 +595,12 @@ static void write_entities(struct server *sv, struct client *cl,
 {
 	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
 	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
-	int limit = cl->extended ? sv->num_ents : (sv->num_ents < MAX_EDICTS_P28 ? sv->num_ents : MAX_EDICTS_P28);
+	/* map entities only: players travel in svc_playerinfo, and the
+	 * extension's player slots come after first_ext_entity */
+	int limit = sv->first_ext_entity;
+
+	if (!cl->extended && limit > MAX_EDICTS_P28)
+		limit = MAX_EDICTS_P28;
 	struct client_frame *from = NULL;
 	bool wide = cl->extended;
 	uint32_t first = sv->state_ring_next;
