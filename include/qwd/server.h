@@ -35,6 +35,7 @@
 #include "qwd/common.h"
 #include "qwd/game.h"
 #include "qwd/net.h"
+#include "qwd/prof.h"
 #include "qwd/protocol.h"
 #include "qwd/world.h"
 
@@ -134,6 +135,7 @@ struct client {
 
 	/* requests */
 	bool send_reply;	/* a request arrived this frame */
+	uint64_t request_ns;	/* receive time of the first one (prof) */
 	int delta_sequence;	/* -1: send a full entity update */
 	struct usercmd lastcmd;
 	int lossage;
@@ -293,6 +295,9 @@ struct server {
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
+	struct prof *prof;		/* phase timers, histograms, counters */
+	FILE *stats_file;		/* -stats FILE, or NULL */
+	uint64_t batch_ns;		/* receive time of the current batch */
 };
 
 /* ---- entry points (src/server/) --------------------------------------- */
@@ -303,6 +308,10 @@ struct server_options {
 	const char *ip;
 	int port;		/* < 0: 27500; 0: any free port */
 	int maxclients;
+	bool counters;		/* -counters: open perf_event counters */
+	const char *stats_path;	/* -stats FILE: JSON lines per interval */
+	double stats_interval;	/* seconds, <= 0: 10 */
+	bool stats_console;	/* the one-line report on the console */
 };
 
 /* Set up a server (socket, buffers, cvars); no level yet.  Returns 0, or

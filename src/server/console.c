@@ -255,6 +255,12 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 
 static void c_help(struct server *sv, const struct net_args *a, FILE *out);
 
+/* "stats show|reset|on|off|interval N", "counters on|off|report|merge" */
+static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
+{
+	prof_command(sv->prof, a->argc, a->argv, out);
+}
+
 static const struct command commands[] = {
 	{"map", c_map, "map NAME: change level (clients come along)"},
 	{"status", c_status, "players, addresses, pings"},
@@ -264,6 +270,8 @@ static const struct command commands[] = {
 	{"set", c_set, "set NAME VALUE"},
 	{"exec", c_exec, "exec FILE: run a config file"},
 	{"quit", c_quit, "shut down cleanly"},
+	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
+	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };

@@ -217,6 +217,30 @@ int server_init(struct server *sv, const struct server_options *opt)
 			sv->port = ntohs(a.port);
 	}
 	net_send_init(sv->tx, sv->sock, &sv->net);
+
+	struct prof_config pc = {
+		.log = &sv->log,
+		.max_clients = sv->maxclients,
+		.interval_s = opt->stats_interval,
+		.report_console = opt->stats_console,
+		.counters = opt->counters,
+		.counters_merge_rx_exec = true,
+	};
+	sv->prof = prof_create(&pc);
+	if (!sv->prof) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the profiler");
+		return -1;
+	}
+	if (opt->stats_path) {
+		sv->stats_file = fopen(opt->stats_path, "w");
+		if (!sv->stats_file) {
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "-stats %s: %s", opt->stats_path,
+				 strerror(errno));
+			return -1;
+		}
+		setvbuf(sv->stats_file, NULL, _IOLBF, 0);
+		prof_set_stats_file(sv->prof, sv->stats_file);
+	}
 	sv->realtime = sv->start_time = server_clock();
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
@@ -232,6 +256,14 @@ void server_shutdown(struct server *sv)
 		for (int i = 0; i < sv->maxclients; i++)
 			free(sv->clients[i].dl_owned);
 	}
+	if (sv->prof) {
+		prof_interval_close(sv->prof);
+		prof_destroy(sv->prof);
+		sv->prof = NULL;
+	}
+	if (sv->stats_file)
+		fclose(sv->stats_file);
+	sv->stats_file = NULL;
 	if (sv->sock >= 0)
 		net_udp_close(sv->sock);
 	sv->sock = -1;
@@ -314,6 +346,7 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 		sv->stats.bad[BAD_STALE]++;
 		return;
 	}
+	prof_request(sv->prof, cl->slot, p->len);
 	/* a NAT may have moved the client to another port: follow it */
 	if (cl->chan.remote.port != p->from.port) {
 		char a[NET_ADDR_STRLEN];
@@ -383,24 +416,31 @@ void server_frame(struct server *sv, double wait)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
 
 	/* WORLD */
+	prof_switch(sv->prof, PROF_WORLD);
 	now = server_clock();
 	sv->time += now - sv->realtime;
 	sv->realtime = now;
 
-	/* RECEIVE + EXECUTE */
+	/* RECEIVE + EXECUTE (switched per packet in user.c) */
+	prof_switch(sv->prof, PROF_RECEIVE);
 	for (int round = 0; round < RECV_ROUNDS; round++) {
 		int n = net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
 
 		if (n <= 0)
 			break;
+		sv->batch_ns = prof_now(sv->prof);
 		for (int i = 0; i < n; i++)
 			receive_packet(sv, &sv->rx->packets[i]);
 		if (n < NET_BATCH)
 			break;
 	}
+
 	/* REPLY */
+	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
 
+	/* upkeep counts as world work */
+	prof_switch(sv->prof, PROF_WORLD);
 	if (sv->console_fd >= 0 && FD_ISSET(sv->console_fd, &fds))
 		read_console(sv);
 	if (now - sv->last_upkeep > 0.1) {
@@ -408,4 +448,8 @@ void server_frame(struct server *sv, double wait)
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;
+	prof_net_totals(sv->prof, sv->net.packets_in, sv->net.bytes_in,
+			sv->net.packets_out, sv->net.bytes_out);
+	prof_frame_end(sv->prof);
+	prof_periodic(sv->prof);
 }

@@ -13,6 +13,10 @@
  *   loader refuses at start-up ends the process with the loader's message
  *   and a non-zero status; at run time a refused map leaves the level as
  *   it is.
+ *   Instruments (docs/instrumentation.md): -stats FILE writes one JSON line
+ *   per interval (-statsinterval S, default 10), -statsline prints the
+ *   one-line report on the console, -counters opens the perf_event
+ *   counters; "stats" and "counters" on the console and over rcon.
  *   SIGINT and SIGTERM end the loop; clients are told and the socket closed.
  *   The flag they set is the one global here: a signal handler has no other
  *   way to reach the loop.
@@ -38,7 +42,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
-		"           [-noconsole] [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
+		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters]\n"
+		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
 
@@ -74,6 +79,16 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-noconsole")) {
 			console = false;
+		} else if (!strcmp(a, "-counters")) {
+			opt.counters = true;
+		} else if (!strcmp(a, "-stats") && v) {
+			opt.stats_path = v;
+			i++;
+		} else if (!strcmp(a, "-statsinterval") && v) {
+			opt.stats_interval = atof(v);
+			i++;
+		} else if (!strcmp(a, "-statsline")) {
+			opt.stats_console = true;
 		} else if (!strcmp(a, "+maxclients") && v) {
 			opt.maxclients = atoi(v);
 		} else if (!strcmp(a, "+set") && v && !strcmp(v, "maxclients") && i + 2 < argc) {
@@ -142,6 +157,7 @@ int main(int argc, char **argv)
 	}
 	if (console)
 		sv.console_fd = STDIN_FILENO;
+	prof_reset(sv.prof);	/* the map load is not the first frame's idle */
 
 	while (!sv.quit && !stop_requested)
 		server_frame(&sv, 0.05);

@@ -196,6 +196,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv_userinfo_changed(sv, cl);
 	sv_client_setup(sv, cl);
 	sv_rehash_clients(sv);
+	prof_client_reset(sv->prof, cl->slot);
 	sv->stats.connects++;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
 		 cl->slot, cl->name, net_addr_format(from, a),

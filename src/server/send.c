@@ -709,6 +709,8 @@ static void send_reply(struct server *sv, struct client *cl)
 		return;
 	}
 	net_send_commit(sv->tx, &cl->chan.remote, n);
+	prof_reply(sv->prof, cl->slot, n);
+	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));
 	cl->replies++;
 	sv->stats.replies++;
 }

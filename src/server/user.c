@@ -622,13 +622,17 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 	 * byte names our frame; a request older than the last reply gets none */
 	if (cl->chan.incoming_sequence >= cl->chan.outgoing_sequence) {
 		cl->chan.outgoing_sequence = cl->chan.incoming_sequence;
+		if (!cl->send_reply)
+			cl->request_ns = sv->batch_ns;	/* the oldest waiting */
 		cl->send_reply = true;
 	}
+	prof_switch(sv->prof, PROF_EXECUTE);
 	cl->delta_sequence = p.delta;
 	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED; i++)
 		string_command(sv, cl, p.strings[i]);
 	if (p.has_move && cl->state == CS_SPAWNED)
 		execute_move(sv, cl, &p, m);
+	prof_switch(sv->prof, PROF_RECEIVE);
 }
 
 /* ---- userinfo and client lifetime ------------------------------------- */

@@ -1,0 +1,518 @@
+/*
+ * report.c -- the stats as text: the one-line report, the counter table,
+ * the JSON lines of the stats file, and the operator's commands.
+ *
+ * Design note
+ *   Everything is formatted from a struct prof_stats, a plain snapshot, so
+ *   the formatters are pure functions of it (the tests feed them made-up
+ *   figures) and the frame loop never pays for them.  Text is built into a
+ *   caller's buffer with snprintf semantics (the length wanted is
+ *   returned, the buffer is always terminated); a JSON line is built
+ *   whole on the stack and written with one fwrite, so a reader tailing the
+ *   file never sees half an object.  A figure that was not measured (NaN)
+ *   is left out of the text and written as null in JSON: JSON has no NaN,
+ *   and the runner must tell "not measured" from zero.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sbuf {
+	char *buf;
+	size_t size;
+	size_t len;		/* length wanted so far */
+};
+
+static void sb_printf(struct sbuf *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct sbuf *s, const char *fmt, ...)
+{
+	size_t room = s->len < s->size ? s->size - s->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->len += (size_t)n;
+}
+
+static int sb_result(struct sbuf *s)
+{
+	if (s->size && s->len < s->size)
+		s->buf[s->len] = '\0';
+	return s->len > INT32_MAX ? INT32_MAX : (int)s->len;
+}
+
+static const char *const mode_names[] = {
+	"off", "none", "software", "all", "rotating",
+};
+
+const char *prof_counter_mode_name(int mode)
+{
+	return mode >= 0 && mode <= PROF_CTR_ROTATING ? mode_names[mode] : "?";
+}
+
+static double per_s(double v, double seconds)
+{
+	return seconds > 0.0 ? v / seconds : NAN;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void sb_ns(struct sbuf *s, uint64_t ns)
+{
+	if (ns < 1000)
+		sb_printf(s, "%" PRIu64 "ns", ns);
+	else if (ns < 10000)
+		sb_printf(s, "%.1fus", (double)ns / 1e3);
+	else if (ns < 1000000)
+		sb_printf(s, "%.0fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		sb_printf(s, "%.1fms", (double)ns / 1e6);
+	else
+		sb_printf(s, "%.2fs", (double)ns / 1e9);
+}
+
+static void sb_bps(struct sbuf *s, double bytes_per_s)
+{
+	if (isnan(bytes_per_s))
+		sb_printf(s, "-");
+	else if (bytes_per_s < 1e3)
+		sb_printf(s, "%.0f B/s", bytes_per_s);
+	else if (bytes_per_s < 1e6)
+		sb_printf(s, "%.1f kB/s", bytes_per_s / 1e3);
+	else
+		sb_printf(s, "%.2f MB/s", bytes_per_s / 1e6);
+}
+
+static void line_counters(struct sbuf *s, const struct prof_stats *st)
+{
+	const struct prof_derived *b = &st->busy, *a = &st->all;
+
+	if (st->counter_mode == PROF_CTR_OFF)
+		return;
+	if (st->counter_mode == PROF_CTR_NONE) {
+		sb_printf(s, " | counters: none available");
+		return;
+	}
+	sb_printf(s, " |");
+	if (!isnan(b->ipc))
+		sb_printf(s, " ipc %.2f", b->ipc);
+	if (!isnan(b->branch_miss_rate))
+		sb_printf(s, " br %.1f%%", b->branch_miss_rate * 100.0);
+	if (!isnan(b->l1d_mpki) || !isnan(b->l1i_mpki) || !isnan(b->llc_mpki))
+		sb_printf(s, " mpki");
+	if (!isnan(b->l1d_mpki))
+		sb_printf(s, " l1d %.1f", b->l1d_mpki);
+	if (!isnan(b->l1i_mpki))
+		sb_printf(s, " l1i %.1f", b->l1i_mpki);
+	if (!isnan(b->llc_mpki))
+		sb_printf(s, " llc %.2f", b->llc_mpki);
+	if (!isnan(b->stall_frontend) || !isnan(b->stall_backend))
+		sb_printf(s, " stall");
+	if (!isnan(b->stall_frontend))
+		sb_printf(s, " fe %.0f%%", b->stall_frontend * 100.0);
+	if (!isnan(b->stall_backend))
+		sb_printf(s, " be %.0f%%", b->stall_backend * 100.0);
+	if (!isnan(b->cpu_share))
+		sb_printf(s, " cpu %.0f%%", b->cpu_share * 100.0);
+	if (!isnan(a->context_switches))
+		sb_printf(s, " cs %.0f/s", per_s(a->context_switches, st->seconds));
+	if (!isnan(a->page_faults))
+		sb_printf(s, " pf %.0f/s", per_s(a->page_faults, st->seconds));
+	if (st->counter_mode == PROF_CTR_SOFTWARE)
+		sb_printf(s, " [sw only: no hw counters]");
+	else if (st->counter_mode == PROF_CTR_ROTATING)
+		sb_printf(s, " [rotating]");
+	if (st->counters_user_only)
+		sb_printf(s, " [user only]");
+}
+
+int prof_format_line(const struct prof_stats *st, char *buf, size_t size)
+{
+	struct sbuf s = {buf, size, 0};
+	static const char *const short_names[PROF_PHASES] = {
+		"world", "recv", "exec", "reply", "idle",
+	};
+	double sec = st->seconds;
+
+	sb_printf(&s, "stats %.1fs %.0f fps |", sec,
+		  sec > 0.0 ? (double)st->frames / sec : 0.0);
+	for (int ph = 0; ph < PROF_PHASES; ph++)
+		sb_printf(&s, " %s %.1f%%", short_names[ph], st->phase_share[ph] * 100.0);
+	sb_printf(&s, " | req %.0f/s %.2f/frame rep %.0f/s",
+		  sec > 0.0 ? (double)st->requests / sec : 0.0,
+		  st->requests_per_frame.mean,
+		  sec > 0.0 ? (double)st->replies / sec : 0.0);
+	if (st->request_time_ns.count) {
+		sb_printf(&s, " | rt p50 ");
+		sb_ns(&s, st->request_time_ns.p50);
+		sb_printf(&s, " p99 ");
+		sb_ns(&s, st->request_time_ns.p99);
+		sb_printf(&s, " max ");
+		sb_ns(&s, st->request_time_ns.max);
+	} else {
+		sb_printf(&s, " | rt -");
+	}
+	if (st->reply_bytes.count)
+		sb_printf(&s, " | reply %.0fB avg %" PRIu64 "B max", st->reply_bytes.mean,
+			  st->reply_bytes.max);
+	else
+		sb_printf(&s, " | reply -");
+	sb_printf(&s, " | in %.0f pkt/s ", sec > 0.0 ? (double)st->packets_in / sec : 0.0);
+	sb_bps(&s, per_s((double)st->bytes_in, sec));
+	sb_printf(&s, " out %.0f pkt/s ", sec > 0.0 ? (double)st->packets_out / sec : 0.0);
+	sb_bps(&s, per_s((double)st->bytes_out, sec));
+	sb_printf(&s, " | clients %d", st->clients_active);
+	if (st->clients_active) {
+		sb_printf(&s, " out avg ");
+		sb_bps(&s, st->client_out_Bps_mean);
+		sb_printf(&s, " max ");
+		sb_bps(&s, st->client_out_Bps_max);
+	}
+	line_counters(&s, st);
+	return sb_result(&s);
+}
+
+static void sb_fig(struct sbuf *s, double v, const char *fmt, double scale)
+{
+	if (isnan(v))
+		sb_printf(s, " %9s", "-");
+	else
+		sb_printf(s, fmt, v * scale);
+}
+
+static void table_row(struct sbuf *s, const char *name, double share,
+		      const struct prof_derived *d, double seconds)
+{
+	sb_printf(s, "%-8s", name);
+	if (isnan(share))
+		sb_printf(s, " %6s", "");
+	else
+		sb_printf(s, " %6.1f", share * 100.0);
+	sb_fig(s, d->ipc, " %9.3f", 1.0);
+	sb_fig(s, d->branch_miss_rate, " %8.2f%%", 100.0);
+	sb_fig(s, d->l1d_mpki, " %9.2f", 1.0);
+	sb_fig(s, d->l1i_mpki, " %9.2f", 1.0);
+	sb_fig(s, d->llc_mpki, " %9.3f", 1.0);
+	sb_fig(s, d->stall_frontend, " %8.1f%%", 100.0);
+	sb_fig(s, d->stall_backend, " %8.1f%%", 100.0);
+	sb_fig(s, d->cpu_share, " %8.1f%%", 100.0);
+	sb_fig(s, per_s(d->context_switches, seconds), " %9.1f", 1.0);
+	sb_fig(s, per_s(d->page_faults, seconds), " %9.1f", 1.0);
+	sb_printf(s, "\n");
+}
+
+int prof_format_counters(const struct prof_stats *st, char *buf, size_t size)
+{
+	struct sbuf s = {buf, size, 0};
+	bool first = true;
+
+	sb_printf(&s, "counters: mode %s%s%s over %.1f s\n",
+		  prof_counter_mode_name(st->counter_mode),
+		  st->counters_user_only ? ", user space only" : "",
+		  st->counters_merged ? ", receive includes execute" : "",
+		  st->seconds);
+	if (st->counter_mode == PROF_CTR_OFF)
+		return sb_result(&s);
+	sb_printf(&s, "counted:");
+	for (int ev = 0; ev < PROF_EVENTS; ev++)
+		if (st->events_counted & (1u << ev))
+			sb_printf(&s, " %s", prof_event_name(ev));
+	sb_printf(&s, "\nnot counted:");
+	for (int ev = 0; ev < PROF_EVENTS; ev++)
+		if (!(st->events_counted & (1u << ev))) {
+			sb_printf(&s, "%s%s", first ? " " : ", ", prof_event_name(ev));
+			first = false;
+		}
+	if (first)
+		sb_printf(&s, " -");
+	sb_printf(&s, "\n%-8s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "phase",
+		  "time%", "ipc", "br-miss", "l1d-mpki", "l1i-mpki", "llc-mpki",
+		  "stall-fe", "stall-be", "cpu", "cs/s", "pf/s");
+	for (int ph = 0; ph < PROF_PHASES; ph++)
+		table_row(&s, prof_phase_name(ph), st->phase_share[ph], &st->phase[ph],
+			  st->seconds);
+	table_row(&s, "busy", 1.0 - st->phase_share[PROF_IDLE], &st->busy, st->seconds);
+	table_row(&s, "all", 1.0, &st->all, st->seconds);
+	return sb_result(&s);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void js_num(struct sbuf *s, double v)
+{
+	if (isfinite(v))
+		sb_printf(s, "%.9g", v);
+	else
+		sb_printf(s, "null");
+}
+
+static void js_summary(struct sbuf *s, const char *name,
+		       const struct prof_summary *m, double scale)
+{
+	sb_printf(s, ",\"%s\":{\"count\":%" PRIu64 ",\"mean\":", name, m->count);
+	js_num(s, m->mean * scale);
+	sb_printf(s, ",\"p50\":");
+	js_num(s, (double)m->p50 * scale);
+	sb_printf(s, ",\"p99\":");
+	js_num(s, (double)m->p99 * scale);
+	sb_printf(s, ",\"max\":");
+	js_num(s, (double)m->max * scale);
+	sb_printf(s, "}");
+}
+
+static void js_field(struct sbuf *s, bool *first, const char *name, double v)
+{
+	sb_printf(s, "%s\"%s\":", *first ? "" : ",", name);
+	*first = false;
+	js_num(s, v);
+}
+
+static void js_derived(struct sbuf *s, const char *name,
+		       const struct prof_derived *d, bool comma)
+{
+	bool first = true;
+
+	sb_printf(s, "%s\"%s\":{", comma ? "," : "", name);
+	js_field(s, &first, "ipc", d->ipc);
+	js_field(s, &first, "branch_miss_rate", d->branch_miss_rate);
+	js_field(s, &first, "l1d_mpki", d->l1d_mpki);
+	js_field(s, &first, "l1i_mpki", d->l1i_mpki);
+	js_field(s, &first, "llc_mpki", d->llc_mpki);
+	js_field(s, &first, "stall_frontend", d->stall_frontend);
+	js_field(s, &first, "stall_backend", d->stall_backend);
+	js_field(s, &first, "cpu_share", d->cpu_share);
+	js_field(s, &first, "cycles", d->cycles);
+	js_field(s, &first, "instructions", d->instructions);
+	js_field(s, &first, "context_switches", d->context_switches);
+	js_field(s, &first, "page_faults", d->page_faults);
+	sb_printf(s, "}");
+}
+
+static void js_counters(struct sbuf *s, const struct prof_stats *st)
+{
+	bool first = true;
+
+	sb_printf(s, ",\"counters\":");
+	if (st->counter_mode == PROF_CTR_OFF) {
+		sb_printf(s, "null");
+		return;
+	}
+	sb_printf(s, "{\"mode\":\"%s\",\"user_only\":%s,\"merged_rx_exec\":%s,\"events\":[",
+		  prof_counter_mode_name(st->counter_mode),
+		  st->counters_user_only ? "true" : "false",
+		  st->counters_merged ? "true" : "false");
+	for (int ev = 0; ev < PROF_EVENTS; ev++)
+		if (st->events_counted & (1u << ev)) {
+			sb_printf(s, "%s\"%s\"", first ? "" : ",", prof_event_name(ev));
+			first = false;
+		}
+	sb_printf(s, "],\"phases\":{");
+	for (int ph = 0; ph < PROF_PHASES; ph++)
+		js_derived(s, prof_phase_name(ph), &st->phase[ph], ph > 0);
+	js_derived(s, "busy", &st->busy, true);
+	js_derived(s, "all", &st->all, true);
+	sb_printf(s, "}}");
+}
+
+static void js_build(struct sbuf *s, const struct prof_stats *st)
+{
+	double sec = st->seconds;
+	bool first = true;
+
+	sb_printf(s, "{\"schema\":\"qwd-stats/1\",\"seq\":%" PRIu64 ",\"time\":", st->seq);
+	/* microseconds of a Unix time need 16 digits, more than %.9g */
+	if (isfinite(st->wall_time))
+		sb_printf(s, "%.6f", st->wall_time);
+	else
+		sb_printf(s, "null");
+	sb_printf(s, ",\"uptime_s\":");
+	js_num(s, st->uptime_s);
+	sb_printf(s, ",\"interval_s\":");
+	js_num(s, sec);
+	sb_printf(s, ",\"frames\":%" PRIu64 ",\"phase_ns\":{", st->frames);
+	for (int ph = 0; ph < PROF_PHASES; ph++)
+		sb_printf(s, "%s\"%s\":%" PRIu64, ph ? "," : "", prof_phase_name(ph),
+			  st->phase_ns[ph]);
+	sb_printf(s, "},\"phase_share\":{");
+	for (int ph = 0; ph < PROF_PHASES; ph++)
+		js_field(s, &first, prof_phase_name(ph), st->phase_share[ph]);
+	sb_printf(s, "},\"requests\":%" PRIu64 ",\"requests_per_s\":", st->requests);
+	js_num(s, per_s((double)st->requests, sec));
+	sb_printf(s, ",\"replies\":%" PRIu64 ",\"replies_per_s\":", st->replies);
+	js_num(s, per_s((double)st->replies, sec));
+	js_summary(s, "requests_per_frame", &st->requests_per_frame, 1.0);
+	js_summary(s, "request_time_us", &st->request_time_ns, 1e-3);
+	js_summary(s, "reply_bytes", &st->reply_bytes, 1.0);
+	js_summary(s, "frame_busy_us", &st->frame_busy_ns, 1e-3);
+	sb_printf(s, ",\"net\":{\"packets_in\":%" PRIu64 ",\"bytes_in\":%" PRIu64
+		  ",\"packets_out\":%" PRIu64 ",\"bytes_out\":%" PRIu64,
+		  st->packets_in, st->bytes_in, st->packets_out, st->bytes_out);
+	sb_printf(s, ",\"packets_in_per_s\":");
+	js_num(s, per_s((double)st->packets_in, sec));
+	sb_printf(s, ",\"bytes_in_per_s\":");
+	js_num(s, per_s((double)st->bytes_in, sec));
+	sb_printf(s, ",\"packets_out_per_s\":");
+	js_num(s, per_s((double)st->packets_out, sec));
+	sb_printf(s, ",\"bytes_out_per_s\":");
+	js_num(s, per_s((double)st->bytes_out, sec));
+	sb_printf(s, "},\"clients\":{\"active\":%d,\"in_Bps_mean\":", st->clients_active);
+	js_num(s, st->client_in_Bps_mean);
+	sb_printf(s, ",\"in_Bps_max\":");
+	js_num(s, st->client_in_Bps_max);
+	sb_printf(s, ",\"out_Bps_mean\":");
+	js_num(s, st->client_out_Bps_mean);
+	sb_printf(s, ",\"out_Bps_max\":");
+	js_num(s, st->client_out_Bps_max);
+	sb_printf(s, "}");
+	js_counters(s, st);
+	sb_printf(s, "}\n");
+}
+
+int prof_write_json(const struct prof_stats *st, FILE *f)
+{
+	char buf[16384];
+	struct sbuf s = {buf, sizeof(buf), 0};
+
+	js_build(&s, st);
+	if (s.len >= sizeof(buf))
+		return -1;	/* cannot happen with the fields above */
+	if (fwrite(buf, 1, s.len, f) != s.len || fflush(f) != 0)
+		return -1;
+	return 0;
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+static int current_mode(const struct prof *p)
+{
+	const struct prof_counters *c = &p->ctr;
+
+	if (!c->on)
+		return PROF_CTR_OFF;
+	if (c->rotating)
+		return PROF_CTR_ROTATING;
+	if (c->hw)
+		return PROF_CTR_ALL;
+	return c->g[PROF_GROUP_SW].nopen ? PROF_CTR_SOFTWARE : PROF_CTR_NONE;
+}
+
+static void print_line(FILE *out, const char *label, const struct prof_stats *st)
+{
+	char line[QWD_LOG_LINE_MAX];
+
+	prof_format_line(st, line, sizeof(line));
+	fprintf(out, "%s: %s\n", label, line);
+}
+
+static int stats_usage(FILE *out)
+{
+	fprintf(out, "usage: stats [show|reset|on|off|interval SECONDS]\n");
+	return -1;
+}
+
+static int cmd_stats(struct prof *p, int argc, const char *const *argv, FILE *out)
+{
+	const char *sub = argc > 1 ? argv[1] : "show";
+	struct prof_stats st;
+
+	if (!strcasecmp(sub, "show")) {
+		char label[48];
+
+		prof_get_stats(p, PROF_SCOPE_INTERVAL, &st);
+		print_line(out, "interval so far", &st);
+		if (p->last_stats.seq) {
+			snprintf(label, sizeof(label), "last interval #%" PRIu64,
+				 p->last_stats.seq);
+			print_line(out, label, &p->last_stats);
+		}
+		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
+		print_line(out, "total", &st);
+		fprintf(out, "console report %s, every %.1f s; stats file %s\n",
+			p->report_console ? "on" : "off", (double)p->interval_ns * 1e-9,
+			p->stats_file ? "on" : "off");
+	} else if (!strcasecmp(sub, "reset")) {
+		prof_reset(p);
+		fprintf(out, "stats reset\n");
+	} else if (!strcasecmp(sub, "on") || !strcasecmp(sub, "off")) {
+		prof_set_report_console(p, !strcasecmp(sub, "on"));
+		fprintf(out, "console report %s\n", p->report_console ? "on" : "off");
+	} else if (!strcasecmp(sub, "interval") && argc > 2) {
+		char *end;
+		double v = strtod(argv[2], &end);
+
+		if (end == argv[2] || *end || !(v >= 0.1 && v <= 3600.0))
+			return stats_usage(out);
+		prof_set_interval(p, v);
+		fprintf(out, "stats interval %.1f s\n", v);
+	} else {
+		return stats_usage(out);
+	}
+	return 0;
+}
+
+static int counters_usage(FILE *out)
+{
+	fprintf(out, "usage: counters [on|off|report|merge on|off]\n");
+	return -1;
+}
+
+static int cmd_counters(struct prof *p, int argc, const char *const *argv,
+			FILE *out)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+	char groups[32];
+
+	if (!strcasecmp(sub, "on")) {
+		int n = prof_counters_set(p, true);
+
+		fprintf(out, "counters on: %d event(s), mode %s\n", n,
+			prof_counter_mode_name(current_mode(p)));
+	} else if (!strcasecmp(sub, "off")) {
+		prof_counters_set(p, false);
+		fprintf(out, "counters off\n");
+	} else if (!strcasecmp(sub, "report")) {
+		struct prof_stats st;
+		char table[4096];
+
+		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
+		prof_format_counters(&st, table, sizeof(table));
+		fputs(table, out);
+	} else if (!strcasecmp(sub, "merge") && argc > 2 &&
+		   (!strcasecmp(argv[2], "on") || !strcasecmp(argv[2], "off"))) {
+		prof_counters_merge(p, !strcasecmp(argv[2], "on"));
+		fprintf(out, "counters: receive and execute %s\n",
+			p->ctr.merge ? "share one counter phase" : "counted apart");
+	} else if (!sub[0]) {
+		fprintf(out, "counters %s, mode %s, groups [%s]%s%s, read errors %" PRIu64 "\n",
+			p->ctr.on ? "on" : "off", prof_counter_mode_name(current_mode(p)),
+			prof_ctr_groups_open(p, groups, sizeof(groups)),
+			p->ctr.user_only ? ", user space only" : "",
+			p->ctr.merge ? ", receive+execute merged" : "",
+			p->ctr.read_errors);
+	} else {
+		return counters_usage(out);
+	}
+	return 0;
+}
+
+int prof_command(struct prof *p, int argc, const char *const *argv, FILE *out)
+{
+	if (argc < 1)
+		return -1;
+	if (!strcasecmp(argv[0], "stats"))
+		return cmd_stats(p, argc, argv, out);
+	if (!strcasecmp(argv[0], "counters"))
+		return cmd_counters(p, argc, argv, out);
+	fprintf(out, "prof: unknown command \"%s\"\n", argv[0]);
+	return -1;
+}
