@@ -98,7 +98,7 @@ tools: $(TOOL_BINS)
 tests: $(TEST_BINS)
 
 # Run every test program; scripts/run-tests.sh prints the totals line.
-run-tests: $(TEST_BINS) $(TOOL_BINS)
+run-tests: $(TEST_BINS) $(TOOL_BINS) maps
 	@sh scripts/run-tests.sh $(BUILD) $(TEST_BINS)
 
 # make check: the whole suite under AddressSanitizer and UBSan.
