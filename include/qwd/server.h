@@ -296,6 +296,7 @@ struct server {
 
 	struct server_stats stats;
 	struct prof *prof;		/* phase timers, histograms, counters */
+	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	FILE *stats_file;		/* -stats FILE, or NULL */
 	uint64_t batch_ns;		/* receive time of the current batch */
 };
@@ -351,6 +352,10 @@ void sv_client_packet(struct server *sv, struct client *cl,
 void sv_drop_client(struct server *sv, struct client *cl, const char *why);
 void sv_client_setup(struct server *sv, struct client *cl);
 void sv_userinfo_changed(struct server *sv, struct client *cl);
+/* frame.c: one datagram now, outside the reply batch (connectionless
+ * answers, a last disconnect); captured when a capture runs */
+void sv_send_raw(struct server *sv, const struct net_addr *to,
+		 const void *data, size_t len);
 /* frame.c: rebuild the (address, qport) lookup after a connect or drop */
 void sv_rehash_clients(struct server *sv);
 const char *sv_bad_name(int kind);

@@ -255,6 +255,74 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 
 static void c_help(struct server *sv, const struct net_args *a, FILE *out);
 
+/* "capture start FILE [MAXMB] [client USERID]" / "capture stop" / "capture":
+ * the server's own traffic to a pcap file (docs/instrumentation.md).  The
+ * file name comes from the console or rcon: only a plain name, written in
+ * the working directory, so rcon cannot write elsewhere. */
+static void c_capture(struct server *sv, const struct net_args *a, FILE *out)
+{
+	const char *verb = net_args_argv(a, 1);
+	struct capture_stats st;
+
+	if (!strcmp(verb, "stop") || !strcmp(verb, "start")) {
+		if (sv->capture) {
+			capture_get_stats(sv->capture, &st);
+			capture_close(sv->capture);
+			sv->capture = NULL;
+			fprintf(out, "capture stopped: %llu records, %llu bytes, %llu dropped\n",
+				(unsigned long long)st.records, (unsigned long long)st.bytes,
+				(unsigned long long)st.dropped);
+		}
+		if (!strcmp(verb, "stop"))
+			return;
+	} else {
+		if (!sv->capture) {
+			fprintf(out, "no capture running (capture start FILE [MAXMB] [client USERID])\n");
+			return;
+		}
+		capture_get_stats(sv->capture, &st);
+		fprintf(out, "capture: %llu records, %llu of %llu bytes, %llu dropped%s\n",
+			(unsigned long long)st.records, (unsigned long long)st.bytes,
+			(unsigned long long)st.max_bytes, (unsigned long long)st.dropped,
+			st.full ? " (full)" : "");
+		return;
+	}
+	const char *file = net_args_argv(a, 2);
+	if (!*file || strchr(file, '/') || file[0] == '.') {
+		fprintf(out, "capture start FILE: a plain file name (written in the working directory)\n");
+		return;
+	}
+	uint64_t max = 0;
+	int argi = 3;
+	if (a->argc > argi && strcmp(net_args_argv(a, argi), "client") != 0)
+		max = (uint64_t)atoi(net_args_argv(a, argi++)) << 20;
+	struct client *who = NULL;
+	if (!strcmp(net_args_argv(a, argi), "client")) {
+		who = find_client(sv, net_args_argv(a, argi + 1));
+		if (!who) {
+			fprintf(out, "capture: no client %s\n", net_args_argv(a, argi + 1));
+			return;
+		}
+	}
+	struct net_addr local;
+	char err[256];
+
+	if (!net_udp_local_addr(sv->sock, &local))
+		memset(&local, 0, sizeof(local));
+	sv->capture = capture_open(file, max, &local, &sv->log, err, sizeof(err));
+	if (!sv->capture) {
+		fprintf(out, "capture: %s\n", err);
+		return;
+	}
+	if (who) {
+		struct net_addr peer = who->chan.remote;
+
+		peer.port = 0;	/* the whole address: a NAT may move the port */
+		capture_set_peer(sv->capture, &peer);
+	}
+	fprintf(out, "capturing to %s%s%s\n", file, who ? " for " : "", who ? who->name : "");
+}
+
 /* "stats show|reset|on|off|interval N", "counters on|off|report|merge" */
 static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
 {
@@ -272,6 +340,7 @@ static const struct command commands[] = {
 	{"quit", c_quit, "shut down cleanly"},
 	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
+	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };

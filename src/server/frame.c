@@ -256,6 +256,8 @@ void server_shutdown(struct server *sv)
 		for (int i = 0; i < sv->maxclients; i++)
 			free(sv->clients[i].dl_owned);
 	}
+	capture_close(sv->capture);
+	sv->capture = NULL;
 	if (sv->prof) {
 		prof_interval_close(sv->prof);
 		prof_destroy(sv->prof);
@@ -316,17 +318,28 @@ void sv_log_bad_counts(struct server *sv)
 
 /* ---- the frame -------------------------------------------------------- */
 
+void sv_send_raw(struct server *sv, const struct net_addr *to,
+		 const void *data, size_t len)
+{
+	net_udp_send(sv->sock, to, data, len, &sv->net);
+	if (sv->capture)
+		capture_out(sv->capture, to, data, len, sv->realtime);
+}
+
 static void receive_packet(struct server *sv, struct net_packet *p)
 {
 	struct msg_buf m;
 	struct client *cl;
 	uint16_t qport;
 
+	if (sv->capture)
+		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
+
 	msg_init_read(&m, p->data, p->len);
 	if (p->len == 1 && p->data[0] == A2A_PING) {
 		uint8_t ack = A2A_ACK;
 
-		net_udp_send(sv->sock, &p->from, &ack, 1, &sv->net);
+		sv_send_raw(sv, &p->from, &ack, 1);
 		return;
 	}
 	if (oob_is_connectionless(&m)) {

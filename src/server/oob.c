@@ -47,7 +47,7 @@ static void send_text(struct server *sv, const struct net_addr *to,
 	va_end(ap);
 	n = net_build_oob(buf, sizeof(buf), "%s", text);
 	if (n)
-		net_udp_send(sv->sock, to, buf, n, &sv->net);
+		sv_send_raw(sv, to, buf, n);
 }
 
 static void refuse(struct server *sv, const struct net_addr *to,
@@ -273,7 +273,7 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 	if (strcmp(c, "ping") == 0) {
 		uint8_t ack = A2A_ACK;
 
-		net_udp_send(sv->sock, from, &ack, 1, &sv->net);
+		sv_send_raw(sv, from, &ack, 1);
 		return;
 	}
 	if (strcmp(c, "rcon") == 0) {

@@ -708,6 +708,8 @@ static void send_reply(struct server *sv, struct client *cl)
 		sv_drop_client(sv, cl, "reliable channel overflowed");
 		return;
 	}
+	if (sv->capture)
+		capture_out(sv->capture, &cl->chan.remote, pkt, n, sv->realtime);
 	net_send_commit(sv->tx, &cl->chan.remote, n);
 	prof_reply(sv->prof, cl->slot, n);
 	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));

@@ -685,7 +685,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	 * data still queued, such as a kick message) */
 	n = netchan_transmit(&cl->chan, &disc, 1, sv->realtime, pkt, sizeof(pkt));
 	if (n)
-		net_udp_send(sv->sock, &cl->chan.remote, pkt, n, &sv->net);
+		sv_send_raw(sv, &cl->chan.remote, pkt, n);
 	if (cl->state == CS_SPAWNED && why)
 		sv_broadcast_printf(sv, PRINT_HIGH, "%s left the game\n", cl->name);
 	sv_grid_remove(sv, cl->slot);

@@ -1,0 +1,998 @@
+/*
+ * analyze.c -- a capture into per-client, per-direction counts (see
+ * qwcap.h for what is counted and how the server and clients are found).
+ *
+ * Design note
+ *   Frames are unwrapped by hand, every offset checked against the
+ *   captured length: link header -> IPv4 (version 4, header length >= 20,
+ *   not a fragment, protocol 17) -> UDP (length >= 8 and within the IPv4
+ *   total length).  The payload is then, by direction:
+ *
+ *     client -> server  ff ff ff ff text          connectionless request
+ *                       'k' (one byte)            ping
+ *                       seq(4) ack(4) qport(2)    netchan; bit 31 of seq
+ *                       | clc messages            is the reliable flag
+ *     server -> client  ff ff ff ff text          connectionless reply
+ *                       'l' (one byte)            ping answer
+ *                       seq(4) ack(4) | svc ...   netchan
+ *
+ *   clc messages are walked with the readers the server uses (msg_read_*,
+ *   msg_read_delta_usercmd; layouts as in src/server/user.c).  svc
+ *   messages are walked by their protocol-28 layouts (id's
+ *   QW/client/cl_parse.c, as src/client/parse.c reads them) and qwd's
+ *   extension (docs/protocol-extension.md); the walk only skips, so it
+ *   needs no state but one flag per client: whether its connect asked
+ *   for QWDX, which makes the player number of svc_serverdata a short.
+ *   The client library's parser is not used because it keeps per-kind
+ *   totals only and needs the whole signon to follow a connection.
+ */
+#include "qwcap.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include "qwd/protocol.h"
+
+const unsigned qwcap_bucket_lo[QWCAP_BUCKETS] = {
+	0, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1280,
+	MAX_DATAGRAM + 1
+};
+
+int qwcap_bucket(size_t size)
+{
+	int b = 0;
+
+	while (b + 1 < QWCAP_BUCKETS && size >= qwcap_bucket_lo[b + 1])
+		b++;
+	return b;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *const clc_names[256] = {
+	[clc_nop] = "clc_nop",
+	[clc_move] = "clc_move",
+	[clc_stringcmd] = "clc_stringcmd",
+	[clc_delta] = "clc_delta",
+	[clc_tmove] = "clc_tmove",
+	[clc_upload] = "clc_upload",
+};
+
+static const char *const svc_names[256] = {
+	[svc_bad] = "svc_bad",
+	[svc_nop] = "svc_nop",
+	[svc_disconnect] = "svc_disconnect",
+	[svc_updatestat] = "svc_updatestat",
+	[svc_setview] = "svc_setview",
+	[svc_sound] = "svc_sound",
+	[svc_print] = "svc_print",
+	[svc_stufftext] = "svc_stufftext",
+	[svc_setangle] = "svc_setangle",
+	[svc_serverdata] = "svc_serverdata",
+	[svc_lightstyle] = "svc_lightstyle",
+	[svc_updatefrags] = "svc_updatefrags",
+	[svc_stopsound] = "svc_stopsound",
+	[svc_damage] = "svc_damage",
+	[svc_spawnstatic] = "svc_spawnstatic",
+	[svc_spawnbaseline] = "svc_spawnbaseline",
+	[svc_temp_entity] = "svc_temp_entity",
+	[svc_setpause] = "svc_setpause",
+	[svc_centerprint] = "svc_centerprint",
+	[svc_killedmonster] = "svc_killedmonster",
+	[svc_foundsecret] = "svc_foundsecret",
+	[svc_spawnstaticsound] = "svc_spawnstaticsound",
+	[svc_intermission] = "svc_intermission",
+	[svc_finale] = "svc_finale",
+	[svc_cdtrack] = "svc_cdtrack",
+	[svc_sellscreen] = "svc_sellscreen",
+	[svc_smallkick] = "svc_smallkick",
+	[svc_bigkick] = "svc_bigkick",
+	[svc_updateping] = "svc_updateping",
+	[svc_updateentertime] = "svc_updateentertime",
+	[svc_updatestatlong] = "svc_updatestatlong",
+	[svc_muzzleflash] = "svc_muzzleflash",
+	[svc_updateuserinfo] = "svc_updateuserinfo",
+	[svc_download] = "svc_download",
+	[svc_playerinfo] = "svc_playerinfo",
+	[svc_nails] = "svc_nails",
+	[svc_chokecount] = "svc_chokecount",
+	[svc_modellist] = "svc_modellist",
+	[svc_soundlist] = "svc_soundlist",
+	[svc_packetentities] = "svc_packetentities",
+	[svc_deltapacketentities] = "svc_deltapacketentities",
+	[svc_maxspeed] = "svc_maxspeed",
+	[svc_entgravity] = "svc_entgravity",
+	[svc_setinfo] = "svc_setinfo",
+	[svc_serverinfo] = "svc_serverinfo",
+	[svc_updatepl] = "svc_updatepl",
+	[svc_nails2] = "svc_nails2",
+	[svcx_playerinfo] = "svcx_playerinfo",
+	[svcx_packetentities] = "svcx_packetentities",
+	[svcx_deltapacketentities] = "svcx_deltapacketentities",
+	[svcx_updateuserinfo] = "svcx_updateuserinfo",
+	[svcx_updatefrags] = "svcx_updatefrags",
+	[svcx_updateping] = "svcx_updateping",
+	[svcx_updatepl] = "svcx_updatepl",
+	[svcx_updateentertime] = "svcx_updateentertime",
+};
+
+static const char *const oob_names[QWCAP_OOB_KINDS] = {
+	"getchallenge", "connect", "status", "ping", "rcon",
+	"challenge", "accept", "print", "ack", "other"
+};
+
+const char *qwcap_msg_name(enum qwcap_dir dir, int code)
+{
+	if (code < 0 || code > 255)
+		return NULL;
+	return dir == QWCAP_C2S ? clc_names[code] : svc_names[code];
+}
+
+const char *qwcap_oob_name(int kind)
+{
+	return kind >= 0 && kind < QWCAP_OOB_KINDS ? oob_names[kind] : "?";
+}
+
+const char *qwcap_dir_name(enum qwcap_dir dir)
+{
+	return dir == QWCAP_C2S ? "c2s" : "s2c";
+}
+
+double qwcap_rate(uint64_t n, double seconds)
+{
+	return seconds > 0 ? (double)n / seconds : 0;
+}
+
+/* ---- frames ----------------------------------------------------------- */
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* offset of the IPv4 header in a frame, or -1 (not IPv4, too short) */
+static long link_offset(int dlt, const uint8_t *p, size_t caplen)
+{
+	size_t off;
+	uint16_t type;
+
+	switch (dlt) {
+	case DLT_EN10MB:
+		off = 12;
+		for (;;) {
+			if (caplen < off + 2)
+				return -1;
+			type = be16(p + off);
+			if (type != 0x8100 && type != 0x88a8)
+				break;
+			off += 4;	/* an 802.1Q or 802.1ad tag */
+		}
+		return type == 0x0800 ? (long)(off + 2) : -1;
+	case DLT_LINUX_SLL:	/* 16 bytes, protocol at 14 */
+		return caplen >= 16 && be16(p + 14) == 0x0800 ? 16 : -1;
+	case DLT_LINUX_SLL2:	/* 20 bytes, protocol first */
+		return caplen >= 20 && be16(p) == 0x0800 ? 20 : -1;
+	case DLT_NULL:
+	case DLT_LOOP:
+		/* a 4-byte address family, host order (NULL) or network
+		 * order (LOOP); AF_INET is 2 everywhere */
+		if (caplen < 4)
+			return -1;
+		return (p[0] == 2 && p[3] == 0) || (p[0] == 0 && p[3] == 2) ? 4 : -1;
+	case DLT_RAW:
+	case DLT_IPV4:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+bool qwcap_frame_udp(int dlt, const uint8_t *p, size_t caplen,
+		     struct qwcap_udp *u)
+{
+	long off = link_offset(dlt, p, caplen);
+	size_t ihl, total, ulen, have;
+	const uint8_t *ip, *udp;
+
+	if (off < 0 || caplen < (size_t)off + 20)
+		return false;
+	ip = p + off;
+	have = caplen - (size_t)off;
+	if ((ip[0] >> 4) != 4)
+		return false;
+	ihl = (size_t)(ip[0] & 15) * 4;
+	total = be16(ip + 2);
+	if (ihl < 20 || total < ihl + 8 || have < ihl + 8)
+		return false;	/* short, or the UDP header was not captured */
+	if ((be16(ip + 6) & 0x3fff) != 0 || ip[9] != 17)
+		return false;	/* a fragment, or not UDP */
+	udp = ip + ihl;
+	ulen = be16(udp + 4);
+	if (ulen < 8 || ihl + ulen > total)
+		return false;
+	memcpy(&u->src.ip, ip + 12, 4);
+	memcpy(&u->dst.ip, ip + 16, 4);
+	memcpy(&u->src.port, udp, 2);
+	memcpy(&u->dst.port, udp + 2, 2);
+	u->data = udp + 8;
+	u->len = ulen - 8;
+	/* what the snap length left of the payload */
+	have -= ihl + 8;
+	u->caplen = have < u->len ? have : u->len;
+	return true;
+}
+
+/* ---- the report and its clients --------------------------------------- */
+
+static void dir_init(struct qwcap_dir_stats *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->min = UINT32_MAX;
+}
+
+void qwcap_report_init(struct qwcap_report *r, uint16_t server_port,
+		       size_t max_clients)
+{
+	memset(r, 0, sizeof(*r));
+	r->server_port = server_port;
+	r->max_clients = max_clients ? max_clients : QWCAP_DEFAULT_MAX_CLIENTS;
+	for (int d = 0; d < QWCAP_DIRS; d++)
+		dir_init(&r->total[d]);
+}
+
+void qwcap_report_free(struct qwcap_report *r)
+{
+	free(r->clients);
+	free(r->index);
+	r->clients = NULL;
+	r->index = NULL;
+	r->nclients = r->cap = r->index_size = 0;
+}
+
+static uint32_t key_hash(const struct net_addr *a, const struct net_addr *s)
+{
+	uint32_t h = a->ip * 0x9e3779b1u ^ (uint32_t)a->port * 0x85ebca77u ^
+		     s->ip * 0xc2b2ae3du;
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	return h ^ (h >> 13);
+}
+
+static bool same_key(const struct qwcap_client *c, const struct net_addr *a,
+		     const struct net_addr *s)
+{
+	return net_addr_equal(&c->addr, a) && c->server.ip == s->ip;
+}
+
+static void index_put(struct qwcap_report *r, size_t i)
+{
+	size_t mask = r->index_size - 1;
+	size_t h = key_hash(&r->clients[i].addr, &r->clients[i].server) & mask;
+
+	while (r->index[h])
+		h = (h + 1) & mask;
+	r->index[h] = (uint32_t)(i + 1);
+}
+
+/* room for one more client; false when memory ran out */
+static bool grow(struct qwcap_report *r)
+{
+	size_t ncap = r->cap ? r->cap * 2 : 64;
+	struct qwcap_client *nc;
+	uint32_t *ni;
+
+	nc = reallocarray(r->clients, ncap, sizeof(*nc));
+	if (!nc)
+		return false;
+	r->clients = nc;
+	ni = calloc(ncap * 2, sizeof(*ni));
+	if (!ni)
+		return false;
+	free(r->index);
+	r->index = ni;
+	r->index_size = ncap * 2;
+	r->cap = ncap;
+	for (size_t i = 0; i < r->nclients; i++)
+		index_put(r, i);
+	return true;
+}
+
+static struct qwcap_client *find_client(struct qwcap_report *r,
+					const struct net_addr *a,
+					const struct net_addr *s)
+{
+	struct qwcap_client *c;
+
+	if (r->index_size) {
+		size_t mask = r->index_size - 1;
+
+		for (size_t h = key_hash(a, s) & mask; r->index[h]; h = (h + 1) & mask)
+			if (same_key(&r->clients[r->index[h] - 1], a, s))
+				return &r->clients[r->index[h] - 1];
+	}
+	if (r->nclients >= r->max_clients)
+		return NULL;
+	if (r->nclients == r->cap && !grow(r))
+		return NULL;
+	c = &r->clients[r->nclients];
+	memset(c, 0, sizeof(*c));
+	c->addr = *a;
+	c->server = *s;
+	c->qport = -1;
+	for (int d = 0; d < QWCAP_DIRS; d++)
+		dir_init(&c->dir[d]);
+	index_put(r, r->nclients++);
+	return c;
+}
+
+/* ---- counting --------------------------------------------------------- */
+
+/* the client's and the total's stats of one direction, counted alike */
+struct sink {
+	struct qwcap_dir_stats *d[2];
+};
+
+static void count_size(struct sink *s, size_t len)
+{
+	uint32_t v = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+
+	for (int k = 0; k < 2; k++) {
+		struct qwcap_dir_stats *d = s->d[k];
+
+		d->packets++;
+		d->bytes += len;
+		if (v < d->min)
+			d->min = v;
+		if (v > d->max)
+			d->max = v;
+		d->hist[qwcap_bucket(len)]++;
+	}
+}
+
+static void count_msg(struct sink *s, int code, size_t bytes)
+{
+	for (int k = 0; k < 2; k++) {
+		s->d[k]->messages++;
+		s->d[k]->msg[code & 255]++;
+		s->d[k]->msg_bytes[code & 255] += bytes;
+	}
+}
+
+static void count_oob(struct sink *s, int kind)
+{
+	for (int k = 0; k < 2; k++) {
+		s->d[k]->connectionless++;
+		s->d[k]->oob[kind]++;
+	}
+}
+
+static void count_netchan(struct sink *s, bool reliable)
+{
+	for (int k = 0; k < 2; k++) {
+		s->d[k]->netchan++;
+		if (reliable)
+			s->d[k]->reliable++;
+	}
+}
+
+static void count_bad(struct sink *s)
+{
+	s->d[0]->bad++;
+	s->d[1]->bad++;
+}
+
+static void count_cut(struct sink *s)
+{
+	s->d[0]->cut++;
+	s->d[1]->cut++;
+}
+
+/* ---- walking messages ------------------------------------------------- */
+
+static void skip(struct msg_buf *m, size_t n)
+{
+	if (msg_read_remaining(m) < n) {
+		m->badread = true;
+		m->readpos = m->cursize;
+		return;
+	}
+	m->readpos += n;
+}
+
+/* a string, however long, consumed to its NUL */
+static void skip_string(struct msg_buf *m)
+{
+	char tmp[4];
+
+	msg_read_string(m, tmp, sizeof(tmp));
+}
+
+static bool walk_clc(struct msg_buf *m, int clc)
+{
+	static const struct usercmd nullcmd;
+	struct usercmd c0, c1, c2;
+	int n;
+
+	switch (clc) {
+	case clc_nop:
+		break;
+	case clc_move:
+		/* checksum byte, loss byte, three commands each a delta from
+		 * the one before, the first from a null command */
+		skip(m, 2);
+		if (!msg_read_delta_usercmd(m, &nullcmd, &c0) ||
+		    !msg_read_delta_usercmd(m, &c0, &c1) ||
+		    !msg_read_delta_usercmd(m, &c1, &c2))
+			return false;
+		break;
+	case clc_stringcmd:
+		skip_string(m);
+		break;
+	case clc_delta:
+		skip(m, 1);
+		break;
+	case clc_tmove:
+		skip(m, 6);
+		break;
+	case clc_upload:
+		n = msg_read_short(m);
+		skip(m, 1);
+		if (n > 0)
+			skip(m, (size_t)n);
+		break;
+	default:
+		return false;
+	}
+	return !m->badread;
+}
+
+/* svc_playerinfo after the player number */
+static void skip_playerinfo(struct msg_buf *m)
+{
+	static const struct usercmd nullcmd;
+	struct usercmd cmd;
+	int flags = msg_read_short(m) & 0xffff;
+
+	skip(m, 6 + 1);		/* origin, frame */
+	if (flags & PF_MSEC)
+		skip(m, 1);
+	if (flags & PF_COMMAND)
+		msg_read_delta_usercmd(m, &nullcmd, &cmd);
+	for (int k = 0; k < 3; k++)
+		if (flags & (PF_VELOCITY1 << k))
+			skip(m, 2);
+	if (flags & PF_MODEL)
+		skip(m, 1);
+	if (flags & PF_SKINNUM)
+		skip(m, 1);
+	if (flags & PF_EFFECTS)
+		skip(m, 1);
+	if (flags & PF_WEAPONFRAME)
+		skip(m, 1);
+}
+
+/* an entity list to its terminating zero word; wide: the number follows
+ * the word in a short of its own (QWDX) */
+static void skip_entities(struct msg_buf *m, bool wide)
+{
+	while (!m->badread) {
+		int bits = msg_read_short(m) & 0xffff;
+
+		if (m->badread || bits == 0)
+			return;
+		if (wide)
+			skip(m, 2);
+		if (bits & U_REMOVE)
+			continue;
+		if (bits & U_MOREBITS)
+			bits |= msg_read_byte(m);
+		if (bits & U_MODEL)
+			skip(m, 1);
+		if (bits & U_FRAME)
+			skip(m, 1);
+		if (bits & U_COLORMAP)
+			skip(m, 1);
+		if (bits & U_SKIN)
+			skip(m, 1);
+		if (bits & U_EFFECTS)
+			skip(m, 1);
+		if (bits & U_ORIGIN1)
+			skip(m, 2);
+		if (bits & U_ANGLE1)
+			skip(m, 1);
+		if (bits & U_ORIGIN2)
+			skip(m, 2);
+		if (bits & U_ANGLE2)
+			skip(m, 1);
+		if (bits & U_ORIGIN3)
+			skip(m, 2);
+		if (bits & U_ANGLE3)
+			skip(m, 1);
+	}
+}
+
+/* temp entity types of protocol 28 and their payloads after the type */
+static bool skip_temp_entity(struct msg_buf *m)
+{
+	int type = msg_read_byte(m);
+
+	switch (type) {
+	case 2:		/* TE_GUNSHOT: count, position */
+	case 12:	/* TE_BLOOD */
+		skip(m, 1 + 6);
+		break;
+	case 5:		/* TE_LIGHTNING1..3: entity, start, end */
+	case 6:
+	case 9:
+		skip(m, 2 + 6 + 6);
+		break;
+	case 0: case 1: case 3: case 4: case 7: case 8:
+	case 10: case 11: case 13:	/* a position only */
+		skip(m, 6);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static bool walk_svc(struct msg_buf *m, int svc, bool extended)
+{
+	int n;
+
+	switch (svc) {
+	case svc_nop:
+	case svc_disconnect:
+	case svc_killedmonster:
+	case svc_foundsecret:
+	case svc_sellscreen:
+	case svc_smallkick:
+	case svc_bigkick:
+		break;
+	case svc_setpause:
+	case svc_cdtrack:
+	case svc_chokecount:
+		skip(m, 1);
+		break;
+	case svc_updatestat:
+	case svc_setview:
+	case svc_stopsound:
+	case svc_muzzleflash:
+	case svc_updatepl:
+		skip(m, 2);
+		break;
+	case svc_setangle:
+	case svc_updatefrags:
+	case svc_updateping:
+	case svcx_updatepl:
+		skip(m, 3);
+		break;
+	case svc_maxspeed:
+	case svc_entgravity:
+	case svcx_updatefrags:
+	case svcx_updateping:
+		skip(m, 4);
+		break;
+	case svc_updatestatlong:
+	case svc_updateentertime:
+		skip(m, 5);
+		break;
+	case svcx_updateentertime:
+		skip(m, 6);
+		break;
+	case svc_damage:
+		skip(m, 2 + 6);
+		break;
+	case svc_spawnstaticsound:
+	case svc_intermission:
+		skip(m, 6 + 3);
+		break;
+	case svc_spawnstatic:		/* model frame colormap skin, 3 x
+					   (coord, angle) */
+		skip(m, 4 + 9);
+		break;
+	case svc_spawnbaseline:
+		skip(m, 2 + 4 + 9);
+		break;
+	case svc_sound:
+		n = msg_read_short(m) & 0xffff;
+		if (n & (1 << 15))	/* volume */
+			skip(m, 1);
+		if (n & (1 << 14))	/* attenuation */
+			skip(m, 1);
+		skip(m, 1 + 6);
+		break;
+	case svc_print:
+		skip(m, 1);
+		skip_string(m);
+		break;
+	case svc_stufftext:
+	case svc_centerprint:
+	case svc_finale:
+		skip_string(m);
+		break;
+	case svc_lightstyle:
+		skip(m, 1);
+		skip_string(m);
+		break;
+	case svc_setinfo:
+		skip(m, 1);
+		skip_string(m);
+		skip_string(m);
+		break;
+	case svc_serverinfo:
+		skip_string(m);
+		skip_string(m);
+		break;
+	case svc_serverdata:
+		skip(m, 8);		/* protocol, spawn count */
+		skip_string(m);		/* game dir */
+		skip(m, extended ? 2 : 1);	/* player number */
+		skip_string(m);		/* level name */
+		skip(m, 10 * 4);	/* movevars */
+		break;
+	case svc_updateuserinfo:
+		skip(m, 1 + 4);
+		skip_string(m);
+		break;
+	case svcx_updateuserinfo:
+		skip(m, 2 + 4);
+		skip_string(m);
+		break;
+	case svc_download:
+		n = msg_read_short(m);
+		skip(m, 1);
+		if (n > 0)
+			skip(m, (size_t)n);
+		break;
+	case svc_playerinfo:
+		skip(m, 1);
+		skip_playerinfo(m);
+		break;
+	case svcx_playerinfo:
+		skip(m, 2);
+		skip_playerinfo(m);
+		break;
+	case svc_nails:
+	case svc_nails2:
+		n = msg_read_byte(m);
+		if (n > 0)
+			skip(m, (size_t)n * (svc == svc_nails ? 6 : 7));
+		break;
+	case svc_modellist:
+	case svc_soundlist:
+		skip(m, 1);
+		for (;;) {
+			char first[2];
+
+			if (msg_read_string(m, first, sizeof(first)) == 0 || m->badread)
+				break;
+		}
+		skip(m, 1);
+		break;
+	case svc_packetentities:
+		skip_entities(m, false);
+		break;
+	case svc_deltapacketentities:
+		skip(m, 1);
+		skip_entities(m, false);
+		break;
+	case svcx_packetentities:
+		skip_entities(m, true);
+		break;
+	case svcx_deltapacketentities:
+		skip(m, 1);
+		skip_entities(m, true);
+		break;
+	case svc_temp_entity:
+		if (!skip_temp_entity(m))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return !m->badread;
+}
+
+/* ---- one datagram ----------------------------------------------------- */
+
+static bool is_oob(const uint8_t *d, size_t len)
+{
+	return len >= 4 && d[0] == 0xff && d[1] == 0xff && d[2] == 0xff &&
+	       d[3] == 0xff;
+}
+
+/* the first word of a connectionless request */
+static int request_kind(const uint8_t *text, size_t len)
+{
+	static const struct {
+		const char *word;
+		int kind;
+	} words[] = {
+		{"getchallenge", QWCAP_OOB_GETCHALLENGE},
+		{"connect", QWCAP_OOB_CONNECT},
+		{"status", QWCAP_OOB_STATUS},
+		{"ping", QWCAP_OOB_PING},
+		{"rcon", QWCAP_OOB_RCON},
+	};
+	size_t n = 0;
+
+	while (n < len && text[n] > ' ')
+		n++;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i].word) == n && memcmp(words[i].word, text, n) == 0)
+			return words[i].kind;
+	return QWCAP_OOB_OTHER;
+}
+
+static int reply_kind(const uint8_t *text, size_t len)
+{
+	if (len == 0)
+		return QWCAP_OOB_OTHER;
+	switch (text[0]) {
+	case S2C_CHALLENGE:
+		return QWCAP_OOB_CHALLENGE;
+	case S2C_CONNECTION:
+		return QWCAP_OOB_ACCEPT;
+	case A2C_PRINT:
+		return QWCAP_OOB_PRINT;
+	case A2A_ACK:
+		return QWCAP_OOB_ACK;
+	default:
+		return QWCAP_OOB_OTHER;
+	}
+}
+
+/* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]: the qport
+ * and whether the extension was asked for */
+static void read_connect(struct qwcap_client *c, const uint8_t *text,
+			 size_t len)
+{
+	static const char ext[] = "\n" QWDX_PROTOCOL_NAME " ";
+	char line[64];
+	size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+	unsigned qport;
+
+	memcpy(line, text, n);
+	line[n] = '\0';
+	if (sscanf(line, "connect %*d %u", &qport) == 1 && qport <= 0xffff)
+		c->qport = (int)qport;
+	c->extended = memmem(text, len, ext, sizeof(ext) - 1) != NULL;
+}
+
+static void client_to_server(struct qwcap_client *c, struct sink *s,
+			     const struct qwcap_udp *u)
+{
+	const uint8_t *d = u->data;
+	size_t have = u->caplen;
+	struct msg_buf m;
+
+	if (u->len == 1 && have == 1 && d[0] == A2A_PING) {
+		count_oob(s, QWCAP_OOB_PING);
+		return;
+	}
+	if (is_oob(d, have)) {
+		int kind = request_kind(d + 4, have - 4);
+
+		count_oob(s, kind);
+		if (kind == QWCAP_OOB_CONNECT)
+			read_connect(c, d + 4, have - 4);
+		if (have < u->len)
+			count_cut(s);
+		return;
+	}
+	if (have < NETCHAN_HEADER_QPORT) {
+		if (have < u->len)
+			count_cut(s);
+		else
+			count_bad(s);
+		return;
+	}
+	count_netchan(s, (d[3] & 0x80) != 0);
+	c->qport = d[8] | d[9] << 8;
+	if (have < u->len) {
+		count_cut(s);
+		return;
+	}
+	/* the cast: the readers never write */
+	msg_init_read(&m, (void *)(uintptr_t)d, have);
+	m.readpos = NETCHAN_HEADER_QPORT;
+	while (msg_read_remaining(&m) > 0) {
+		size_t start = m.readpos;
+		int clc = msg_read_byte(&m);
+
+		if (!walk_clc(&m, clc)) {
+			count_bad(s);
+			return;
+		}
+		count_msg(s, clc, m.readpos - start);
+	}
+}
+
+static void server_to_client(struct qwcap_client *c, struct sink *s,
+			     const struct qwcap_udp *u)
+{
+	const uint8_t *d = u->data;
+	size_t have = u->caplen;
+	struct msg_buf m;
+
+	if (u->len == 1 && have == 1 && d[0] == A2A_ACK) {
+		count_oob(s, QWCAP_OOB_ACK);
+		return;
+	}
+	if (is_oob(d, have)) {
+		count_oob(s, reply_kind(d + 4, have - 4));
+		if (have < u->len)
+			count_cut(s);
+		return;
+	}
+	if (have < NETCHAN_HEADER) {
+		if (have < u->len)
+			count_cut(s);
+		else
+			count_bad(s);
+		return;
+	}
+	count_netchan(s, (d[3] & 0x80) != 0);
+	if (have < u->len) {
+		count_cut(s);
+		return;
+	}
+	msg_init_read(&m, (void *)(uintptr_t)d, have);
+	m.readpos = NETCHAN_HEADER;
+	while (msg_read_remaining(&m) > 0) {
+		size_t start = m.readpos;
+		int svc = msg_read_byte(&m);
+
+		if (!walk_svc(&m, svc, c->extended)) {
+			count_bad(s);
+			return;
+		}
+		count_msg(s, svc, m.readpos - start);
+	}
+}
+
+void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
+		    double t)
+{
+	uint16_t sport = ntohs(u->src.port), dport = ntohs(u->dst.port);
+	const struct net_addr *client, *server;
+	enum qwcap_dir dir;
+	struct qwcap_client *c;
+	struct sink s;
+
+	if (sport == r->server_port && dport != r->server_port) {
+		dir = QWCAP_S2C;
+		client = &u->dst;
+		server = &u->src;
+	} else if (dport == r->server_port && sport != r->server_port) {
+		dir = QWCAP_C2S;
+		client = &u->src;
+		server = &u->dst;
+	} else {
+		r->other++;	/* not the server's, or server to server */
+		return;
+	}
+	c = find_client(r, client, server);
+	if (!c) {
+		r->over_limit++;
+		return;
+	}
+	if (c->dir[0].packets + c->dir[1].packets == 0) {
+		c->first = c->last = t;
+	} else {
+		if (t < c->first)
+			c->first = t;
+		if (t > c->last)
+			c->last = t;
+	}
+	if (!r->have_time || t < r->first)
+		r->first = t;
+	if (!r->have_time || t > r->last)
+		r->last = t;
+	r->have_time = true;
+	s.d[0] = &c->dir[dir];
+	s.d[1] = &r->total[dir];
+	count_size(&s, u->len);
+	if (dir == QWCAP_C2S)
+		client_to_server(c, &s, u);
+	else
+		server_to_client(c, &s, u);
+}
+
+/* ---- the file --------------------------------------------------------- */
+
+static pcap_t *open_file(const char *path, char *err, size_t errsize)
+{
+	char perr[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(path, perr);
+
+	if (!pc)
+		snprintf(err, errsize, "%s: %s", path, perr);
+	return pc;
+}
+
+/* the port in most datagrams, 27500 if it is in any */
+static int guess_port(const char *path, char *err, size_t errsize)
+{
+	uint64_t *count = calloc(65536, sizeof(*count));
+	struct pcap_pkthdr *h;
+	const u_char *p;
+	pcap_t *pc;
+	int dlt, rc, best = PORT_SERVER;
+
+	if (!count) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	pc = open_file(path, err, errsize);
+	if (!pc) {
+		free(count);
+		return -1;
+	}
+	dlt = pcap_datalink(pc);
+	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
+		struct qwcap_udp u;
+
+		if (!qwcap_frame_udp(dlt, p, h->caplen, &u))
+			continue;
+		count[ntohs(u.src.port)]++;
+		count[ntohs(u.dst.port)]++;
+	}
+	if (rc == -1) {
+		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
+		best = -1;
+	} else if (count[PORT_SERVER] == 0) {
+		for (int port = 0; port < 65536; port++)
+			if (count[port] > count[best])
+				best = port;
+	}
+	pcap_close(pc);
+	free(count);
+	return best;
+}
+
+int qwcap_analyze(const char *path, const struct qwcap_options *opt,
+		  struct qwcap_report *r, char *err, size_t errsize)
+{
+	struct pcap_pkthdr *h;
+	const u_char *p;
+	pcap_t *pc;
+	int port = opt->server_port, rc;
+
+	memset(r, 0, sizeof(*r));
+	if (port <= 0) {
+		port = guess_port(path, err, errsize);
+		if (port < 0)
+			return -1;
+	}
+	qwcap_report_init(r, (uint16_t)port, opt->max_clients);
+	r->port_guessed = opt->server_port <= 0 && port != PORT_SERVER;
+	pc = open_file(path, err, errsize);
+	if (!pc)
+		return -1;
+	r->dlt = pcap_datalink(pc);
+	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
+		struct qwcap_udp u;
+		double t = (double)h->ts.tv_sec + (double)h->ts.tv_usec * 1e-6;
+
+		r->frames++;
+		if (!qwcap_frame_udp(r->dlt, p, h->caplen, &u)) {
+			r->skipped++;
+			continue;
+		}
+		r->udp++;
+		qwcap_datagram(r, &u, t);
+	}
+	if (rc == -1) {
+		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
+		pcap_close(pc);
+		return -1;
+	}
+	pcap_close(pc);
+	return 0;
+}
