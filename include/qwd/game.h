@@ -125,4 +125,392 @@ void pmove_run_cmd(const struct world *w, const struct world_obj *self,
 		   const struct pmove_vars *mv, const struct usercmd *cmd,
 		   struct pmove_player *p, struct pmove_result *res);
 
+/* ---- the deathmatch game (src/game/ but pmove.c) ---------------------
+ *
+ * The rules of QuakeWorld deathmatch (id's QuakeC for QuakeWorld, rewritten
+ * in C) and the physics of everything that is not a player's own move
+ * (MVDSV's sv_phys.c movetypes).  The engine owns the map, the areanode
+ * tree (struct world and its world_obj array) and the network; the game
+ * owns the entities, the players' game state and the rules.
+ *
+ * Who calls whom
+ *   server -> game   game_create / game_destroy, game_load_level (after the
+ *                    map and world are set up, before the model and sound
+ *                    lists are sent), game_frame (the WORLD phase),
+ *                    game_client_connect / _disconnect / _userinfo /
+ *                    _kill,
+ *                    game_client_cmd (each usercmd), and read-only access
+ *                    to g->ents[] (what to send) and game_client_stats.
+ *   game -> server   only through struct game_services (below).  A NULL
+ *                    member is skipped, so the server can wire them in one
+ *                    at a time.
+ *
+ * Entity numbers (the layout stock clients need):
+ *   0                      the world
+ *   1 .. 32                player slots 0..31 (stock clients see these)
+ *   33 ..                  the map's entities in entity lump order
+ *                          (what a spawn function makes, such as a plat's
+ *                          trigger, right after its maker), then missiles,
+ *                          gibs, backpacks, fog: the lowest free number
+ *                          first, a number reused only 0.5 s after it was
+ *                          freed, as QuakeWorld's ED_Alloc does, so
+ *                          clients do not lerp a new entity from an old
+ *                          one's place
+ *   g->top ..              player slots 32.. at the top of the array
+ *                          (extension clients only), so run-time
+ *                          entities stay below 512 for stock clients
+ *   game_player_entity() gives a slot's number.  objs[i] (the world's
+ *   collision objects) and ents[i] share the index i.
+ *
+ * Time: the server passes its level time (seconds, starts at 1.0) to
+ * game_frame; commands run at the time of the last game_frame, as in
+ * QuakeWorld (all commands between two frames see the same sv.time).
+ * Randomness: one xorshift state in struct game, seeded by game_create:
+ * the same seed and the same calls give the same game.
+ * Memory: every array is allocated by game_create; nothing allocates per
+ * frame.
+ *
+ * Sending (what the server reads): an entity is sent when inuse and
+ * modelindex != 0, from modelindex, frame, skin, effects, colormap,
+ * angles and objs[num].origin; is_static ones (func_illusionary) go once
+ * as svc_spawnstatic, nail ones in svc_nails.  A player's view: STAT_*
+ * from game_client_stats, weaponframe, pm (origin, velocity, pm_type:
+ * PM_DEAD when dead) in g->clients[slot].  Services may be called from
+ * game_frame and game_client_cmd: change_level must only note the map
+ * and load it after the frame.
+ */
+
+/* temporary entities (svc_temp_entity's type byte, QuakeWorld numbers) */
+enum game_te {
+	GAME_TE_SPIKE = 0,
+	GAME_TE_SUPERSPIKE = 1,
+	GAME_TE_GUNSHOT = 2,		/* + count */
+	GAME_TE_EXPLOSION = 3,
+	GAME_TE_TAREXPLOSION = 4,
+	GAME_TE_LIGHTNING1 = 5,		/* entity, start, end */
+	GAME_TE_LIGHTNING2 = 6,
+	GAME_TE_WIZSPIKE = 7,
+	GAME_TE_KNIGHTSPIKE = 8,
+	GAME_TE_LIGHTNING3 = 9,
+	GAME_TE_LAVASPLASH = 10,
+	GAME_TE_TELEPORT = 11,
+	GAME_TE_BLOOD = 12,		/* + count */
+	GAME_TE_LIGHTNINGBLOOD = 13
+};
+
+/* who receives a multicast (QuakeWorld's MULTICAST_*) */
+enum game_multicast {
+	GAME_MULTICAST_ALL = 0,
+	GAME_MULTICAST_PHS = 1,
+	GAME_MULTICAST_PVS = 2
+};
+
+/* sound channels and attenuations (svc_sound) */
+enum { GAME_CHAN_AUTO = 0, GAME_CHAN_WEAPON = 1, GAME_CHAN_VOICE = 2,
+       GAME_CHAN_ITEM = 3, GAME_CHAN_BODY = 4 };
+#define GAME_ATTN_NONE 0.0f
+#define GAME_ATTN_NORM 1.0f
+#define GAME_ATTN_IDLE 2.0f
+#define GAME_ATTN_STATIC 3.0f
+
+/* QuakeWorld's .items bits (STAT_ITEMS) */
+enum {
+	IT_SHOTGUN = 1, IT_SUPER_SHOTGUN = 2, IT_NAILGUN = 4,
+	IT_SUPER_NAILGUN = 8, IT_GRENADE_LAUNCHER = 16,
+	IT_ROCKET_LAUNCHER = 32, IT_LIGHTNING = 64, IT_SHELLS = 256,
+	IT_NAILS = 512, IT_ROCKETS = 1024, IT_CELLS = 2048, IT_AXE = 4096,
+	IT_ARMOR1 = 8192, IT_ARMOR2 = 16384, IT_ARMOR3 = 32768,
+	IT_SUPERHEALTH = 65536, IT_KEY1 = 131072, IT_KEY2 = 262144,
+	IT_INVISIBILITY = 524288,
+	IT_INVULNERABILITY = 1048576, IT_SUIT = 2097152, IT_QUAD = 4194304
+};
+
+/* entity effects (sent in packet entities) */
+enum { EF_MUZZLEFLASH = 2, EF_BRIGHTLIGHT = 4, EF_DIMLIGHT = 8,
+       EF_BLUE = 64, EF_RED = 128 };
+
+/* one temporary entity; which fields matter depends on type */
+struct game_temp_entity {
+	int type;		/* enum game_te */
+	vec3_t origin;		/* the point, or a beam's start */
+	vec3_t end;		/* beams */
+	int count;		/* GUNSHOT and BLOOD: puffs, 1..255 */
+	int entity;		/* beams: the entity the beam starts at */
+};
+
+/* What the game asks of the engine.  ctx is passed back unchanged.
+ * Slots are player slots (0 .. max_clients-1); -1 means every client. */
+struct game_services {
+	void *ctx;
+	/* model/sound precache list index of name (adding it if new), 0 when
+	 * the list is full; only called from game_load_level */
+	int (*precache_model)(void *ctx, const char *name);
+	int (*precache_sound)(void *ctx, const char *name);
+	/* svc_sound of precache index snd from entity ent at origin, sent to
+	 * the PHS of origin (ATTN_NONE: to everyone); vol 0..1 */
+	void (*sound)(void *ctx, int ent, int channel, int snd, float vol,
+		      float attn, const vec3_t origin);
+	/* svc_spawnstaticsound in the signon (ambient sounds, teleporter
+	 * hums); only called from game_load_level */
+	void (*static_sound)(void *ctx, const vec3_t origin, int snd, float vol,
+			     float attn);
+	/* svc_temp_entity, multicast from te->origin */
+	void (*temp_entity)(void *ctx, const struct game_temp_entity *te,
+			    int multicast);
+	/* svc_muzzleflash of entity ent to the PVS of its origin */
+	void (*muzzleflash)(void *ctx, int ent, const vec3_t origin);
+	/* svc_print at level (PRINT_LOW ... PRINT_CHAT) to slot or all */
+	void (*print)(void *ctx, int slot, int level, const char *text);
+	void (*centerprint)(void *ctx, int slot, const char *text);
+	/* svc_stufftext ("bf\n": the bonus flash on a pickup) */
+	void (*stufftext)(void *ctx, int slot, const char *text);
+	/* the slot's frags changed: svc_updatefrags to everyone */
+	void (*frags)(void *ctx, int slot, int frags);
+	/* svc_damage to slot: armour and blood taken, from where */
+	void (*damage)(void *ctx, int slot, int armor, int blood,
+		       const vec3_t from);
+	/* svc_smallkick (big false) / svc_bigkick to slot */
+	void (*kick)(void *ctx, int slot, bool big);
+	/* svc_setangle: turn slot's view (spawn, teleport) */
+	void (*setangle)(void *ctx, int slot, const vec3_t angles);
+	/* svc_intermission to everyone: the level ended, camera here */
+	void (*intermission)(void *ctx, const vec3_t origin,
+			     const vec3_t angles);
+	/* load the next level (the server calls game_load_level again) */
+	void (*change_level)(void *ctx, const char *map);
+	/* numeric value of a server cvar (deathmatch, teamplay, fraglimit,
+	 * timelimit, samelevel); 0 when it does not exist */
+	float (*cvar)(void *ctx, const char *name);
+	/* localinfo (else serverinfo) value of key, or NULL: QuakeWorld's
+	 * map rotation reads the key named after the current map */
+	const char *(*infokey)(void *ctx, const char *key);
+	/* a message for the server's log (unknown classnames and such) */
+	void (*log)(void *ctx, int level, const char *text);
+};
+
+struct game;
+struct game_entity;
+
+typedef void (*game_think_fn)(struct game *g, struct game_entity *self);
+typedef void (*game_touch_fn)(struct game *g, struct game_entity *self,
+			      struct game_entity *other);
+typedef void (*game_use_fn)(struct game *g, struct game_entity *self,
+			    struct game_entity *activator);
+typedef void (*game_die_fn)(struct game *g, struct game_entity *self,
+			    struct game_entity *attacker);
+
+enum game_movetype {
+	MOVETYPE_NONE, MOVETYPE_WALK, MOVETYPE_NOCLIP, MOVETYPE_PUSH,
+	MOVETYPE_TOSS, MOVETYPE_BOUNCE, MOVETYPE_FLY, MOVETYPE_FLYMISSILE
+};
+
+/* entity flags */
+enum { FL_ONGROUND = 1, FL_CLIENT = 2, FL_ITEM = 4, FL_INWATER = 8,
+       FL_JUMPRELEASED = 16 };
+
+enum game_deathtype {
+	DT_NONE, DT_AXE, DT_SHOTGUN, DT_SUPER_SHOTGUN, DT_NAIL, DT_SUPERNAIL,
+	DT_GRENADE, DT_ROCKET, DT_LIGHTNING, DT_DISCHARGE, DT_FALLING,
+	DT_SQUISH, DT_TELEFRAG, DT_HURT, DT_WATER, DT_FIREBALL
+};
+
+/* An entity.  The server reads the first block (what clients are sent,
+ * with objs[num].origin); everything else is the game's. */
+struct game_entity {
+	/* -- sent to clients -- */
+	bool inuse;
+	bool nail;		/* send in svc_nails instead of packet
+				 * entities (spikes: progs/spike.mdl and
+				 * progs/s_spike.mdl) */
+	bool is_static;		/* func_illusionary: svc_spawnstatic once */
+	int modelindex;		/* 0: nothing to draw */
+	int frame, skin, effects, colormap;
+	vec3_t angles;
+
+	/* -- the game's -- */
+	int num;
+	struct world_obj *obj;	/* &world->objs[num] */
+	const char *classname;	/* a static string ("player", "rocket"...) */
+	int movetype;		/* enum game_movetype */
+	int flags;		/* FL_* */
+	int spawnflags;
+	vec3_t velocity, avelocity;
+	vec3_t pos1, pos2, movedir, finaldest, mangle;
+	struct game_entity *owner, *enemy, *groundentity, *chain;
+	double nextthink, ltime, freetime, attack_finished;
+	game_think_fn think, think1;
+	game_touch_fn touch;
+	game_use_fn use, blocked_use;
+	game_touch_fn blocked;
+	game_die_fn die;
+	game_die_fn pain;	/* hurt but alive (not players: player.c) */
+	float health, max_health;
+	bool takedamage;
+	bool voided;		/* a missile that already hit */
+	int deadflag;
+	int deathtype;		/* enum game_deathtype of the last damage */
+	float armortype, armorvalue;
+	int items;
+	int weapon;		/* players: IT_* of the weapon in hand;
+				 * items: what they give */
+	float speed, wait, lip, dmg, delay, height, count;
+	int state, sounds;
+	int aflag;		/* ammo in a box */
+	int model_saved;	/* modelindex to restore on respawn */
+	int noise, noise1, noise2, noise3;	/* sound indices */
+	int healtype;
+	const char *target, *targetname, *killtarget, *message, *map;
+	const char *netname;
+	int client;		/* player slot, or -1 */
+	int waterlevel, watertype;
+	double fly_sound;
+	vec3_t oldorigin;
+	vec3_t dest1, dest2;	/* secret doors: the two legs of the move */
+	float t_width, t_length;
+};
+
+enum { GAME_MAX_UNKNOWN = 64 };
+
+/* A player's game state that is not in its entity. */
+struct game_client {
+	bool active;		/* connected and in the game */
+	bool spectator;
+	char name[32];
+	char team[16];
+	int bottomcolor;	/* userinfo "bottomcolor" */
+	int frags;
+	struct pmove_player pm;
+	struct usercmd cmd;	/* the command being run */
+	vec3_t v_angle;
+	bool fixangle;
+	int buttons;		/* of the last command */
+	int impulse;
+	int ammo_shells, ammo_nails, ammo_rockets, ammo_cells;
+	int weaponmodel;	/* precache index of the view model */
+	int weaponframe;
+	double super_damage_finished, invincible_finished;
+	double invisible_finished, radsuit_finished;
+	double super_sound, invincible_sound, invisible_sound;
+	double air_finished, pain_finished, dmgtime, teleport_time;
+	double death_time;	/* when it died */
+	double lightning_sound;
+	float jump_flag;	/* vertical speed of the last frame */
+	float dmg_take, dmg_save;
+	vec3_t dmg_from;
+	int drown_dmg;
+	bool nail_side;		/* nailgun: alternate barrel */
+	bool refire;		/* in the nailgun/lightning firing frames */
+	int anim_prio;		/* what the model's frames show (player.c) */
+	int anim_end;		/* last frame of the sequence */
+	int wframe_end;		/* last view-model frame of it */
+	double anim_time;	/* next frame */
+	double refire_time;	/* next shot of those frames */
+	bool intermission;
+};
+
+struct game_config {
+	int max_entities;	/* objs[] and ents[] size, >= 1 + max_clients */
+	int max_clients;	/* player slots */
+	uint64_t seed;		/* random state; 0 is replaced by a constant */
+};
+
+struct game_stats {
+	uint64_t frames;
+	uint64_t entity_runs;	/* entities run by game_frame */
+	uint64_t commands;
+	uint64_t shots, kills;
+};
+
+struct game {
+	struct game_services svc;
+	struct world *world;
+	const struct bsp_map *map;
+	struct game_entity *ents;	/* max_entities */
+	int max_entities;
+	int max_clients;
+	struct game_client *clients;	/* max_clients */
+	int first_free;		/* first number g_spawn gives (33) */
+	int top;		/* first extension player entity */
+	int num_entities;	/* high-water mark of used numbers */
+	double time;		/* level time of the last game_frame */
+	double frametime;
+	uint64_t rng;
+	struct pmove_vars movevars;
+	char mapname[64];
+	char nextmap[64];	/* from a trigger_changelevel, or empty */
+
+	/* rules (cvars read at game_load_level and each frame) */
+	int deathmatch, teamplay;
+	float fraglimit, timelimit;
+	int samelevel;
+	int worldtype;		/* worldspawn's: 0 medieval, 1 metal, 2 base */
+	bool intermission;
+	double intermission_exit;
+	bool changed_level;
+
+	/* precache indices */
+	int m_player, m_eyes, m_missile, m_grenade, m_spike, m_s_spike;
+	int m_backpack, m_gib[3], m_h_player, m_lavaball;
+	int m_v[9];		/* view models by weapon code (1..8) */
+	int s_tele[5], s_pain[6], s_death[5];
+	int s_rocket, s_grenade, s_bounce, s_shotgun, s_sshotgun, s_spike;
+	int s_sspike, s_axe, s_axhit, s_lstart, s_lhit, s_pkup, s_lock4;
+	int s_armor, s_itembk2, s_gib, s_udeath, s_land, s_land2, s_h2ojump;
+	int s_inh2o, s_inlava, s_slimbrn, s_outwater, s_gasp1, s_gasp2;
+	int s_drown, s_lburn, s_windfly, s_talk, s_null, s_tornoff;
+	int s_damage2, s_damage3, s_protect3, s_inv2;
+	int s_teledeath, s_jump;
+
+	/* the last four corpses (QuakeC's body queue) */
+	int bodyque[4];
+	int bodyque_next;
+
+	/* classnames already reported unknown */
+	const char *unknown[GAME_MAX_UNKNOWN];
+	int num_unknown;
+
+	struct game_stats stats;
+};
+
+/* Allocate a game for max_entities entities and max_clients slots; NULL
+ * when memory is short or the sizes do not fit. */
+struct game *game_create(const struct game_config *cfg);
+void game_destroy(struct game *g);
+
+/* Start a level: w must be world_init'ed over map with an objs array of
+ * g->max_entities (the game uses objs[i] for entity i, and sets objs[0]
+ * up as the world).  Precaches every model and sound the rules use
+ * (services), spawns the map's entities, reads the rules cvars.  time is
+ * the level's start time (1.0).  Every client leaves the game (frags
+ * back to 0): the server re-enters each with game_client_connect when
+ * its signon on the new level ends.  Returns 0, or -1 with a message. */
+int game_load_level(struct game *g, struct world *w,
+		    const struct bsp_map *map, const char *mapname,
+		    const struct game_services *svc, double time,
+		    char *err, size_t errlen);
+
+/* The WORLD phase: advance to time, run think, movers and missiles,
+ * check the rules (timelimit, intermission). */
+void game_frame(struct game *g, double time);
+
+/* A client enters the game (after "begin"): spawned at a spawn spot. */
+void game_client_connect(struct game *g, int slot, const char *name,
+			 bool spectator);
+void game_client_disconnect(struct game *g, int slot);
+/* the "kill" command: suicide, 2 frags off (QuakeWorld's extra penalty),
+ * and an immediate respawn */
+void game_client_kill(struct game *g, int slot);
+/* userinfo changed: name, team, bottomcolor */
+void game_client_userinfo(struct game *g, int slot, const char *name,
+			  const char *team, int bottomcolor);
+/* Run one usercmd of slot (pitch clamp, split in steps, think, pmove,
+ * touches, weapons), as MVDSV's SV_RunCmd with the QuakeC around it. */
+void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd);
+
+/* entity number of a player slot (see the layout above) */
+int game_player_entity(const struct game *g, int slot);
+/* the client's STAT_* values (health, ammo, items, weapon model...) */
+void game_client_stats(const struct game *g, int slot, int32_t *stats,
+		       int num_stats);
+
 #endif

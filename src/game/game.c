@@ -1,0 +1,706 @@
+/*
+ * game.c -- the game's life cycle (create, level, frame) and the engine
+ * builtins the rules use (spawn, remove, setorigin, sound, prints...).
+ *
+ * Design note
+ *   A level starts from the map's entity lump: each entity's keys fill a
+ *   struct game_entity, then its classname picks a spawn function (player.c
+ *   spawn spots, items.c items, movers.c brush entities and triggers).  An
+ *   entity flagged "not in deathmatch" (spawnflags 2048) is dropped as
+ *   QuakeWorld's loader does; an unknown classname is reported once, with
+ *   the position of its first occurrence, and skipped.
+ *
+ *   Entity numbers follow the layout in qwd/game.h.  Run-time entities
+ *   (and the map's own, in lump order) come from [first_free, top): the
+ *   lowest free number whose freetime is
+ *   0.5 s old (QuakeWorld's ED_Alloc), a linear scan; at most a few
+ *   hundred missiles live at once, and a scan of a few thousand slots on
+ *   a spawn costs less than the trace that follows it.
+ *
+ *   The random generator is xorshift64* in struct game: deterministic, and
+ *   nothing here calls rand().
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+/* ---- randomness ------------------------------------------------------- */
+
+double g_random(struct game *g)
+{
+	uint64_t x = g->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	g->rng = x;
+	return (double)((x * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+float g_crandom(struct game *g)
+{
+	return (float)(2.0 * (g_random(g) - 0.5));
+}
+
+/* ---- vectors ---------------------------------------------------------- */
+
+void g_makevectors(const vec3_t angles, vec3_t fwd, vec3_t right, vec3_t up)
+{
+	float a = angles[1] * (float)(M_PI * 2 / 360);
+	float sy = sinf(a), cy = cosf(a);
+	a = angles[0] * (float)(M_PI * 2 / 360);
+	float sp = sinf(a), cp = cosf(a);
+	a = angles[2] * (float)(M_PI * 2 / 360);
+	float sr = sinf(a), cr = cosf(a);
+
+	if (fwd)
+		vec_set(fwd, cp * cy, cp * sy, -sp);
+	if (right)
+		vec_set(right, -1 * sr * sp * cy + -1 * cr * -sy,
+			-1 * sr * sp * sy + -1 * cr * cy, -1 * sr * cp);
+	if (up)
+		vec_set(up, cr * sp * cy + -sr * -sy, cr * sp * sy + -sr * cy,
+			cr * cp);
+}
+
+void g_vectoangles(const vec3_t v, vec3_t angles)
+{
+	float yaw, pitch;
+
+	if (v[1] == 0 && v[0] == 0) {
+		yaw = 0;
+		pitch = v[2] > 0 ? 90 : 270;
+	} else {
+		yaw = (float)(int)(atan2f(v[1], v[0]) * 180 / (float)M_PI);
+		if (yaw < 0)
+			yaw += 360;
+		float forward = sqrtf(v[0] * v[0] + v[1] * v[1]);
+		pitch = (float)(int)(atan2f(v[2], forward) * 180 / (float)M_PI);
+		if (pitch < 0)
+			pitch += 360;
+	}
+	vec_set(angles, pitch, yaw, 0);
+}
+
+float g_vlen(const vec3_t v)
+{
+	return sqrtf(vec_dot(v, v));
+}
+
+float g_normalize(vec3_t v)
+{
+	float l = g_vlen(v);
+
+	if (l > 0)
+		for (int k = 0; k < 3; k++)
+			v[k] /= l;
+	return l;
+}
+
+/* ---- entities --------------------------------------------------------- */
+
+bool g_is_player(const struct game_entity *e)
+{
+	return e && e->client >= 0;
+}
+
+struct game_client *g_client(struct game *g, struct game_entity *e)
+{
+	return e && e->client >= 0 ? &g->clients[e->client] : NULL;
+}
+
+int game_player_entity(const struct game *g, int slot)
+{
+	if (slot < MAX_CLIENTS_STOCK)
+		return slot + 1;
+	return g->top + (slot - MAX_CLIENTS_STOCK);
+}
+
+static void clear_entity(struct game_entity *e)
+{
+	int num = e->num;
+	struct world_obj *o = e->obj;
+
+	memset(e, 0, sizeof(*e));
+	e->num = num;
+	e->obj = o;
+	e->client = -1;
+	e->classname = "";
+	memset(&o->link, 0, sizeof(o->link));
+	o->linked = false;
+	o->solid = SOLID_NOT;
+	o->model = -1;
+	o->owner = -1;
+	o->monster = false;
+	vec_set(o->origin, 0, 0, 0);
+	vec_set(o->mins, 0, 0, 0);
+	vec_set(o->maxs, 0, 0, 0);
+}
+
+static struct game_entity *init_entity(struct game *g, int num)
+{
+	struct game_entity *e = &g->ents[num];
+
+	if (e->obj->linked)
+		world_unlink(g->world, e->obj);
+	clear_entity(e);
+	e->inuse = true;
+	if (num >= g->num_entities)
+		g->num_entities = num + 1;
+	return e;
+}
+
+struct game_entity *g_spawn(struct game *g)
+{
+	for (int i = g->first_free; i < g->top; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (e->inuse)
+			continue;
+		/* QuakeWorld's rule; the first 2 s of a level reuse at once */
+		if (e->freetime > 2.0 && g->time - e->freetime < 0.5)
+			continue;
+		return init_entity(g, i);
+	}
+	return NULL;
+}
+
+void g_remove(struct game *g, struct game_entity *e)
+{
+	if (!e || e->num == 0 || g_is_player(e))
+		return;
+	if (e->obj->linked)
+		world_unlink(g->world, e->obj);
+	clear_entity(e);
+	e->inuse = false;
+	e->freetime = g->time;
+}
+
+void g_think_remove(struct game *g, struct game_entity *self)
+{
+	g_remove(g, self);
+}
+
+void g_link(struct game *g, struct game_entity *e, bool touch_triggers)
+{
+	if (!e->inuse)
+		return;
+	world_link(g->world, e->obj);
+	if (touch_triggers)
+		phys_touch_triggers(g, e);
+}
+
+void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org)
+{
+	vec_copy(org, e->obj->origin);
+	g_link(g, e, false);
+}
+
+void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,
+	       const vec3_t maxs)
+{
+	vec_copy(mins, e->obj->mins);
+	vec_copy(maxs, e->obj->maxs);
+	g_link(g, e, false);
+}
+
+void g_set_brush_model(struct game *g, struct game_entity *e, int sub)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "*%d", sub);
+	e->modelindex = g->svc.precache_model ?
+		g->svc.precache_model(g->svc.ctx, name) : 0;
+	e->model_saved = e->modelindex;
+	e->obj->model = sub;
+	vec_copy(g->map->models[sub].mins, e->obj->mins);
+	vec_copy(g->map->models[sub].maxs, e->obj->maxs);
+	g_link(g, e, false);
+}
+
+/* ---- services --------------------------------------------------------- */
+
+static void entity_center(const struct game_entity *e, vec3_t out)
+{
+	if (e->obj->model > 0) {
+		for (int k = 0; k < 3; k++)
+			out[k] = e->obj->origin[k] +
+				 (e->obj->mins[k] + e->obj->maxs[k]) * 0.5f;
+	} else {
+		vec_copy(e->obj->origin, out);
+	}
+}
+
+void g_sound(struct game *g, struct game_entity *e, int chan, int snd,
+	     float vol, float attn)
+{
+	vec3_t org;
+
+	if (!g->svc.sound || snd <= 0)
+		return;
+	entity_center(e, org);
+	g->svc.sound(g->svc.ctx, e->num, chan, snd, vol, attn, org);
+}
+
+void g_sound_at(struct game *g, const vec3_t org, int snd, float attn)
+{
+	if (g->svc.sound && snd > 0)
+		g->svc.sound(g->svc.ctx, 0, GAME_CHAN_AUTO, snd, 1, attn, org);
+}
+
+void g_te_point(struct game *g, int type, const vec3_t org, int count,
+		int multicast)
+{
+	struct game_temp_entity te;
+
+	if (!g->svc.temp_entity)
+		return;
+	memset(&te, 0, sizeof(te));
+	te.type = type;
+	vec_copy(org, te.origin);
+	te.count = count > 255 ? 255 : count;
+	g->svc.temp_entity(g->svc.ctx, &te, multicast);
+}
+
+void g_te_beam(struct game *g, int type, int ent, const vec3_t start,
+	       const vec3_t end)
+{
+	struct game_temp_entity te;
+
+	if (!g->svc.temp_entity)
+		return;
+	memset(&te, 0, sizeof(te));
+	te.type = type;
+	te.entity = ent;
+	vec_copy(start, te.origin);
+	vec_copy(end, te.end);
+	g->svc.temp_entity(g->svc.ctx, &te, GAME_MULTICAST_PHS);
+}
+
+void g_bprint(struct game *g, int level, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!g->svc.print)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g->svc.print(g->svc.ctx, -1, level, buf);
+}
+
+void g_sprint(struct game *g, struct game_entity *e, int level,
+	      const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!g->svc.print || !g_is_player(e))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g->svc.print(g->svc.ctx, e->client, level, buf);
+}
+
+void g_centerprint(struct game *g, struct game_entity *e, const char *text)
+{
+	if (g->svc.centerprint && g_is_player(e))
+		g->svc.centerprint(g->svc.ctx, e->client, text);
+}
+
+void g_stuff(struct game *g, struct game_entity *e, const char *text)
+{
+	if (g->svc.stufftext && g_is_player(e))
+		g->svc.stufftext(g->svc.ctx, e->client, text);
+}
+
+void g_logf(struct game *g, int level, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!g->svc.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g->svc.log(g->svc.ctx, level, buf);
+}
+
+static float cvar_value(struct game *g, const char *name)
+{
+	return g->svc.cvar ? g->svc.cvar(g->svc.ctx, name) : 0.0f;
+}
+
+/* ---- traces ----------------------------------------------------------- */
+
+void g_traceline(struct game *g, const vec3_t start, const vec3_t end,
+		 bool nomonsters, struct game_entity *pass, struct trace *tr)
+{
+	static const vec3_t zero = {0, 0, 0};
+
+	world_move(g->world, start, zero, zero, end,
+		   nomonsters ? MOVE_NOMONSTERS : MOVE_NORMAL,
+		   pass ? pass->obj : NULL, tr);
+}
+
+struct game_entity *g_trace_ent(struct game *g, const struct trace *tr)
+{
+	if (tr->ent < 0 || tr->ent >= g->max_entities)
+		return NULL;
+	return &g->ents[tr->ent];
+}
+
+int g_pointcontents(struct game *g, const vec3_t p)
+{
+	return world_point_contents(g->world, p);
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+struct game_entity *g_find_target(struct game *g, struct game_entity *from,
+				  const char *targetname)
+{
+	int start = from ? from->num + 1 : 1;
+
+	if (!targetname || !*targetname)
+		return NULL;
+	for (int i = start; i < g->num_entities; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (e->inuse && e->targetname && strcmp(e->targetname, targetname) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void delayed_use(struct game *g, struct game_entity *self)
+{
+	struct game_entity *act = self->enemy;
+
+	self->delay = 0;
+	g_use_targets(g, self, act);
+	g_remove(g, self);
+}
+
+/* QuakeC's SUB_UseTargets: the message to the activator, killtargets
+ * removed, every entity named by target used; with a delay, a temporary
+ * entity does it later. */
+void g_use_targets(struct game *g, struct game_entity *self,
+		   struct game_entity *activator)
+{
+	if (self->delay > 0) {
+		struct game_entity *t = g_spawn(g);
+
+		if (!t)
+			return;
+		t->classname = "DelayedUse";
+		t->nextthink = g->time + self->delay;
+		t->think = delayed_use;
+		t->enemy = activator;
+		t->message = self->message;
+		t->killtarget = self->killtarget;
+		t->target = self->target;
+		return;
+	}
+	if (activator && g_is_player(activator) && self->message &&
+	    *self->message) {
+		g_centerprint(g, activator, self->message);
+		if (!self->noise)
+			g_sound(g, activator, GAME_CHAN_VOICE, g->s_talk, 1,
+				GAME_ATTN_NORM);
+	}
+	if (self->killtarget && *self->killtarget) {
+		struct game_entity *t = NULL;
+
+		while ((t = g_find_target(g, t, self->killtarget)) != NULL)
+			g_remove(g, t);
+	}
+	if (self->target && *self->target) {
+		struct game_entity *t = NULL;
+
+		while ((t = g_find_target(g, t, self->target)) != NULL) {
+			if (t->use && t != self)
+				t->use(g, t, activator);
+			if (!self->inuse)
+				return;
+		}
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+struct game *game_create(const struct game_config *cfg)
+{
+	struct game *g;
+
+	if (cfg->max_clients < 1 || cfg->max_clients > 4096 ||
+	    cfg->max_entities < 1 + MAX_CLIENTS_STOCK + cfg->max_clients + 16)
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->ents = calloc((size_t)cfg->max_entities, sizeof(*g->ents));
+	g->clients = calloc((size_t)cfg->max_clients, sizeof(*g->clients));
+	if (!g->ents || !g->clients) {
+		game_destroy(g);
+		return NULL;
+	}
+	g->max_entities = cfg->max_entities;
+	g->max_clients = cfg->max_clients;
+	g->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
+	g->top = cfg->max_entities -
+		 (cfg->max_clients > MAX_CLIENTS_STOCK ?
+		  cfg->max_clients - MAX_CLIENTS_STOCK : 0);
+	pmove_vars_default(&g->movevars);
+	for (int i = 0; i < g->max_entities; i++) {
+		g->ents[i].num = i;
+		g->ents[i].client = -1;
+	}
+	return g;
+}
+
+void game_destroy(struct game *g)
+{
+	if (!g)
+		return;
+	free(g->ents);
+	free(g->clients);
+	free(g);
+}
+
+/* Map values are outside input: a number that is not finite, or beyond
+ * any map's extent, counts as 0, so nothing downstream meets a NaN. */
+enum { MAX_MAP_VALUE = 1 << 20 };
+
+static float num(const char *v)
+{
+	double d = atof(v);
+
+	return isfinite(d) && fabs(d) < MAX_MAP_VALUE ? (float)d : 0.0f;
+}
+
+static bool parse_vec(const char *s, vec3_t out)
+{
+	vec3_t v;
+
+	if (!s || sscanf(s, "%f %f %f", &v[0], &v[1], &v[2]) != 3)
+		return false;
+	for (int k = 0; k < 3; k++)
+		out[k] = isfinite(v[k]) && fabsf(v[k]) < MAX_MAP_VALUE ? v[k] : 0.0f;
+	return true;
+}
+
+/* the keys of map entity i into e (what QuakeC's fields get) */
+static void parse_keys(struct game *g, struct game_entity *e, uint32_t i,
+		       const char **model)
+{
+	const struct ent_list *el = &g->map->ents;
+	const struct ent_def *d = &el->ents[i];
+
+	*model = NULL;
+	for (uint32_t p = d->first_pair; p < d->first_pair + d->num_pairs; p++) {
+		const char *k = ent_key_at(el, p), *v = ent_value_at(el, p);
+
+		if (strcmp(k, "origin") == 0)
+			parse_vec(v, e->obj->origin);
+		else if (strcmp(k, "angle") == 0)
+			vec_set(e->angles, 0, num(v), 0);
+		else if (strcmp(k, "angles") == 0)
+			parse_vec(v, e->angles);
+		else if (strcmp(k, "model") == 0)
+			*model = v;
+		else if (strcmp(k, "target") == 0)
+			e->target = v;
+		else if (strcmp(k, "targetname") == 0)
+			e->targetname = v;
+		else if (strcmp(k, "killtarget") == 0)
+			e->killtarget = v;
+		else if (strcmp(k, "message") == 0)
+			e->message = v;
+		else if (strcmp(k, "map") == 0)
+			e->map = v;
+		else if (strcmp(k, "spawnflags") == 0)
+			e->spawnflags = (int)num(v);
+		else if (strcmp(k, "speed") == 0)
+			e->speed = num(v);
+		else if (strcmp(k, "wait") == 0)
+			e->wait = num(v);
+		else if (strcmp(k, "lip") == 0)
+			e->lip = num(v);
+		else if (strcmp(k, "dmg") == 0)
+			e->dmg = num(v);
+		else if (strcmp(k, "health") == 0)
+			e->health = num(v);
+		else if (strcmp(k, "delay") == 0)
+			e->delay = num(v);
+		else if (strcmp(k, "height") == 0)
+			e->height = num(v);
+		else if (strcmp(k, "sounds") == 0)
+			e->sounds = (int)num(v);
+		else if (strcmp(k, "count") == 0)
+			e->count = num(v);
+	}
+}
+
+static void report_unknown(struct game *g, const char *cls, const vec3_t org)
+{
+	for (int i = 0; i < g->num_unknown; i++)
+		if (strcmp(g->unknown[i], cls) == 0)
+			return;
+	if (g->num_unknown < GAME_MAX_UNKNOWN)
+		g->unknown[g->num_unknown++] = cls;
+	g_logf(g, QWD_LOG_WARN, "%s: unknown classname %s at (%.0f %.0f %.0f), skipped",
+	       g->mapname, cls, org[0], org[1], org[2]);
+}
+
+static void spawn_map_entities(struct game *g)
+{
+	const struct ent_list *el = &g->map->ents;
+
+	g->first_free = 1 + MAX_CLIENTS_STOCK;
+	for (uint32_t i = 0; i < el->num_ents; i++) {
+		const char *cls = ent_value(el, i, "classname");
+		const char *model;
+		struct game_entity *e;
+
+		if (cls && strcmp(cls, "worldspawn") == 0) {
+			const char *wt = ent_value(el, i, "worldtype");
+
+			g->worldtype = wt ? (int)num(wt) : 0;
+			if (g->worldtype < 0 || g->worldtype > 2)
+				g->worldtype = 0;
+			continue;
+		}
+		if (!cls)
+			continue;
+		/* in lump order; what a spawn function spawns comes next */
+		e = g_spawn(g);
+		if (!e) {
+			g_logf(g, QWD_LOG_WARN, "%s: too many entities, %s skipped",
+			       g->mapname, cls);
+			continue;
+		}
+		e->classname = cls;
+		parse_keys(g, e, i, &model);
+		if (e->spawnflags & SPAWNFLAG_NOT_DEATHMATCH) {
+			g_remove(g, e);
+			continue;
+		}
+		if (model && model[0] == '*') {
+			int sub = (int)num(model + 1);
+
+			if (sub <= 0 || sub >= g->map->num_models) {
+				g_logf(g, QWD_LOG_WARN, "%s: %s: model %s does not exist, skipped",
+				       g->mapname, cls, model);
+				g_remove(g, e);
+				continue;
+			}
+			e->obj->model = sub;
+		}
+		if (player_spawn_point(g, e, cls) || items_spawn(g, e, cls) ||
+		    movers_spawn(g, e, cls))
+			continue;
+		report_unknown(g, cls, e->obj->origin);
+		g_remove(g, e);
+	}
+}
+
+static void read_rules(struct game *g)
+{
+	g->deathmatch = (int)cvar_value(g, "deathmatch");
+	if (g->deathmatch <= 0)
+		g->deathmatch = 1;	/* qwd only plays deathmatch */
+	g->teamplay = (int)cvar_value(g, "teamplay");
+	g->fraglimit = cvar_value(g, "fraglimit");
+	g->timelimit = cvar_value(g, "timelimit") * 60.0f;
+	g->samelevel = (int)cvar_value(g, "samelevel");
+}
+
+int game_load_level(struct game *g, struct world *w,
+		    const struct bsp_map *map, const char *mapname,
+		    const struct game_services *svc, double time,
+		    char *err, size_t errlen)
+{
+	if (w->max_objs < g->max_entities) {
+		snprintf(err, errlen, "game: the world has %d objects, %d needed",
+			 w->max_objs, g->max_entities);
+		return -1;
+	}
+	g->svc = *svc;
+	g->world = w;
+	g->map = map;
+	strlcpy(g->mapname, mapname, sizeof(g->mapname));
+	g->nextmap[0] = '\0';
+	g->time = time;
+	g->frametime = 0;
+	g->intermission = false;
+	g->changed_level = false;
+	g->num_unknown = 0;
+	read_rules(g);
+
+	for (int i = 0; i < g->max_entities; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		e->obj = &w->objs[i];
+		if (e->obj->linked)
+			world_unlink(w, e->obj);
+		clear_entity(e);
+		e->freetime = 0;
+	}
+	g->num_entities = 1 + MAX_CLIENTS_STOCK;
+	{
+		struct game_entity *world = init_entity(g, 0);
+
+		world->classname = "worldspawn";
+		world->obj->solid = SOLID_BSP;
+		world->obj->model = 0;
+		world->movetype = MOVETYPE_PUSH;
+		world->takedamage = false;
+	}
+	player_precache(g);
+	weapons_precache(g);
+	items_precache(g);
+	spawn_map_entities(g);
+	movers_link_doors(g);
+	player_init_bodyque(g);
+
+	/* everyone comes back through the signon (the server sends
+	 * "reconnect") and enters again with game_client_connect */
+	memset(g->clients, 0, sizeof(*g->clients) * (size_t)g->max_clients);
+	return 0;
+}
+
+void game_frame(struct game *g, double time)
+{
+	if (!g->world)
+		return;		/* no level yet */
+	g->frametime = time - g->time;
+	if (g->frametime < 0)
+		g->frametime = 0;
+	g->time = time;
+	g->stats.frames++;
+	read_rules(g);
+
+	/* players move by their commands; all else here, in number order
+	 * (QuakeWorld's SV_Physics) */
+	phys_run_think(g, &g->ents[0]);
+	for (int i = 1 + MAX_CLIENTS_STOCK; i < g->num_entities && i < g->top; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (!e->inuse)
+			continue;
+		g->stats.entity_runs++;
+		phys_run_entity(g, e);
+	}
+	player_intermission_frame(g);
+	if (!g->intermission && g->timelimit > 0 && g->time >= g->timelimit)
+		player_next_level(g);
+}

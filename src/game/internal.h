@@ -1,0 +1,138 @@
+/*
+ * internal.h -- what the game's files share and nobody else sees.
+ *
+ * Design note
+ *   The game is QuakeC's deathmatch rules rewritten as C: each QuakeC
+ *   function that matters became a small static function in the file of
+ *   its subject (combat.c, items.c, movers.c, triggers in movers.c,
+ *   weapons.c, player.c), the engine builtins it called (spawn, setorigin,
+ *   traceline, sound...) live in game.c and phys.c.  "self" and "other"
+ *   are parameters instead of globals; "time" is g->time.
+ */
+#ifndef QWD_GAME_INTERNAL_H
+#define QWD_GAME_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "qwd/game.h"
+#include "qwd/protocol.h"
+
+enum { STATE_TOP, STATE_BOTTOM, STATE_UP, STATE_DOWN };
+enum { DEAD_NO, DEAD_DYING, DEAD_DEAD, DEAD_RESPAWNABLE };
+
+#define SPAWNFLAG_NOT_DEATHMATCH 2048
+
+/* player slots a stock client can see: entities 1..32 */
+enum { MAX_CLIENTS_STOCK = 32 };
+
+static inline void g_vscale(const vec3_t v, float s, vec3_t out)
+{
+	out[0] = v[0] * s;
+	out[1] = v[1] * s;
+	out[2] = v[2] * s;
+}
+
+/* game.c: engine builtins */
+double g_random(struct game *g);			/* [0, 1) */
+float g_crandom(struct game *g);			/* (-1, 1) */
+struct game_entity *g_spawn(struct game *g);		/* NULL when full */
+void g_remove(struct game *g, struct game_entity *e);
+void g_link(struct game *g, struct game_entity *e, bool touch_triggers);
+void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org);
+void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,
+	       const vec3_t maxs);
+void g_set_brush_model(struct game *g, struct game_entity *e, int sub);
+void g_sound(struct game *g, struct game_entity *e, int chan, int snd,
+	     float vol, float attn);
+void g_sound_at(struct game *g, const vec3_t org, int snd, float attn);
+void g_te_point(struct game *g, int type, const vec3_t org, int count,
+		int multicast);
+void g_te_beam(struct game *g, int type, int ent, const vec3_t start,
+	       const vec3_t end);
+void g_bprint(struct game *g, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void g_sprint(struct game *g, struct game_entity *e, int level,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void g_centerprint(struct game *g, struct game_entity *e, const char *text);
+void g_stuff(struct game *g, struct game_entity *e, const char *text);
+void g_logf(struct game *g, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct game_entity *g_find_target(struct game *g, struct game_entity *from,
+				  const char *targetname);
+void g_use_targets(struct game *g, struct game_entity *self,
+		   struct game_entity *activator);
+void g_makevectors(const vec3_t angles, vec3_t fwd, vec3_t right, vec3_t up);
+void g_vectoangles(const vec3_t v, vec3_t angles);
+float g_normalize(vec3_t v);
+float g_vlen(const vec3_t v);
+/* QuakeC's traceline: a point trace, nomonsters skips boxes */
+void g_traceline(struct game *g, const vec3_t start, const vec3_t end,
+		 bool nomonsters, struct game_entity *pass, struct trace *tr);
+struct game_entity *g_trace_ent(struct game *g, const struct trace *tr);
+int g_pointcontents(struct game *g, const vec3_t p);
+void g_think_remove(struct game *g, struct game_entity *self);
+bool g_is_player(const struct game_entity *e);
+struct game_client *g_client(struct game *g, struct game_entity *e);
+
+/* phys.c: the world phase */
+void phys_run_entity(struct game *g, struct game_entity *e);
+bool phys_run_think(struct game *g, struct game_entity *e);
+void phys_impact(struct game *g, struct game_entity *e1,
+		 struct game_entity *e2);
+void phys_touch_triggers(struct game *g, struct game_entity *e);
+bool phys_droptofloor(struct game *g, struct game_entity *e);
+
+/* movers.c: doors, plats, buttons, trains, walls, triggers */
+void sub_calc_move(struct game *g, struct game_entity *e, const vec3_t dest,
+		   float speed, game_think_fn done);
+bool movers_spawn(struct game *g, struct game_entity *e, const char *cls);
+void movers_link_doors(struct game *g);
+
+/* items.c */
+bool items_spawn(struct game *g, struct game_entity *e, const char *cls);
+void items_drop_backpack(struct game *g, struct game_entity *player);
+void items_precache(struct game *g);
+
+/* combat.c */
+void combat_damage(struct game *g, struct game_entity *targ,
+		   struct game_entity *inflictor, struct game_entity *attacker,
+		   float damage, int deathtype);
+void combat_radius(struct game *g, struct game_entity *inflictor,
+		   struct game_entity *attacker, float damage,
+		   struct game_entity *ignore, int deathtype);
+bool combat_can_damage(struct game *g, struct game_entity *targ,
+		       struct game_entity *inflictor);
+void combat_spawn_blood(struct game *g, const vec3_t org, int count);
+void combat_throw_gibs(struct game *g, struct game_entity *e);
+
+/* weapons.c */
+void weapons_precache(struct game *g);
+void weapons_frame(struct game *g, struct game_entity *player);
+void weapons_set_current(struct game *g, struct game_entity *player);
+int weapons_best(struct game *g, struct game_entity *player);
+
+/* player.c */
+void player_precache(struct game *g);
+void player_init_bodyque(struct game *g);
+/* model frames (player.qc): a sequence of the player's model, with the
+ * view model's frames 1..wframes alongside */
+enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
+void player_anim_start(struct game *g, struct game_entity *e, int first,
+		       int last, int prio, int wframes);
+void player_pain(struct game *g, struct game_entity *e);
+void player_put_in_server(struct game *g, int slot);
+void player_player_die(struct game *g, struct game_entity *self,
+		       struct game_entity *attacker);
+void player_obituary(struct game *g, struct game_entity *targ,
+		     struct game_entity *attacker);
+void player_check_rules(struct game *g, struct game_entity *player);
+void player_frags_changed(struct game *g, struct game_entity *player);
+void player_next_level(struct game *g);
+void player_spawn_tfog(struct game *g, const vec3_t org);
+void player_telefrag(struct game *g, const vec3_t org,
+		     struct game_entity *mover);
+void player_intermission_frame(struct game *g);
+bool player_spawn_point(struct game *g, struct game_entity *e,
+			const char *cls);
+
+#endif

@@ -1,0 +1,604 @@
+/*
+ * items.c -- what players pick up: health, armour, weapons, ammo,
+ * powerups, and the backpacks the dead drop (id's items.qc).
+ *
+ * Design note
+ *   An item spawns as a trigger and is put on the floor 0.2 s after the
+ *   level starts (so the brush entities it may stand on exist), 6 units
+ *   up then dropped at most 256; one that finds no floor is removed.
+ *   Picked up, it becomes invisible and not solid, then comes back
+ *   (SUB_regen, with items/itembk2.wav) after:
+ *     health, armour                      20 s
+ *     mega health: when its owner has rotted back to 100 (1 point a
+ *     second, starting 5 s after the pickup), then                20 s
+ *     weapons, ammo                       30 s (15 s for ammo in dm 3)
+ *     quad                                60 s
+ *     pentagram, ring                     300 s
+ *   deathmatch 2 (and 3 for weapons) leaves weapons in place: a player
+ *   takes a weapon he does not have and the weapon stays.
+ *   Amounts: health 15 (rotten) / 25 / 100 (mega, over the maximum to
+ *   250); armour green 100 x 0.3, yellow 150 x 0.6, red 200 x 0.8, taken
+ *   only when better (type x value); ammo boxes shells 20/40, nails
+ *   25/50, rockets 5/10, cells 6/12 (spawnflags 1: big), capped at
+ *   100/200/100/100; weapons give shells 5, nails 30, rockets 5, cells 15.
+ *   QuakeWorld widens an item's touch box by 15 units sideways (FL_ITEM in
+ *   SV_LinkEdict); the world module does not know item flags, so the game
+ *   widens the box itself once the item is on the floor.
+ *   Keys (silver, gold; their look from the worldspawn's worldtype) stay
+ *   with whoever takes them and open the doors that need them.
+ *   Health and ammo boxes use the brush models maps/b_*.bsp, as stock
+ *   QuakeWorld data; qwd ships its own (maps/b_*.map).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int mdl(struct game *g, const char *name)
+{
+	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
+}
+
+static int snd(struct game *g, const char *name)
+{
+	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
+}
+
+void items_precache(struct game *g)
+{
+	g->s_itembk2 = snd(g, "items/itembk2.wav");
+	g->s_armor = snd(g, "items/armor1.wav");
+	g->s_pkup = snd(g, "weapons/pkup.wav");
+	g->s_lock4 = snd(g, "weapons/lock4.wav");
+	g->m_backpack = mdl(g, "progs/backpack.mdl");
+	g->s_damage2 = snd(g, "items/damage2.wav");
+	g->s_inv2 = snd(g, "items/inv2.wav");
+}
+
+static void sub_regen(struct game *g, struct game_entity *self)
+{
+	self->modelindex = self->model_saved;
+	self->obj->solid = SOLID_TRIGGER;
+	g_sound(g, self, GAME_CHAN_VOICE, g->s_itembk2, 1, GAME_ATTN_NORM);
+	g_link(g, self, false);
+}
+
+/* taken: gone until respawn seconds from now (never when <= 0) */
+static void item_taken(struct game *g, struct game_entity *self,
+		       struct game_entity *player, double respawn)
+{
+	self->modelindex = 0;
+	self->obj->solid = SOLID_NOT;
+	g_link(g, self, false);
+	if (respawn > 0) {
+		self->think = sub_regen;
+		self->nextthink = g->time + respawn;
+	}
+	g_stuff(g, player, "bf\n");
+	g_use_targets(g, self, player);
+}
+
+static void place_item(struct game *g, struct game_entity *self)
+{
+	vec3_t mins, maxs;
+
+	self->flags = FL_ITEM;
+	self->obj->solid = SOLID_TRIGGER;
+	self->movetype = MOVETYPE_TOSS;
+	vec_set(self->velocity, 0, 0, 0);
+	self->obj->origin[2] += 6;
+	if (!phys_droptofloor(g, self)) {
+		g_logf(g, QWD_LOG_WARN, "%s: %s fell out of the level at (%.0f %.0f %.0f)",
+		       g->mapname, self->classname, self->obj->origin[0],
+		       self->obj->origin[1], self->obj->origin[2]);
+		g_remove(g, self);
+		return;
+	}
+	vec_copy(self->obj->mins, mins);
+	vec_copy(self->obj->maxs, maxs);
+	mins[0] -= 15;
+	mins[1] -= 15;
+	maxs[0] += 15;
+	maxs[1] += 15;
+	g_setsize(g, self, mins, maxs);
+}
+
+static void start_item(struct game *g, struct game_entity *e, const vec3_t mins,
+		       const vec3_t maxs, int model)
+{
+	e->modelindex = e->model_saved = model;
+	e->obj->solid = SOLID_TRIGGER;
+	e->movetype = MOVETYPE_NONE;
+	vec_copy(mins, e->obj->mins);
+	vec_copy(maxs, e->obj->maxs);
+	g_link(g, e, false);
+	e->nextthink = g->time + 0.2;
+	e->think = place_item;
+}
+
+static bool can_take(struct game_entity *other)
+{
+	return g_is_player(other) && other->health > 0;
+}
+
+/* ---- health ----------------------------------------------------------- */
+
+static bool heal(struct game_entity *e, float amount, bool ignore_max)
+{
+	if (e->health <= 0)
+		return false;
+	if (!ignore_max && e->health >= e->max_health)
+		return false;
+	e->health += ceilf(amount);
+	if (!ignore_max && e->health >= e->max_health)
+		e->health = e->max_health;
+	if (e->health > 250)
+		e->health = 250;
+	return true;
+}
+
+static void megahealth_rot(struct game *g, struct game_entity *self)
+{
+	struct game_entity *o = self->owner;
+
+	if (o && o->inuse && o->health > o->max_health) {
+		o->health -= 1;
+		self->nextthink = g->time + 1;
+		return;
+	}
+	if (o)
+		o->items &= ~IT_SUPERHEALTH;
+	if (g->deathmatch != 2) {
+		self->nextthink = g->time + 20;
+		self->think = sub_regen;
+	}
+}
+
+static void health_touch(struct game *g, struct game_entity *self,
+			 struct game_entity *other)
+{
+	if (!g_is_player(other))
+		return;
+	if (self->healtype == 2) {
+		if (other->health >= 250 || !heal(other, self->count, true))
+			return;
+	} else if (!heal(other, self->count, false)) {
+		return;
+	}
+	g_sprint(g, other, PRINT_LOW, "You receive %d health\n", (int)self->count);
+	g_sound(g, other, GAME_CHAN_ITEM, self->noise, 1, GAME_ATTN_NORM);
+	if (self->healtype == 2) {
+		other->items |= IT_SUPERHEALTH;
+		item_taken(g, self, other, 0);
+		self->owner = other;
+		self->think = megahealth_rot;
+		self->nextthink = g->time + 5;
+	} else {
+		item_taken(g, self, other, g->deathmatch != 2 ? 20 : 0);
+	}
+}
+
+static void spawn_health(struct game *g, struct game_entity *e)
+{
+	static const vec3_t mins = {0, 0, 0}, maxs = {32, 32, 56};
+	int m;
+
+	e->touch = health_touch;
+	if (e->spawnflags & 1) {
+		m = mdl(g, "maps/b_bh10.bsp");
+		e->noise = snd(g, "items/r_item1.wav");
+		e->count = 15;
+		e->healtype = 0;
+	} else if (e->spawnflags & 2) {
+		m = mdl(g, "maps/b_bh100.bsp");
+		e->noise = snd(g, "items/r_item2.wav");
+		e->count = 100;
+		e->healtype = 2;
+	} else {
+		m = mdl(g, "maps/b_bh25.bsp");
+		e->noise = snd(g, "items/health1.wav");
+		e->count = 25;
+		e->healtype = 1;
+	}
+	start_item(g, e, mins, maxs, m);
+}
+
+/* ---- armour ----------------------------------------------------------- */
+
+static void armor_touch(struct game *g, struct game_entity *self,
+			struct game_entity *other)
+{
+	static const float type[3] = {0.3f, 0.6f, 0.8f}, value[3] = {100, 150, 200};
+	static const int bit[3] = {IT_ARMOR1, IT_ARMOR2, IT_ARMOR3};
+	int k = self->skin;
+
+	if (!can_take(other) || k < 0 || k > 2)
+		return;
+	if (other->armortype * other->armorvalue >= type[k] * value[k])
+		return;
+	other->armortype = type[k];
+	other->armorvalue = value[k];
+	other->items = (other->items & ~(IT_ARMOR1 | IT_ARMOR2 | IT_ARMOR3)) | bit[k];
+	g_sprint(g, other, PRINT_LOW, "You got armor\n");
+	g_sound(g, other, GAME_CHAN_ITEM, g->s_armor, 1, GAME_ATTN_NORM);
+	item_taken(g, self, other, g->deathmatch != 2 ? 20 : 0);
+}
+
+static void spawn_armor(struct game *g, struct game_entity *e, int skin)
+{
+	static const vec3_t mins = {-16, -16, 0}, maxs = {16, 16, 56};
+
+	e->touch = armor_touch;
+	e->skin = skin;
+	start_item(g, e, mins, maxs, mdl(g, "progs/armor.mdl"));
+}
+
+/* ---- weapons and ammo ------------------------------------------------- */
+
+static void bound_ammo(struct game_client *cl)
+{
+	if (cl->ammo_shells > 100)
+		cl->ammo_shells = 100;
+	if (cl->ammo_nails > 200)
+		cl->ammo_nails = 200;
+	if (cl->ammo_rockets > 100)
+		cl->ammo_rockets = 100;
+	if (cl->ammo_cells > 100)
+		cl->ammo_cells = 100;
+}
+
+static int rank_for_weapon(int w)
+{
+	switch (w) {
+	case IT_LIGHTNING: return 1;
+	case IT_ROCKET_LAUNCHER: return 2;
+	case IT_SUPER_NAILGUN: return 3;
+	case IT_GRENADE_LAUNCHER: return 4;
+	case IT_SUPER_SHOTGUN: return 5;
+	case IT_NAILGUN: return 6;
+	default: return 7;
+	}
+}
+
+static void weapon_touch(struct game *g, struct game_entity *self,
+			 struct game_entity *other)
+{
+	struct game_client *cl = g_client(g, other);
+	bool leave = g->deathmatch == 2 || g->deathmatch == 3 || g->deathmatch == 5;
+	int neww = self->weapon;
+
+	if (!cl || other->health <= 0)
+		return;
+	if (leave && (other->items & neww))
+		return;
+	switch (neww) {
+	case IT_NAILGUN:
+	case IT_SUPER_NAILGUN:
+		cl->ammo_nails += 30;
+		break;
+	case IT_SUPER_SHOTGUN:
+		cl->ammo_shells += 5;
+		break;
+	case IT_ROCKET_LAUNCHER:
+	case IT_GRENADE_LAUNCHER:
+		cl->ammo_rockets += 5;
+		break;
+	case IT_LIGHTNING:
+		cl->ammo_cells += 15;
+		break;
+	default:
+		return;
+	}
+	g_sprint(g, other, PRINT_LOW, "You got the %s\n", self->netname);
+	g_sound(g, other, GAME_CHAN_ITEM, g->s_pkup, 1, GAME_ATTN_NORM);
+	bound_ammo(cl);
+	other->items |= neww;
+	if (!((other->flags & FL_INWATER) && neww == IT_LIGHTNING) &&
+	    rank_for_weapon(neww) < rank_for_weapon(other->weapon))
+		other->weapon = neww;
+	weapons_set_current(g, other);
+	if (leave) {
+		g_stuff(g, other, "bf\n");
+		return;
+	}
+	item_taken(g, self, other, g->deathmatch != 2 ? 30 : 0);
+}
+
+static void spawn_weapon(struct game *g, struct game_entity *e, int weapon,
+			 const char *model, const char *netname)
+{
+	static const vec3_t mins = {-16, -16, 0}, maxs = {16, 16, 56};
+
+	e->weapon = weapon;
+	e->netname = netname;
+	e->touch = weapon_touch;
+	start_item(g, e, mins, maxs, mdl(g, model));
+}
+
+static void ammo_touch(struct game *g, struct game_entity *self,
+		       struct game_entity *other)
+{
+	struct game_client *cl = g_client(g, other);
+	int best;
+
+	if (!cl || other->health <= 0)
+		return;
+	best = weapons_best(g, other);
+	switch (self->weapon) {
+	case 1:
+		if (cl->ammo_shells >= 100)
+			return;
+		cl->ammo_shells += self->aflag;
+		break;
+	case 2:
+		if (cl->ammo_nails >= 200)
+			return;
+		cl->ammo_nails += self->aflag;
+		break;
+	case 3:
+		if (cl->ammo_rockets >= 100)
+			return;
+		cl->ammo_rockets += self->aflag;
+		break;
+	case 4:
+		if (cl->ammo_cells >= 100)
+			return;
+		cl->ammo_cells += self->aflag;
+		break;
+	default:
+		return;
+	}
+	bound_ammo(cl);
+	g_sprint(g, other, PRINT_LOW, "You got the %s\n", self->netname);
+	g_sound(g, other, GAME_CHAN_ITEM, g->s_lock4, 1, GAME_ATTN_NORM);
+	if (other->weapon == best)
+		other->weapon = weapons_best(g, other);
+	weapons_set_current(g, other);
+	item_taken(g, self, other, g->deathmatch == 3 || g->deathmatch == 5 ? 15 :
+		   g->deathmatch != 2 ? 30 : 0);
+}
+
+static void spawn_ammo(struct game *g, struct game_entity *e, int kind,
+		       const char *small, const char *big, int n_small,
+		       int n_big, const char *netname)
+{
+	static const vec3_t mins = {0, 0, 0}, maxs = {32, 32, 56};
+	bool is_big = e->spawnflags & 1;
+
+	e->touch = ammo_touch;
+	e->weapon = kind;
+	e->aflag = is_big ? n_big : n_small;
+	e->netname = netname;
+	start_item(g, e, mins, maxs, mdl(g, is_big ? big : small));
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+/* a key stays with its taker and does not come back (items.qc) */
+static void key_touch(struct game *g, struct game_entity *self,
+		      struct game_entity *other)
+{
+	if (!can_take(other) || (other->items & self->items))
+		return;
+	g_sprint(g, other, PRINT_LOW, "You got the %s\n", self->netname);
+	g_sound(g, other, GAME_CHAN_ITEM, self->noise, 1, GAME_ATTN_NORM);
+	other->items |= self->items;
+	item_taken(g, self, other, 0);
+}
+
+static void spawn_key(struct game *g, struct game_entity *e, bool gold)
+{
+	static const vec3_t mins = {-16, -16, -24}, maxs = {16, 16, 32};
+	static const char *const models[3][2] = {
+		{"progs/w_s_key.mdl", "progs/w_g_key.mdl"},
+		{"progs/m_s_key.mdl", "progs/m_g_key.mdl"},
+		{"progs/b_s_key.mdl", "progs/b_g_key.mdl"}};
+	static const char *const names[3][2] = {
+		{"silver key", "gold key"}, {"silver runekey", "gold runekey"},
+		{"silver keycard", "gold keycard"}};
+	static const char *const noises[3] = {"misc/medkey.wav", "misc/runekey.wav",
+		"misc/basekey.wav"};
+	int w = g->worldtype;
+
+	e->touch = key_touch;
+	e->items = gold ? IT_KEY2 : IT_KEY1;
+	e->netname = names[w][gold];
+	e->noise = snd(g, noises[w]);
+	start_item(g, e, mins, maxs, mdl(g, models[w][gold]));
+}
+
+/* ---- powerups --------------------------------------------------------- */
+
+static void powerup_touch(struct game *g, struct game_entity *self,
+			  struct game_entity *other)
+{
+	struct game_client *cl = g_client(g, other);
+	double respawn = 60;
+
+	if (!cl || other->health <= 0)
+		return;
+	g_sprint(g, other, PRINT_LOW, "You got the %s\n", self->netname);
+	if (self->items == IT_INVULNERABILITY || self->items == IT_INVISIBILITY)
+		respawn = 300;
+	g_sound(g, other, GAME_CHAN_VOICE, self->noise, 1, GAME_ATTN_NORM);
+	other->items |= self->items;
+	switch (self->items) {
+	case IT_INVULNERABILITY:
+		cl->invincible_finished = g->time + 30;
+		cl->invincible_sound = 0;
+		break;
+	case IT_INVISIBILITY:
+		cl->invisible_finished = g->time + 30;
+		cl->invisible_sound = 0;
+		break;
+	case IT_QUAD:
+		cl->super_damage_finished = g->time + 30;
+		cl->super_sound = 0;
+		break;
+	case IT_SUIT:
+		cl->radsuit_finished = g->time + 30;
+		break;
+	default:
+		break;
+	}
+	item_taken(g, self, other, respawn);
+}
+
+static void spawn_powerup(struct game *g, struct game_entity *e, int item,
+			  const char *model, const char *noise,
+			  const char *netname, int effects)
+{
+	static const vec3_t mins = {-16, -16, -24}, maxs = {16, 16, 32};
+
+	e->touch = powerup_touch;
+	e->items = item;
+	e->noise = snd(g, noise);
+	e->netname = netname;
+	e->effects = effects;
+	start_item(g, e, mins, maxs, mdl(g, model));
+}
+
+/* ---- backpacks -------------------------------------------------------- */
+
+static void backpack_touch(struct game *g, struct game_entity *self,
+			   struct game_entity *other)
+{
+	struct game_client *cl = g_client(g, other);
+	char msg[160];
+	int best, n = 0;
+
+	if (!cl || other->health <= 0)
+		return;
+	n += snprintf(msg + n, sizeof(msg) - (size_t)n, "You get ");
+	if (self->items && !(other->items & self->items))
+		n += snprintf(msg + n, sizeof(msg) - (size_t)n, "the %s", self->netname);
+	best = weapons_best(g, other);
+	cl->ammo_shells += self->aflag >> 24 & 0xff;
+	cl->ammo_nails += self->aflag >> 16 & 0xff;
+	cl->ammo_rockets += self->aflag >> 8 & 0xff;
+	cl->ammo_cells += self->aflag & 0xff;
+	other->items |= self->items;
+	bound_ammo(cl);
+	if (self->aflag >> 24 & 0xff)
+		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d shells", self->aflag >> 24 & 0xff);
+	if (self->aflag >> 16 & 0xff)
+		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d nails", self->aflag >> 16 & 0xff);
+	if (self->aflag >> 8 & 0xff)
+		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d rockets", self->aflag >> 8 & 0xff);
+	if (self->aflag & 0xff)
+		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d cells", self->aflag & 0xff);
+	if (n < (int)sizeof(msg) - 1)
+		snprintf(msg + n, sizeof(msg) - (size_t)n, "\n");
+	g_sprint(g, other, PRINT_LOW, "%s", msg);
+	g_sound(g, other, GAME_CHAN_ITEM, g->s_lock4, 1, GAME_ATTN_NORM);
+	g_stuff(g, other, "bf\n");
+	if (other->weapon == best)
+		other->weapon = weapons_best(g, other);
+	weapons_set_current(g, other);
+	g_remove(g, self);
+}
+
+static const char *weapon_netname(int w)
+{
+	switch (w) {
+	case IT_AXE: return "Axe";
+	case IT_SHOTGUN: return "Shotgun";
+	case IT_SUPER_SHOTGUN: return "Double-barrelled Shotgun";
+	case IT_NAILGUN: return "Nailgun";
+	case IT_SUPER_NAILGUN: return "Super Nailgun";
+	case IT_GRENADE_LAUNCHER: return "Grenade Launcher";
+	case IT_ROCKET_LAUNCHER: return "Rocket Launcher";
+	case IT_LIGHTNING: return "Thunderbolt";
+	default: return "";
+	}
+}
+
+static int clamp_byte(int v)
+{
+	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+void items_drop_backpack(struct game *g, struct game_entity *player)
+{
+	struct game_client *cl = g_client(g, player);
+	static const vec3_t mins = {-16, -16, 0}, maxs = {16, 16, 56};
+	struct game_entity *b;
+	vec3_t org;
+
+	if (!cl || !(cl->ammo_shells + cl->ammo_nails + cl->ammo_rockets + cl->ammo_cells))
+		return;
+	b = g_spawn(g);
+	if (!b)
+		return;
+	b->classname = "backpack";
+	vec_copy(player->obj->origin, org);
+	org[2] -= 24;
+	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
+	b->netname = weapon_netname(b->items);
+	b->aflag = clamp_byte(cl->ammo_shells) << 24 | clamp_byte(cl->ammo_nails) << 16 |
+		   clamp_byte(cl->ammo_rockets) << 8 | clamp_byte(cl->ammo_cells);
+	vec_set(b->velocity, -100 + 200 * (float)g_random(g),
+		-100 + 200 * (float)g_random(g), 300);
+	b->flags = FL_ITEM;
+	b->obj->solid = SOLID_TRIGGER;
+	b->movetype = MOVETYPE_TOSS;
+	b->modelindex = g->m_backpack;
+	vec_copy(mins, b->obj->mins);
+	vec_copy(maxs, b->obj->maxs);
+	b->touch = backpack_touch;
+	b->nextthink = g->time + 120;
+	b->think = g_think_remove;
+	g_setorigin(g, b, org);
+}
+
+bool items_spawn(struct game *g, struct game_entity *e, const char *cls)
+{
+	if (strcmp(cls, "item_health") == 0)
+		spawn_health(g, e);
+	else if (strcmp(cls, "item_armor1") == 0)
+		spawn_armor(g, e, 0);
+	else if (strcmp(cls, "item_armor2") == 0)
+		spawn_armor(g, e, 1);
+	else if (strcmp(cls, "item_armorInv") == 0)
+		spawn_armor(g, e, 2);
+	else if (strcmp(cls, "weapon_supershotgun") == 0)
+		spawn_weapon(g, e, IT_SUPER_SHOTGUN, "progs/g_shot.mdl", "Double-barrelled Shotgun");
+	else if (strcmp(cls, "weapon_nailgun") == 0)
+		spawn_weapon(g, e, IT_NAILGUN, "progs/g_nail.mdl", "nailgun");
+	else if (strcmp(cls, "weapon_supernailgun") == 0)
+		spawn_weapon(g, e, IT_SUPER_NAILGUN, "progs/g_nail2.mdl", "Super Nailgun");
+	else if (strcmp(cls, "weapon_grenadelauncher") == 0)
+		spawn_weapon(g, e, IT_GRENADE_LAUNCHER, "progs/g_rock.mdl", "Grenade Launcher");
+	else if (strcmp(cls, "weapon_rocketlauncher") == 0)
+		spawn_weapon(g, e, IT_ROCKET_LAUNCHER, "progs/g_rock2.mdl", "Rocket Launcher");
+	else if (strcmp(cls, "weapon_lightning") == 0)
+		spawn_weapon(g, e, IT_LIGHTNING, "progs/g_light.mdl", "Thunderbolt");
+	else if (strcmp(cls, "item_shells") == 0)
+		spawn_ammo(g, e, 1, "maps/b_shell0.bsp", "maps/b_shell1.bsp", 20, 40, "shells");
+	else if (strcmp(cls, "item_spikes") == 0)
+		spawn_ammo(g, e, 2, "maps/b_nail0.bsp", "maps/b_nail1.bsp", 25, 50, "nails");
+	else if (strcmp(cls, "item_rockets") == 0)
+		spawn_ammo(g, e, 3, "maps/b_rock0.bsp", "maps/b_rock1.bsp", 5, 10, "rockets");
+	else if (strcmp(cls, "item_cells") == 0)
+		spawn_ammo(g, e, 4, "maps/b_batt0.bsp", "maps/b_batt1.bsp", 6, 12, "cells");
+	else if (strcmp(cls, "item_key1") == 0)
+		spawn_key(g, e, false);
+	else if (strcmp(cls, "item_key2") == 0)
+		spawn_key(g, e, true);
+	else if (strcmp(cls, "item_artifact_super_damage") == 0)
+		spawn_powerup(g, e, IT_QUAD, "progs/quaddama.mdl", "items/damage.wav",
+			      "Quad Damage", EF_BLUE);
+	else if (strcmp(cls, "item_artifact_invulnerability") == 0)
+		spawn_powerup(g, e, IT_INVULNERABILITY, "progs/invulner.mdl",
+			      "items/protect.wav", "Pentagram of Protection", EF_RED);
+	else if (strcmp(cls, "item_artifact_invisibility") == 0)
+		spawn_powerup(g, e, IT_INVISIBILITY, "progs/invisibl.mdl",
+			      "items/inv1.wav", "Ring of Shadows", 0);
+	else if (strcmp(cls, "item_artifact_envirosuit") == 0)
+		spawn_powerup(g, e, IT_SUIT, "progs/suit.mdl", "items/suit.wav",
+			      "Biosuit", 0);
+	else
+		return false;
+	return true;
+}
