@@ -20,10 +20,13 @@
  *              acknowledged (send.c); sendmmsg in batches
  *   Replies are client-paced, as in QuakeWorld: no request, no reply.
  *
- *   Entities: index 0 is the world, 1..maxclients the players, then the
- *   map's entities.  struct entity (game fields) and struct world_obj
- *   (collision fields, in the world's areanode tree) are parallel arrays
- *   with the same index.
+ *   Entities belong to the game module (include/qwd/game.h): g->ents[i]
+ *   (game fields) and objs[i] (collision fields, in the world's areanode
+ *   tree) share the index i: 0 the world, 1..32 the stock player slots,
+ *   then the map's and run-time entities, the extension player slots at
+ *   the top.  The server only reads them to build replies; the game calls
+ *   back through struct game_services (services.c) for sounds, temp
+ *   entities, prints and frags.
  */
 #ifndef QWD_SERVER_H
 #define QWD_SERVER_H
@@ -51,7 +54,11 @@ enum {
 	SV_GRID_DIM = 64,		/* at most 64 x 64 cells */
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
 	SV_REPLY_TESTS = 512,		/* visibility tests for one reply */
-	SV_USER_CVARS = 16
+	SV_USER_CVARS = 16,
+	SV_DATAGRAM = 512,
+	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */		/* game events queued for one reply */
+	SV_EVENT_RADIUS = 1536		/* extension servers: events reach the
+					 * players within this many units */
 };
 
 /* ---- cvars ------------------------------------------------------------ */
@@ -80,25 +87,6 @@ struct entity_state {
 	int16_t origin[3];	/* 1/8 units, rounded */
 	uint8_t angles[3];	/* 256 per turn */
 	uint8_t frame, colormap, skinnum, effects;
-};
-
-enum entity_kind {
-	ENT_FREE = 0,
-	ENT_WORLD,
-	ENT_PLAYER,
-	ENT_BRUSH,		/* doors, plats, walls: a visible submodel */
-	ENT_TRIGGER,		/* invisible touch volume */
-	ENT_POINT		/* spawn spots, lights: nothing to send */
-};
-
-struct entity {
-	enum entity_kind kind;
-	uint16_t modelindex;	/* precache index, 0 = nothing to draw */
-	vec3_t angles, velocity;
-	uint8_t frame, skin, effects, colormap;
-	float health;
-	bool has_baseline;
-	struct entity_state baseline;
 };
 
 /* ---- clients ---------------------------------------------------------- */
@@ -145,15 +133,17 @@ struct client {
 	uint64_t requests, replies;
 	uint64_t bad_checksums;
 
-	/* player state */
-	struct pmove_player pm;
-
 	/* replies */
 	int32_t stats[MAX_CL_STATS];
 	int32_t sent_stats[MAX_CL_STATS];
 	struct client_frame frames[UPDATE_BACKUP];
 	int last_frags;
 	int frags;
+
+	/* unreliable game events (sounds, temp entities, damage) for the
+	 * next reply; what does not fit is dropped, as QuakeWorld does */
+	uint8_t datagram[SV_DATAGRAM];
+	size_t datagram_len;
 
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
@@ -224,6 +214,7 @@ struct server {
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
 	char serverinfo[MAX_SERVERINFO_STRING];
+	char infokey_value[256];	/* the game's last infokey answer */
 
 	/* network */
 	int sock;
@@ -249,21 +240,18 @@ struct server {
 	int spawncount;
 	struct world world;
 	struct world_obj *objs;		/* max_entities */
-	struct entity *ents;		/* max_entities */
-	int num_ents;
-	int first_ext_entity;		/* entity of player slot 32 */
-	int num_spawns;
-	vec3_t *spawn_origin;		/* max_entities */
-	vec3_t *spawn_angles;
-	int next_spawn;
+	struct game *game;		/* the rules and the entities */
+	struct game_services game_svc;	/* what the game calls back */
+	char pending_map[64];		/* a level change the game asked for */
+	struct entity_state *baselines;	/* max_entities; zero: none */
 	const char *model_precache[MAX_MODELS];
 	int num_models;
 	const char *sound_precache[MAX_SOUNDS];
 	int num_sounds;
 	char model_names[MAX_MODELS][64];
+	char sound_names[MAX_SOUNDS][64];
 	char lightstyles[MAX_LIGHTSTYLES][MAX_STYLESTRING];
 	struct pmove_vars movevars;
-	int player_model;		/* precache index of progs/player.mdl */
 
 	/* signon buffers: baselines and statics, MAX_MSGLEN each */
 	uint8_t signon[SV_SIGNON_BUFFERS][MAX_MSGLEN];
@@ -378,9 +366,19 @@ void sv_broadcast_client_info(struct server *sv, struct client *who);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
 /* level.c */
-void sv_spawn_player(struct server *sv, struct client *cl);
 int sv_player_entity(const struct server *sv, int slot);
 void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
 void sv_update_serverinfo(struct server *sv);
+/* the folder of the bundled maps (QWD_MAPDIR) */
+const char *sv_bundled_map_dir(void);
+/* level.c: precache list index of a name (added when new), 0 when full */
+int sv_add_model(struct server *sv, const char *name);
+int sv_add_sound(struct server *sv, const char *name);
+/* level.c: append a message to the signon buffers */
+void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
+/* services.c: fill sv->game_svc */
+void sv_game_services(struct server *sv);
+/* services.c: svc_updatefrags of slot to everyone who may see it */
+void sv_send_frags(struct server *sv, int slot);
 
 #endif

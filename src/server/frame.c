@@ -130,6 +130,10 @@ static void register_cvars(struct server *sv)
 					   "let clients download maps and models");
 	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
 					  "ms of game time a client may run ahead (0: off)");
+	cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,
+		      "0 free for all, 1 no team damage, 3 only self-damage spared");
+	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
+		      "1: exits restart the same level");
 }
 
 int server_init(struct server *sv, const struct server_options *opt)
@@ -148,6 +152,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->maxclients = opt->maxclients > 0 ? opt->maxclients : 32;
 	if (sv->maxclients > SV_MAX_CLIENTS)
 		sv->maxclients = SV_MAX_CLIENTS;
+	/* the world, 32 stock slots, the map's and run-time entities, then
+	 * every slot again at the top (the game's layout) */
 	sv->max_entities = sv->maxclients + 1 + MAX_CLIENTS + 1024;
 	if (sv->max_entities > SV_MAX_ENTITIES + sv->maxclients)
 		sv->max_entities = SV_MAX_ENTITIES + sv->maxclients;
@@ -168,10 +174,20 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->rx = calloc(1, sizeof(*sv->rx));
 	sv->tx = calloc(1, sizeof(*sv->tx));
 	sv->clients = calloc((size_t)sv->maxclients, sizeof(*sv->clients));
-	sv->ents = calloc((size_t)sv->max_entities, sizeof(*sv->ents));
+	sv->baselines = calloc((size_t)sv->max_entities, sizeof(*sv->baselines));
 	sv->objs = calloc((size_t)sv->max_entities, sizeof(*sv->objs));
-	sv->spawn_origin = calloc((size_t)sv->max_entities, sizeof(*sv->spawn_origin));
-	sv->spawn_angles = calloc((size_t)sv->max_entities, sizeof(*sv->spawn_angles));
+	{
+		struct game_config gc = {
+			.max_entities = sv->max_entities,
+			.max_clients = sv->maxclients,
+			.seed = 0,
+		};
+
+		sv->game = game_create(&gc);
+		if (sv->game)
+			sv->game->movevars = sv->movevars;
+		sv_game_services(sv);
+	}
 	sv->hash_size = 64;
 	while (sv->hash_size < (uint32_t)sv->maxclients * 2)
 		sv->hash_size <<= 1;
@@ -184,8 +200,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 		sv->state_ring_size <<= 1;
 	sv->state_ring = calloc(sv->state_ring_size, sizeof(*sv->state_ring));
 	sv->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
-	if (!sv->rx || !sv->tx || !sv->clients || !sv->ents || !sv->objs ||
-	    !sv->spawn_origin || !sv->spawn_angles || !sv->hash ||
+	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
+	    !sv->game || !sv->hash ||
 	    !sv->state_ring || !sv->fatpvs) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
 		return -1;
@@ -274,10 +290,10 @@ void server_shutdown(struct server *sv)
 	free(sv->rx);
 	free(sv->tx);
 	free(sv->clients);
-	free(sv->ents);
+	free(sv->baselines);
 	free(sv->objs);
-	free(sv->spawn_origin);
-	free(sv->spawn_angles);
+	game_destroy(sv->game);
+	sv->game = NULL;
 	free(sv->hash);
 	free(sv->state_ring);
 	free(sv->fatpvs);
@@ -433,6 +449,18 @@ void server_frame(struct server *sv, double wait)
 	now = server_clock();
 	sv->time += now - sv->realtime;
 	sv->realtime = now;
+	if (sv->map) {
+		game_frame(sv->game, sv->time);
+		/* a level change fires inside game code: load it now */
+		if (sv->pending_map[0]) {
+			char map[sizeof(sv->pending_map)], err[256];
+
+			strlcpy(map, sv->pending_map, sizeof(map));
+			sv->pending_map[0] = '\0';
+			if (server_map(sv, map, err, sizeof(err)) != 0)
+				qwd_logf(&sv->log, QWD_LOG_WARN, "changelevel: %s", err);
+		}
+	}
 
 	/* RECEIVE + EXECUTE (switched per packet in user.c) */
 	prof_switch(sv->prof, PROF_RECEIVE);

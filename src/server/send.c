@@ -257,9 +257,7 @@ void sv_send_pings(struct server *sv, struct client *cl)
 
 static void update_stats(struct server *sv, struct client *cl)
 {
-	int num = sv_player_entity(sv, cl->slot);
-
-	cl->stats[STAT_HEALTH] = (int32_t)sv->ents[num].health;
+	game_client_stats(sv->game, cl->slot, cl->stats, MAX_CL_STATS);
 	for (int i = 0; i < MAX_CL_STATS; i++) {
 		uint8_t buf[8];
 		struct msg_buf m;
@@ -313,17 +311,19 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 {
 	static const struct usercmd nullcmd;
 	struct client *pc = &sv->clients[j];
-	int num = sv_player_entity(sv, j);
-	const struct entity *e = &sv->ents[num];
+	const struct game *g = sv->game;
+	int num = game_player_entity(g, j);
+	const struct game_entity *e = &g->ents[num];
+	const struct game_client *gc = &g->clients[j];
 	const struct world_obj *o = &sv->objs[num];
 	size_t mark = m->cursize;
 	int flags;
 
 	flags = PF_MSEC | PF_COMMAND;
-	if (e->modelindex != sv->player_model)
+	if (e->modelindex != g->m_player)
 		flags |= PF_MODEL;
 	for (int k = 0; k < 3; k++)
-		if ((int)e->velocity[k])
+		if ((int)gc->pm.velocity[k])
 			flags |= PF_VELOCITY1 << k;
 	if (e->effects)
 		flags |= PF_EFFECTS;
@@ -331,10 +331,15 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 		flags |= PF_SKINNUM;
 	if (e->health <= 0)
 		flags |= PF_DEAD;
-	if (pc->spectator)
+	if (e->modelindex && e->modelindex == g->m_h_player)
+		flags |= PF_GIB;
+	if (pc->spectator) {
 		flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
-	else if (pc == cl)
+	} else if (pc == cl) {
 		flags &= ~(PF_MSEC | PF_COMMAND);
+		if (gc->weaponframe)
+			flags |= PF_WEAPONFRAME;
+	}
 
 	if (j >= MAX_CLIENTS || cl->extended) {
 		msg_write_byte(m, svcx_playerinfo);
@@ -355,19 +360,27 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 	if (flags & PF_COMMAND) {
 		struct usercmd c = pc->lastcmd;
 
+		if (e->health <= 0) {
+			/* a corpse does not look around */
+			c.angles[0] = 0;
+			c.angles[1] = e->angles[1];
+			c.angles[2] = 0;
+		}
 		c.buttons = 0;
 		c.impulse = 0;
 		msg_write_delta_usercmd(m, &nullcmd, &c);
 	}
 	for (int k = 0; k < 3; k++)
 		if (flags & (PF_VELOCITY1 << k))
-			msg_write_short(m, (int)e->velocity[k]);
+			msg_write_short(m, (int)gc->pm.velocity[k]);
 	if (flags & PF_MODEL)
 		msg_write_byte(m, e->modelindex);
 	if (flags & PF_SKINNUM)
 		msg_write_byte(m, e->skin);
 	if (flags & PF_EFFECTS)
 		msg_write_byte(m, e->effects);
+	if (flags & PF_WEAPONFRAME)
+		msg_write_byte(m, gc->weaponframe);
 	if (m->overflowed) {
 		m->cursize = mark;
 		m->overflowed = false;
@@ -385,7 +398,8 @@ static bool player_shown(struct server *sv, struct client *cl, int j,
 		return false;
 	if (pc == cl)
 		return true;
-	return !pc->spectator && obj_visible(&sv->objs[sv_player_entity(sv, j)], pvs);
+	return !pc->spectator &&
+	       obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
 }
 
 /* The players a client sees.  A stock client can only be told of slots
@@ -591,13 +605,15 @@ static struct entity_state *ring_at(struct server *sv, uint32_t abs)
 }
 
 static void write_entities(struct server *sv, struct client *cl,
-			   const uint8_t *pvs, struct msg_buf *m)
+			   const uint8_t *pvs, struct msg_buf *m, int *nails,
+			   int *num_nails)
 {
 	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
 	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
-	/* map entities only: players travel in svc_playerinfo, and the
-	 * extension's player slots come after first_ext_entity */
-	int limit = sv->first_ext_entity;
+	const struct game *g = sv->game;
+	/* the map's and run-time entities: players travel in svc_playerinfo,
+	 * and the extension's player slots sit from g->top up */
+	int limit = g->num_entities < g->top ? g->num_entities : g->top;
 
 	if (!cl->extended && limit > MAX_EDICTS_P28)
 		limit = MAX_EDICTS_P28;
@@ -606,13 +622,21 @@ static void write_entities(struct server *sv, struct client *cl,
 	uint32_t first = sv->state_ring_next;
 	int count = 0;
 
+	*num_nails = 0;
 	/* gather this reply's states into the ring */
-	for (int num = MAX_CLIENTS + 1; num < limit && count < max; num++) {
-		const struct entity *e = &sv->ents[num];
+	for (int num = MAX_CLIENTS + 1; num < limit; num++) {
+		const struct game_entity *e = &g->ents[num];
 
-		if (e->kind != ENT_BRUSH || !e->modelindex || !e->has_baseline)
+		if (!e->inuse || !e->modelindex || e->is_static || e->client >= 0)
 			continue;
 		if (!obj_visible(&sv->objs[num], pvs))
+			continue;
+		if (e->nail) {
+			if (*num_nails < SV_MAX_NAILS)
+				nails[(*num_nails)++] = num;
+			continue;
+		}
+		if (count == max)
 			continue;
 		sv_entity_state(sv, num, ring_at(sv, first + (uint32_t)count));
 		count++;
@@ -650,7 +674,7 @@ static void write_entities(struct server *sv, struct client *cl,
 			newi++;
 			oldi++;
 		} else if (newnum < oldnum) {
-			write_delta(&sv->ents[newnum].baseline, ns, m, true, wide);
+			write_delta(&sv->baselines[newnum], ns, m, true, wide);
 			newi++;
 		} else {
 			write_remove(m, oldnum, wide);
@@ -662,6 +686,34 @@ static void write_entities(struct server *sv, struct client *cl,
 	frame->num_states = (uint16_t)count;
 }
 
+/* Spikes in QuakeWorld's compact form (id's SV_EmitNailUpdate): 6 bytes
+ * each, x, y and z as (v + 4096) / 2 in 12 bits, pitch in 4 bits and yaw
+ * in 8, packed low bits first. */
+static void write_nails(struct server *sv, const int *nails, int n,
+			struct msg_buf *m)
+{
+	if (n == 0)
+		return;
+	msg_write_byte(m, svc_nails);
+	msg_write_byte(m, n);
+	for (int i = 0; i < n; i++) {
+		const struct game_entity *e = &sv->game->ents[nails[i]];
+		const float *org = sv->objs[nails[i]].origin;
+		int x = ((int)(org[0] + 4096)) >> 1 & 4095;
+		int y = ((int)(org[1] + 4096)) >> 1 & 4095;
+		int z = ((int)(org[2] + 4096)) >> 1 & 4095;
+		int p = (int)(16 * e->angles[0] / 360) & 15;
+		int yaw = (int)(256 * e->angles[1] / 360) & 255;
+
+		msg_write_byte(m, x & 255);
+		msg_write_byte(m, (x >> 8) | ((y << 4) & 0xf0));
+		msg_write_byte(m, (y >> 4) & 255);
+		msg_write_byte(m, z & 255);
+		msg_write_byte(m, (z >> 8) | (p << 4));
+		msg_write_byte(m, yaw);
+	}
+}
+
 /* ---- one reply -------------------------------------------------------- */
 
 static void send_reply(struct server *sv, struct client *cl)
@@ -671,6 +723,7 @@ static void send_reply(struct server *sv, struct client *cl)
 	struct client_frame *frame;
 	uint8_t *pkt;
 	size_t max, n;
+	int nails[SV_MAX_NAILS], num_nails = 0;
 
 	msg_init(&m, data, sizeof(data));
 	if (cl->chokecount) {
@@ -679,7 +732,7 @@ static void send_reply(struct server *sv, struct client *cl)
 		cl->chokecount = 0;
 	}
 	if (cl->state == CS_SPAWNED) {
-		int num = sv_player_entity(sv, cl->slot);
+		int num = game_player_entity(sv->game, cl->slot);
 		const struct world_obj *o = &sv->objs[num];
 		vec3_t view;
 
@@ -688,8 +741,13 @@ static void send_reply(struct server *sv, struct client *cl)
 		view[2] += 22;	/* the eyes: QuakeWorld's view offset */
 		bsp_fat_pvs(sv->map, view, sv->fatpvs);
 		write_players(sv, cl, sv->fatpvs, &m);
-		write_entities(sv, cl, sv->fatpvs, &m);
+		write_entities(sv, cl, sv->fatpvs, &m, nails, &num_nails);
+		write_nails(sv, nails, num_nails, &m);
+		/* the game's events since the last reply, if they fit */
+		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
+			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
+	cl->datagram_len = 0;
 	backlog_drain(cl);
 	if (m.overflowed)
 		msg_clear(&m);	/* an unreliable part that did not fit is lost */

@@ -117,11 +117,6 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 
 static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 {
-	int num = sv_player_entity(sv, cl->slot);
-	struct world_obj *o = &sv->objs[num];
-	struct entity *e = &sv->ents[num];
-	struct pmove_result res;
-
 	/* speed check: game time may not run ahead of real time by more
 	 * than the bank */
 	if (sv->sv_speedcheck->value > 0) {
@@ -135,20 +130,10 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 			cmd.msec = (uint8_t)(cl->cmd_bank > 0 ? cl->cmd_bank : 0);
 		cl->cmd_bank -= cmd.msec;
 	}
-	if (cmd.angles[0] > 80.0f)
-		cmd.angles[0] = 80.0f;
-	if (cmd.angles[0] < -70.0f)
-		cmd.angles[0] = -70.0f;
-
-	world_unlink(&sv->world, o);
-	pmove_run_cmd(&sv->world, o, &sv->movevars, &cmd, &cl->pm, &res);
-	vec_copy(cl->pm.origin, o->origin);
-	vec_copy(cl->pm.velocity, e->velocity);
-	e->angles[0] = -cmd.angles[0] / 3.0f;	/* the model leans a third */
-	e->angles[1] = cmd.angles[1];
-	e->angles[2] = 0;
-	world_link(&sv->world, o);	/* SOLID_NOT too: leafs for the PVS */
-	sv_grid_move(sv, cl->slot, o->origin);
+	/* the game clamps the pitch, moves, touches, fires */
+	game_client_cmd(sv->game, cl->slot, &cmd);
+	sv_grid_move(sv, cl->slot,
+		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
 	cl->localtime = sv->time;
 }
 
@@ -351,24 +336,19 @@ static void cmd_spawn(struct server *sv, struct client *cl,
 static void cmd_begin(struct server *sv, struct client *cl,
 		      const struct net_args *a)
 {
-	uint8_t buf[16];
-	struct msg_buf m;
-	int num = sv_player_entity(sv, cl->slot);
-
 	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, "begin"))
 		return;
 	cl->state = CS_SPAWNED;
 	cl->last_cmd_time = sv->realtime;
 	cl->cmd_bank = 0;
-	sv_spawn_player(sv, cl);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_setangle);
-	for (int k = 0; k < 3; k++)
-		msg_write_angle(&m, sv->ents[num].angles[k]);
-	sv_reliable_write(cl, m.data, m.cursize);
+	cl->datagram_len = 0;
+	/* the game spawns the player, tells everyone and sets the view */
+	game_client_connect(sv->game, cl->slot, cl->name, cl->spectator);
+	sv_userinfo_changed(sv, cl);
+	sv_grid_move(sv, cl->slot,
+		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" entered the game",
 		 cl->slot, cl->name);
-	sv_broadcast_printf(sv, PRINT_HIGH, "%s entered the game\n", cl->name);
 }
 
 /* ---- other commands --------------------------------------------------- */
@@ -501,15 +481,21 @@ static void cmd_download(struct server *sv, struct client *cl,
 		cl->dl_data = sv->map->file;
 		cl->dl_size = sv->map->file_size;
 	} else {
-		/* another file: from the game folders, bounded in size */
+		/* another file: from the game folders, then the bundled maps
+		 * (the item box models maps/b_*.bsp), bounded in size */
 		const char *dirs[2] = {sv->gamedir, "id1"};
 
-		for (int i = 0; i < 2 && !cl->dl_owned; i++) {
+		for (int i = 0; i < 3 && !cl->dl_owned; i++) {
 			char path[SV_PATH + 200];
 			FILE *f;
 			long len;
 
-			snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], name);
+			if (i < 2)
+				snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], name);
+			else if (strncmp(name, "maps/", 5) == 0)
+				snprintf(path, sizeof(path), "%s/%s", sv_bundled_map_dir(), name + 5);
+			else
+				break;
 			f = fopen(path, "rb");
 			if (!f)
 				continue;
@@ -601,7 +587,7 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 			sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->clients[slot].userinfo);
 	} else if (!strcmp(c, "kill")) {
 		if (cl->state == CS_SPAWNED)
-			sv_spawn_player(sv, cl);
+			game_client_kill(sv->game, cl->slot);
 	} else
 		sv_reliable_printf(cl, PRINT_HIGH, "Bad user command: %s\n", c);
 }
@@ -649,6 +635,13 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 	if (!name[0])
 		strlcpy(name, "unnamed", sizeof(name));
 	strlcpy(cl->name, name, sizeof(cl->name));
+	if (cl->state == CS_SPAWNED) {
+		char team[16], bottom[16];
+
+		info_value_for_key(cl->userinfo, "team", team, sizeof(team));
+		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
+		game_client_userinfo(sv->game, cl->slot, cl->name, team, atoi(bottom));
+	}
 	info_value_for_key(cl->userinfo, "rate", rate, sizeof(rate));
 	int r = rate[0] ? atoi(rate) : NETCHAN_DEFAULT_RATE;
 	if (sv->sv_maxrate->value > 0 && r > (int)sv->sv_maxrate->value)
@@ -674,7 +667,6 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	uint8_t disc = svc_disconnect;
 	size_t n;
-	int num;
 
 	if (cl->state < CS_CONNECTED)
 		return;
@@ -686,15 +678,10 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	n = netchan_transmit(&cl->chan, &disc, 1, sv->realtime, pkt, sizeof(pkt));
 	if (n)
 		sv_send_raw(sv, &cl->chan.remote, pkt, n);
-	if (cl->state == CS_SPAWNED && why)
-		sv_broadcast_printf(sv, PRINT_HIGH, "%s left the game\n", cl->name);
+	/* the game tells everyone (with the frags) and frees the body */
+	if (cl->state == CS_SPAWNED)
+		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
-	num = sv_player_entity(sv, cl->slot);
-	if (num < sv->max_entities) {
-		world_unlink(&sv->world, &sv->objs[num]);
-		sv->ents[num].kind = ENT_FREE;
-		sv->ents[num].modelindex = 0;
-	}
 	free(cl->dl_owned);
 	cl->dl_owned = NULL;
 	cl->dl_data = NULL;

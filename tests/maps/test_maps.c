@@ -531,8 +531,8 @@ static void check_capacity(struct capacity *c, const char *name)
 
 		sv->clients[i].state = CS_SPAWNED;
 		sv->clients[i].slot = i;
-		sv_spawn_player(sv, &sv->clients[i]);
-		o = &sv->objs[sv_player_entity(sv, i)];
+		game_client_connect(sv->game, i, "player", false);
+		o = &sv->objs[game_player_entity(sv->game, i)];
 		if (world_test_box(&sv->world, o->origin, player_mins,
 				   player_maxs, o))
 			fail_msg("%s: player %d spawned at (%g %g %g) is stuck in "
@@ -541,14 +541,19 @@ static void check_capacity(struct capacity *c, const char *name)
 				 o->origin[2], i);
 	}
 	for (int i = 0; i < PLAYERS; i++) {
-		const struct world_obj *a = &sv->objs[sv_player_entity(sv, i)];
+		const struct world_obj *a = &sv->objs[game_player_entity(sv->game, i)];
 		vec3_t down = {a->origin[0], a->origin[1], a->origin[2] - 64};
 		struct trace tr;
 
-		for (int s = 0; s < sv->num_spawns; s++)
-			if (fabsf(sv->spawn_origin[s][0] - a->origin[0]) < 0.5f &&
-			    fabsf(sv->spawn_origin[s][1] - a->origin[1]) < 0.5f)
+		for (int s = 1; s < sv->game->num_entities; s++) {
+			const struct game_entity *spot = &sv->game->ents[s];
+
+			if (spot->inuse &&
+			    strcmp(spot->classname, "info_player_deathmatch") == 0 &&
+			    fabsf(spot->obj->origin[0] - a->origin[0]) < 0.5f &&
+			    fabsf(spot->obj->origin[1] - a->origin[1]) < 0.5f)
 				on_spots++;
+		}
 		if (world_test_box(&sv->world, a->origin, player_mins,
 				   player_maxs, a))
 			fail_msg("%s: player %d at (%g %g %g) is stuck", name, i,
@@ -560,7 +565,7 @@ static void check_capacity(struct capacity *c, const char *name)
 			fail_msg("%s: player %d at (%g %g %g) is not above a dry floor",
 				 name, i, a->origin[0], a->origin[1], a->origin[2]);
 		for (int j = i + 1; j < PLAYERS; j++) {
-			const struct world_obj *b = &sv->objs[sv_player_entity(sv, j)];
+			const struct world_obj *b = &sv->objs[game_player_entity(sv->game, j)];
 
 			if (fabsf(a->origin[0] - b->origin[0]) < 32 &&
 			    fabsf(a->origin[1] - b->origin[1]) < 32 &&

@@ -1,0 +1,440 @@
+/*
+ * services.c -- what the game module asks of the server (struct
+ * game_services, include/qwd/game.h): precaches, sounds, temporary
+ * entities, prints, frags, view kicks, the intermission, cvars.
+ *
+ * Design note
+ *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
+ *   svc_damage) go into each receiving client's datagram buffer and ride
+ *   on its next reply; an event that does not fit is dropped, as
+ *   QuakeWorld drops a client datagram that overflowed.  Everything the
+ *   player must not miss (prints, frags, setangle, kicks, the
+ *   intermission) goes on the reliable stream.
+ *
+ *   Who receives a multicast: QuakeWorld's SV_Multicast tests the leaf of
+ *   each client against the PVS or PHS row of the leaf of the event's
+ *   origin.  Here a client's player object's linked leafs are tested (the
+ *   same rows, no tree walk per client).  On a server of hundreds of
+ *   players (extension slots) only the players within SV_EVENT_RADIUS of
+ *   the origin are looked at, found through the player grid, so an event
+ *   costs a bounded amount of work instead of one test per player.
+ *
+ *   Wire facts (id's QW/server/sv_send.c SV_StartSound): svc_sound carries
+ *   a short of (entity << 3) | channel, bit 15 when a volume byte follows
+ *   (volume != 255), bit 14 when an attenuation byte (attn * 64) follows
+ *   (attn != 1), then the sound number and the origin.  Clients read 10
+ *   bits of entity, so louder entities past 1023 play from the world.
+ *   svc_temp_entity: the type byte, a count byte for gunshot and blood,
+ *   the entity short and two points for beams, else one point.
+ */
+#include "qwd/server.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+enum { SND_VOLUME = 1 << 15, SND_ATTENUATION = 1 << 14 };
+
+/* ---- delivery --------------------------------------------------------- */
+
+static void datagram_add(struct client *cl, const uint8_t *data, size_t len)
+{
+	if (cl->state != CS_SPAWNED || cl->datagram_len + len > sizeof(cl->datagram))
+		return;
+	memcpy(cl->datagram + cl->datagram_len, data, len);
+	cl->datagram_len += len;
+}
+
+/* one client of a multicast: does row (NULL: everyone) reach it? */
+static void multicast_one(struct server *sv, struct client *cl,
+			  const uint8_t *row, const struct msg_buf *wide,
+			  const struct msg_buf *narrow)
+{
+	const struct msg_buf *m = cl->extended ? wide : narrow;
+
+	if (cl->state != CS_SPAWNED || !m)
+		return;
+	if (row) {
+		const struct world_obj *o =
+			&sv->objs[game_player_entity(sv->game, cl->slot)];
+		bool seen = o->leafs_overflow;
+
+		for (int i = 0; i < o->num_leafs && !seen; i++)
+			seen = bsp_vis_test(row, o->leafnums[i]);
+		if (!seen)
+			return;
+	}
+	datagram_add(cl, m->data, m->cursize);
+}
+
+/* Send to the clients the multicast mode reaches from org.  narrow is
+ * the stock clients' form (NULL: they get nothing). */
+static void multicast(struct server *sv, const vec3_t org, int mode,
+		      const struct msg_buf *wide, const struct msg_buf *narrow)
+{
+	const uint8_t *row = NULL;
+
+	if (!sv->map || !sv->game)
+		return;
+	if (mode == GAME_MULTICAST_PVS || mode == GAME_MULTICAST_PHS) {
+		int32_t leaf = bsp_point_leaf(sv->map, org);
+
+		row = mode == GAME_MULTICAST_PVS ? bsp_leaf_pvs(sv->map, leaf)
+						 : bsp_leaf_phs(sv->map, leaf);
+	}
+	if (!row || sv->maxclients <= MAX_CLIENTS) {
+		for (int i = 0; i < sv->maxclients; i++)
+			multicast_one(sv, &sv->clients[i], row, wide, narrow);
+		return;
+	}
+	/* hundreds of players: the grid cells around org */
+	const struct sv_grid *g = &sv->grid;
+	int r = (int)(SV_EVENT_RADIUS / g->cell) + 1;
+	int cx = (int)((org[0] - g->ox) / g->cell), cy = (int)((org[1] - g->oy) / g->cell);
+
+	for (int y = cy - r; y <= cy + r; y++) {
+		if (y < 0 || y >= g->ny)
+			continue;
+		for (int x = cx - r; x <= cx + r; x++) {
+			if (x < 0 || x >= g->nx)
+				continue;
+			for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j])
+				multicast_one(sv, &sv->clients[j], row, wide, narrow);
+		}
+	}
+}
+
+static struct client *slot_client(struct server *sv, int slot)
+{
+	if (slot < 0 || slot >= sv->maxclients || sv->clients[slot].state < CS_CONNECTED)
+		return NULL;
+	return &sv->clients[slot];
+}
+
+static void reliable_to(struct server *sv, int slot, const struct msg_buf *m)
+{
+	if (slot >= 0) {
+		struct client *cl = slot_client(sv, slot);
+
+		if (cl)
+			sv_reliable_write(cl, m->data, m->cursize);
+		return;
+	}
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state == CS_SPAWNED)
+			sv_reliable_write(&sv->clients[i], m->data, m->cursize);
+}
+
+/* ---- the services ----------------------------------------------------- */
+
+static int svc_precache_model(void *ctx, const char *name)
+{
+	return sv_add_model(ctx, name);
+}
+
+static int svc_precache_sound(void *ctx, const char *name)
+{
+	return sv_add_sound(ctx, name);
+}
+
+static void svc_sound_fn(void *ctx, int ent, int channel, int snd, float vol,
+			 float attn, const vec3_t origin)
+{
+	struct server *sv = ctx;
+	uint8_t buf[16];
+	struct msg_buf m;
+	int v = (int)lrintf(vol * 255.0f), a = (int)lrintf(attn * 64.0f);
+	int ch;
+
+	if (snd <= 0 || snd >= sv->num_sounds)
+		return;
+	if (ent < 0 || ent > 1023)
+		ent = 0;
+	v = v < 0 ? 0 : v > 255 ? 255 : v;
+	a = a < 0 ? 0 : a > 255 ? 255 : a;
+	ch = (ent << 3) | (channel & 7);
+	if (v != 255)
+		ch |= SND_VOLUME;
+	if (a != 64)
+		ch |= SND_ATTENUATION;
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_sound);
+	msg_write_short(&m, ch);
+	if (ch & SND_VOLUME)
+		msg_write_byte(&m, v);
+	if (ch & SND_ATTENUATION)
+		msg_write_byte(&m, a);
+	msg_write_byte(&m, snd);
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(&m, origin[k]);
+	multicast(sv, origin, attn == 0.0f ? GAME_MULTICAST_ALL : GAME_MULTICAST_PHS,
+		  &m, &m);
+}
+
+static void svc_static_sound(void *ctx, const vec3_t origin, int snd, float vol,
+			     float attn)
+{
+	struct server *sv = ctx;
+	uint8_t buf[16];
+	struct msg_buf m;
+	int v = (int)lrintf(vol * 255.0f), a = (int)lrintf(attn * 64.0f);
+
+	if (snd <= 0 || snd >= sv->num_sounds)
+		return;
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_spawnstaticsound);
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(&m, origin[k]);
+	msg_write_byte(&m, snd);
+	msg_write_byte(&m, v < 0 ? 0 : v > 255 ? 255 : v);
+	msg_write_byte(&m, a < 0 ? 0 : a > 255 ? 255 : a);
+	sv_signon_add(sv, m.data, m.cursize);
+}
+
+static void write_temp_entity(struct msg_buf *m, const struct game_temp_entity *te,
+			      int ent)
+{
+	msg_write_byte(m, svc_temp_entity);
+	msg_write_byte(m, te->type);
+	switch (te->type) {
+	case GAME_TE_GUNSHOT:
+	case GAME_TE_BLOOD:
+		msg_write_byte(m, te->count < 1 ? 1 : te->count > 255 ? 255 : te->count);
+		break;
+	case GAME_TE_LIGHTNING1:
+	case GAME_TE_LIGHTNING2:
+	case GAME_TE_LIGHTNING3:
+		msg_write_short(m, ent);
+		for (int k = 0; k < 3; k++)
+			msg_write_coord(m, te->origin[k]);
+		for (int k = 0; k < 3; k++)
+			msg_write_coord(m, te->end[k]);
+		return;
+	default:
+		break;
+	}
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(m, te->origin[k]);
+}
+
+static void svc_temp_entity_fn(void *ctx, const struct game_temp_entity *te,
+			       int mode)
+{
+	struct server *sv = ctx;
+	uint8_t wbuf[32], nbuf[32];
+	struct msg_buf w, n;
+
+	if (te->type < GAME_TE_SPIKE || te->type > GAME_TE_LIGHTNINGBLOOD)
+		return;
+	msg_init(&w, wbuf, sizeof(wbuf));
+	write_temp_entity(&w, te, te->entity);
+	/* stock clients know entity numbers below 512 only: a beam of an
+	 * extension player starts at no entity for them */
+	msg_init(&n, nbuf, sizeof(nbuf));
+	write_temp_entity(&n, te, te->entity < MAX_EDICTS_P28 ? te->entity : 0);
+	multicast(sv, te->origin, mode, &w, &n);
+}
+
+static void svc_muzzleflash_fn(void *ctx, int ent, const vec3_t origin)
+{
+	struct server *sv = ctx;
+	uint8_t buf[4];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_muzzleflash);
+	msg_write_short(&m, ent);
+	multicast(sv, origin, GAME_MULTICAST_PVS, &m,
+		  ent < MAX_EDICTS_P28 ? &m : NULL);
+}
+
+static void svc_print_fn(void *ctx, int slot, int level, const char *text)
+{
+	struct server *sv = ctx;
+	struct client *cl;
+
+	if (slot < 0) {
+		sv_broadcast_printf(sv, level, "%s", text);
+		return;
+	}
+	if ((cl = slot_client(sv, slot)) != NULL)
+		sv_reliable_printf(cl, level, "%s", text);
+}
+
+static void svc_centerprint_fn(void *ctx, int slot, const char *text)
+{
+	uint8_t buf[1100];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_centerprint);
+	msg_write_string(&m, text);
+	if (!m.overflowed)
+		reliable_to(ctx, slot, &m);
+}
+
+static void svc_stufftext_fn(void *ctx, int slot, const char *text)
+{
+	struct server *sv = ctx;
+	struct client *cl;
+
+	if (slot < 0) {
+		for (int i = 0; i < sv->maxclients; i++)
+			if (sv->clients[i].state == CS_SPAWNED)
+				sv_reliable_stufftext(&sv->clients[i], "%s", text);
+		return;
+	}
+	if ((cl = slot_client(sv, slot)) != NULL)
+		sv_reliable_stufftext(cl, "%s", text);
+}
+
+void sv_send_frags(struct server *sv, int slot)
+{
+	uint8_t buf[8];
+	struct msg_buf m;
+	bool wide = slot >= MAX_CLIENTS;
+
+	msg_init(&m, buf, sizeof(buf));
+	if (wide) {
+		msg_write_byte(&m, svcx_updatefrags);
+		msg_write_short(&m, slot);
+	} else {
+		msg_write_byte(&m, svc_updatefrags);
+		msg_write_byte(&m, slot);
+	}
+	msg_write_short(&m, sv->clients[slot].frags);
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *to = &sv->clients[i];
+
+		if (to->state < CS_CONNECTED || (wide && !to->extended))
+			continue;
+		sv_reliable_write(to, m.data, m.cursize);
+	}
+}
+
+static void svc_frags_fn(void *ctx, int slot, int frags)
+{
+	struct server *sv = ctx;
+
+	if (!slot_client(sv, slot))
+		return;
+	sv->clients[slot].frags = frags;
+	sv_send_frags(sv, slot);
+}
+
+static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
+			  const vec3_t from)
+{
+	struct server *sv = ctx;
+	struct client *cl = slot_client(sv, slot);
+	uint8_t buf[16];
+	struct msg_buf m;
+
+	if (!cl)
+		return;
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_damage);
+	msg_write_byte(&m, armor < 0 ? 0 : armor > 255 ? 255 : armor);
+	msg_write_byte(&m, blood < 0 ? 0 : blood > 255 ? 255 : blood);
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(&m, from[k]);
+	datagram_add(cl, m.data, m.cursize);
+}
+
+static void svc_kick_fn(void *ctx, int slot, bool big)
+{
+	uint8_t b = big ? svc_bigkick : svc_smallkick;
+	struct client *cl = slot_client(ctx, slot);
+
+	if (cl)
+		sv_reliable_write(cl, &b, 1);
+}
+
+static void svc_setangle_fn(void *ctx, int slot, const vec3_t angles)
+{
+	struct client *cl = slot_client(ctx, slot);
+	uint8_t buf[8];
+	struct msg_buf m;
+
+	if (!cl)
+		return;
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_setangle);
+	for (int k = 0; k < 3; k++)
+		msg_write_angle(&m, angles[k]);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+static void svc_intermission_fn(void *ctx, const vec3_t origin,
+				const vec3_t angles)
+{
+	uint8_t buf[16];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_intermission);
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(&m, origin[k]);
+	for (int k = 0; k < 3; k++)
+		msg_write_angle(&m, angles[k]);
+	reliable_to(ctx, -1, &m);
+}
+
+static void svc_change_level(void *ctx, const char *map)
+{
+	struct server *sv = ctx;
+
+	/* the game is in the middle of a frame: load it afterwards */
+	strlcpy(sv->pending_map, map, sizeof(sv->pending_map));
+}
+
+static float svc_cvar_fn(void *ctx, const char *name)
+{
+	struct cvar *v = cvar_get(ctx, name);
+
+	return v ? v->value : 0.0f;
+}
+
+static const char *svc_infokey_fn(void *ctx, const char *key)
+{
+	struct server *sv = ctx;
+
+	if (!info_value_for_key(sv->serverinfo, key, sv->infokey_value,
+				sizeof(sv->infokey_value)) || !sv->infokey_value[0])
+		return NULL;
+	return sv->infokey_value;
+}
+
+static void svc_log_fn(void *ctx, int level, const char *text)
+{
+	struct server *sv = ctx;
+
+	qwd_logf(&sv->log, level, "game: %s", text);
+}
+
+void sv_game_services(struct server *sv)
+{
+	struct game_services *s = &sv->game_svc;
+
+	memset(s, 0, sizeof(*s));
+	s->ctx = sv;
+	s->precache_model = svc_precache_model;
+	s->precache_sound = svc_precache_sound;
+	s->sound = svc_sound_fn;
+	s->static_sound = svc_static_sound;
+	s->temp_entity = svc_temp_entity_fn;
+	s->muzzleflash = svc_muzzleflash_fn;
+	s->print = svc_print_fn;
+	s->centerprint = svc_centerprint_fn;
+	s->stufftext = svc_stufftext_fn;
+	s->frags = svc_frags_fn;
+	s->damage = svc_damage_fn;
+	s->kick = svc_kick_fn;
+	s->setangle = svc_setangle_fn;
+	s->intermission = svc_intermission_fn;
+	s->change_level = svc_change_level;
+	s->cvar = svc_cvar_fn;
+	s->infokey = svc_infokey_fn;
+	s->log = svc_log_fn;
+}
