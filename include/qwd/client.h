@@ -165,6 +165,10 @@ struct qwc_stats {
 	uint64_t playerinfos, packetentities, deltas;
 	uint64_t players_untracked;	/* slots >= max_players */
 	uint64_t chokes;		/* sum of svc_chokecount */
+	uint64_t sounds;		/* svc_sound messages */
+	uint64_t temp_entities;		/* svc_temp_entity messages */
+	uint64_t nails;			/* spikes in svc_nails */
+	int last_temp_entity;		/* type byte of the last one */
 	uint64_t other_svc;		/* recognised and skipped messages */
 	uint64_t disconnects;
 	int last_bad_svc;		/* the last unknown svc byte */

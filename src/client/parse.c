@@ -462,9 +462,12 @@ static bool parse_packetentities(struct qwc *c, struct msg_buf *m,
 
 /* ---- everything else -------------------------------------------------- */
 
-static bool parse_temp_entity(struct msg_buf *m)
+static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
 {
 	int type = msg_read_byte(m);
+
+	c->stats.temp_entities++;
+	c->stats.last_temp_entity = type;
 
 	switch (type) {
 	case TE_GUNSHOT:
@@ -538,6 +541,7 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 	case svc_sound: {
 		int ch = msg_read_short(m) & 0xffff;
 
+		c->stats.sounds++;
 		if (ch & SND_VOLUME)
 			msg_read_byte(m);
 		if (ch & SND_ATTENUATION)
@@ -586,7 +590,7 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		v = msg_read_short(m) & 0xffff;
 		return parse_baseline(c, m, v) || (c->stats.bad[QWC_BAD_TRUNCATED]++, false);
 	case svc_temp_entity:
-		if (!parse_temp_entity(m)) {
+		if (!parse_temp_entity(c, m)) {
 			c->stats.bad[m->badread ? QWC_BAD_TRUNCATED : QWC_BAD_SVC]++;
 			return false;
 		}
@@ -646,8 +650,10 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		       (m->badread && (c->stats.bad[QWC_BAD_TRUNCATED]++, false));
 	case svc_nails:
 		v = msg_read_byte(m);
-		if (v > 0)
+		if (v > 0) {
+			c->stats.nails += (uint64_t)v;
 			skip(m, (size_t)v * 6);
+		}
 		break;
 	case svc_nails2:
 		v = msg_read_byte(m);

