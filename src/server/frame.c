@@ -6,20 +6,23 @@
  *
  *     wait     select() on the socket (and the console) until a packet
  *              arrives or `wait` runs out
- *     WORLD    advance game time; run what moves by itself (for now the
- *              world has no self-moving entities: the rules are issue 7)
+ *     WORLD    advance game time; game_frame runs thinks, doors, plats,
+ *              missiles and the rules; a level change the game asked
+ *              for (it only notes the name) is loaded right after
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
  *              each datagram goes to the connectionless handler or to its
  *              client (found by address and qport through a hash table,
  *              O(1) per packet), through the netchan, and is parsed
  *     EXECUTE  (inside RECEIVE, per packet, as QuakeWorld does) moves run
- *              the player physics at once, string commands in order
+ *              through game_client_cmd at once (physics, touches,
+ *              weapons), string commands in order
  *     REPLY    one reply to each client that sent a request, sendmmsg
  *     upkeep   timeouts and zombies, a few times a second
  *
  *   Everything the loop uses was allocated by server_init: the receive and
- *   send batches, the clients, entities, the reply state ring.
+ *   send batches, the clients, the game and its entities, the reply
+ *   state ring.
  */
 #include "qwd/server.h"
 
