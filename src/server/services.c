@@ -23,7 +23,8 @@
  *   a short of (entity << 3) | channel, bit 15 when a volume byte follows
  *   (volume != 255), bit 14 when an attenuation byte (attn * 64) follows
  *   (attn != 1), then the sound number and the origin.  Clients read 10
- *   bits of entity, so louder entities past 1023 play from the world.
+ *   bits of entity (id's hold 768), so sounds of entities past 1023, and
+ *   past 511 for stock clients, play from the world at their origin.
  *   svc_temp_entity: the type byte, a count byte for gunshot and blood,
  *   the entity short and two points for beams, else one point.
  */
@@ -138,14 +139,33 @@ static int svc_precache_sound(void *ctx, const char *name)
 	return sv_add_sound(ctx, name);
 }
 
+static void write_sound(struct msg_buf *m, int ent, int channel, int snd,
+			int v, int a, const vec3_t origin)
+{
+	int ch = (ent << 3) | (channel & 7);
+
+	if (v != 255)
+		ch |= SND_VOLUME;
+	if (a != 64)
+		ch |= SND_ATTENUATION;
+	msg_write_byte(m, svc_sound);
+	msg_write_short(m, ch);
+	if (ch & SND_VOLUME)
+		msg_write_byte(m, v);
+	if (ch & SND_ATTENUATION)
+		msg_write_byte(m, a);
+	msg_write_byte(m, snd);
+	for (int k = 0; k < 3; k++)
+		msg_write_coord(m, origin[k]);
+}
+
 static void svc_sound_fn(void *ctx, int ent, int channel, int snd, float vol,
 			 float attn, const vec3_t origin)
 {
 	struct server *sv = ctx;
-	uint8_t buf[16];
-	struct msg_buf m;
+	uint8_t wbuf[16], nbuf[16];
+	struct msg_buf w, n;
 	int v = (int)lrintf(vol * 255.0f), a = (int)lrintf(attn * 64.0f);
-	int ch;
 
 	if (snd <= 0 || snd >= sv->num_sounds)
 		return;
@@ -153,23 +173,14 @@ static void svc_sound_fn(void *ctx, int ent, int channel, int snd, float vol,
 		ent = 0;
 	v = v < 0 ? 0 : v > 255 ? 255 : v;
 	a = a < 0 ? 0 : a > 255 ? 255 : a;
-	ch = (ent << 3) | (channel & 7);
-	if (v != 255)
-		ch |= SND_VOLUME;
-	if (a != 64)
-		ch |= SND_ATTENUATION;
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_sound);
-	msg_write_short(&m, ch);
-	if (ch & SND_VOLUME)
-		msg_write_byte(&m, v);
-	if (ch & SND_ATTENUATION)
-		msg_write_byte(&m, a);
-	msg_write_byte(&m, snd);
-	for (int k = 0; k < 3; k++)
-		msg_write_coord(&m, origin[k]);
+	msg_init(&w, wbuf, sizeof(wbuf));
+	write_sound(&w, ent, channel, snd, v, a, origin);
+	/* stock clients hold fewer entities (id's: 768): past 511 the
+	 * sound comes from the world at the same place */
+	msg_init(&n, nbuf, sizeof(nbuf));
+	write_sound(&n, ent < MAX_EDICTS_P28 ? ent : 0, channel, snd, v, a, origin);
 	multicast(sv, origin, attn == 0.0f ? GAME_MULTICAST_ALL : GAME_MULTICAST_PHS,
-		  &m, &m);
+		  &w, &n);
 }
 
 static void svc_static_sound(void *ctx, const vec3_t origin, int snd, float vol,
