@@ -55,7 +55,8 @@ enum {
 	QWC_STUFF_MAX = 2048,		/* pending stufftext */
 	QWC_PRINT_MAX = 256,		/* last print kept */
 	QWC_NAME_MAX = 32,
-	QWC_REASON_MAX = 256
+	QWC_REASON_MAX = 256,
+	QWC_STUFFED_OOB_MAX = 1024	/* a stuffed "packet" datagram */
 };
 
 enum qwc_state {
@@ -237,6 +238,16 @@ struct qwc {
 	char last_print[QWC_PRINT_MAX];
 	struct net_args args;	/* tokenizer scratch for stufftext */
 
+	/* A connectionless datagram a stuffed "packet <addr> <text>" asked
+	 * for (id's client sends it at once; MVDSV stuffs one to learn the
+	 * client's address and, with sv_getrealip 2, drops a client that
+	 * never sends it).  The caller sends it: see qwc_take_stuffed_oob.
+	 * Added for tools/qwbots. */
+	bool stuffed_oob_pending;
+	struct net_addr stuffed_oob_to;
+	size_t stuffed_oob_len;
+	uint8_t stuffed_oob[QWC_STUFFED_OOB_MAX];
+
 	struct qwc_stats stats;
 };
 
@@ -276,5 +287,12 @@ const char *qwc_bad_name(enum qwc_bad_kind k);
 /* Build connectionless requests (4 0xFF bytes and the text), for probes
  * that need no client: "ping", "status", "getchallenge", "rcon pw cmd". */
 size_t qwc_build_oob(uint8_t *out, size_t max, const char *text);
+
+/* The datagram a stuffed "packet" command left (see stuffed_oob in struct
+ * qwc), copied into out with its destination; returns its length and
+ * forgets it, or 0 when none is waiting (or max is too small).  Call it
+ * after qwc_receive. */
+size_t qwc_take_stuffed_oob(struct qwc *c, uint8_t *out, size_t max,
+			    struct net_addr *to);
 
 #endif

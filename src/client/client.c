@@ -16,12 +16,14 @@
  *   Stuffed text is run as id's command buffer runs it: lines end at '\n',
  *   a ';' outside quotes also ends a command.  Only what a signon needs
  *   is understood (cmd, skins, changing, reconnect, fullserverinfo,
- *   disconnect); anything else is ignored, as a console would print it.
+ *   disconnect, and packet: MVDSV's real-address check needs it);
+ *   anything else is ignored, as a console would print it.
  *   Partial lines wait in c->stuff for the rest (servers may split a
  *   stufftext over messages).
  */
 #include "internal.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -374,6 +376,50 @@ void qwc_signon_list(struct qwc *c, bool models, int next)
 
 /* ---- stuffed commands ------------------------------------------------- */
 
+/* "packet <destination> <contents>" (added for tools/qwbots): id's client
+ * sends the contents as a connectionless datagram, "\n" in them read as
+ * a newline, to the destination (port 27500 when none is given).  Servers
+ * configured with their loopback or any-address stuff 127.0.0.1 or
+ * 0.0.0.0 to remote clients; as FTE does, such a destination is taken to
+ * mean the server itself.  The datagram waits in c->stuffed_oob. */
+static void stuffed_packet(struct qwc *c, const struct net_args *a)
+{
+	const char *in = net_args_argv(a, 2);
+	struct net_addr to;
+	size_t n = 4;
+
+	if (a->argc != 3 || !net_addr_parse(net_args_argv(a, 1), PORT_SERVER, &to))
+		return;
+	if ((to.ip == htonl(INADDR_LOOPBACK) || to.ip == htonl(INADDR_ANY)) &&
+	    (ntohl(c->opt.server.ip) >> 24) != 127)
+		to.ip = c->opt.server.ip;
+	memset(c->stuffed_oob, 0xff, 4);
+	for (size_t i = 0; in[i] && n < sizeof(c->stuffed_oob); i++) {
+		if (in[i] == '\\' && in[i + 1] == 'n') {
+			c->stuffed_oob[n++] = '\n';
+			i++;
+		} else {
+			c->stuffed_oob[n++] = (uint8_t)in[i];
+		}
+	}
+	c->stuffed_oob_len = n;
+	c->stuffed_oob_to = to;
+	c->stuffed_oob_pending = true;
+}
+
+size_t qwc_take_stuffed_oob(struct qwc *c, uint8_t *out, size_t max,
+			    struct net_addr *to)
+{
+	size_t n = c->stuffed_oob_len;
+
+	if (!c->stuffed_oob_pending || n > max)
+		return 0;
+	memcpy(out, c->stuffed_oob, n);
+	*to = c->stuffed_oob_to;
+	c->stuffed_oob_pending = false;
+	return n;
+}
+
 static void run_command(struct qwc *c, const char *line)
 {
 	struct net_args *a = &c->args;
@@ -406,6 +452,8 @@ static void run_command(struct qwc *c, const char *line)
 	} else if (strcmp(cmd, "disconnect") == 0) {
 		c->state = QWC_DROPPED;
 		strlcpy(c->reason, "server stuffed disconnect", sizeof(c->reason));
+	} else if (strcmp(cmd, "packet") == 0) {
+		stuffed_packet(c, a);
 	}
 }
 

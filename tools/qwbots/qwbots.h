@@ -1,0 +1,420 @@
+/*
+ * qwbots.h -- what the files of the load generator share.
+ *
+ * Design note
+ *   qwbots runs many QuakeWorld clients (bots) in one process and one
+ *   thread.  Each bot is a struct qwc from the client library (the
+ *   protocol: challenge, connect, netchan, signon, clc_move) plus a
+ *   behaviour that fills its usercmd once per request ("client frame"),
+ *   plus its own metrics.  The files:
+ *
+ *     args.c     the command line into struct qwb_config
+ *     behave.c   the seeded generator and the behaviours: the random
+ *                walker of the parallel-QuakeWorld study, action-file
+ *                replay (and the spawn matching it needs), idle
+ *     actions.c  the action file format (docs/qwbots.md): read, write
+ *     pcap.c     a capture of a real client's session into an action file
+ *     metrics.c  response-time histograms, totals, JSON / CSV / progress
+ *     run.c      sockets, the event loop, the schedule of requests
+ *     main.c     the program: signals, the mode, the exit status
+ *
+ *   Everything but main.c is also compiled into the tests (tests/qwbots),
+ *   so the pure parts (walker schedule, parser, pcap reader, percentiles)
+ *   are tested without sockets.
+ *
+ *   Time is seconds of CLOCK_MONOTONIC as a double everywhere (the client
+ *   library's convention); histograms keep whole microseconds.
+ */
+#ifndef QWBOTS_H
+#define QWBOTS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qwd/client.h"
+#include "qwd/common.h"
+#include "qwd/net.h"
+
+enum {
+	QWB_MAX_ACTION_FILES = 64,
+	QWB_NAME_MAX = 16,		/* bot names: prefix and 4+ digits */
+	QWB_MAP_MAX = 64
+};
+
+/* ---- seeded generator -------------------------------------------------- */
+
+/* SplitMix64 (Steele, Lea, Flood 2014): one 64-bit word of state, every
+ * seed valid, good enough statistics for choosing actions and jitter.  One
+ * generator per bot, seeded from (run seed, bot number), so a bot's
+ * choices do not depend on how the others were scheduled. */
+struct qwb_rng {
+	uint64_t state;
+};
+
+void qwb_rng_seed(struct qwb_rng *r, uint64_t seed, uint64_t stream);
+uint64_t qwb_rng_next(struct qwb_rng *r);
+/* uniform in [0, 1) */
+double qwb_rng_unit(struct qwb_rng *r);
+/* uniform in [0, n), n > 0 */
+uint32_t qwb_rng_below(struct qwb_rng *r, uint32_t n);
+
+/* ---- behaviours -------------------------------------------------------- */
+
+enum qwb_behaviour {
+	QWB_WALKER = 0,
+	QWB_REPLAY,
+	QWB_IDLE
+};
+
+/* The random walker: frames counted from the bot's spawn; each cycle is
+ * `idle` frames standing, then walking; `walk` frames after the start of
+ * the walk one action (jump, fire or a turn to a random yaw) is taken;
+ * `after` frames later the bot stops and the cycle repeats.  The study's
+ * numbers are 10, 5, 5. */
+struct qwb_walker_params {
+	int idle, walk, after;
+	int speed;		/* forwardmove while walking */
+};
+
+enum qwb_walker_action {
+	QWB_ACT_NONE = 0,
+	QWB_ACT_JUMP,
+	QWB_ACT_FIRE,
+	QWB_ACT_TURN
+};
+
+struct qwb_walker {
+	uint32_t frame;		/* frames since the start */
+	float yaw;		/* the current facing */
+	uint32_t actions[4];	/* how often each action was taken */
+};
+
+void qwb_walker_start(struct qwb_walker *w, float yaw);
+/* Fill cmd (all but msec) for the next frame; returns the action taken in
+ * it (QWB_ACT_NONE on most frames). */
+enum qwb_walker_action qwb_walker_step(struct qwb_walker *w,
+				       const struct qwb_walker_params *p,
+				       struct qwb_rng *r, struct usercmd *cmd);
+const char *qwb_action_name(enum qwb_walker_action a);
+
+/* ---- action files ------------------------------------------------------ */
+
+/* One recorded command: when it was taken, seconds from the first. */
+struct qwb_action {
+	double time;
+	struct usercmd cmd;
+};
+
+struct qwb_actions {
+	char map[QWB_MAP_MAX];	/* "unknown" when the source did not say */
+	bool has_spawn;
+	vec3_t spawn;		/* the origin the stream started from */
+	char source[128];	/* free text: where it was recorded */
+	struct qwb_action *v;
+	size_t n, cap;
+};
+
+#define QWB_ACTIONS_MAGIC "qwbots-actions"
+#define QWB_ACTIONS_VERSION 1
+
+/* What a parse saw: a file is accepted only when bad_lines is 0, and the
+ * first error (with its line number) is in err. */
+struct qwb_parse_stats {
+	size_t lines;		/* physical lines read */
+	size_t commands;	/* command lines kept */
+	size_t bad_lines;	/* malformed lines */
+	size_t first_bad_line;	/* 0: none */
+};
+
+/* Parse text (len bytes, need not be terminated).  name is used in error
+ * messages ("name:line: reason").  Returns 0, or -1 with err set; out is
+ * then empty (and safe to free).  Allocates out->v. */
+int qwb_actions_parse(const char *name, const char *text, size_t len,
+		      struct qwb_actions *out, struct qwb_parse_stats *st,
+		      char *err, size_t errsize);
+int qwb_actions_load(const char *path, struct qwb_actions *out,
+		     struct qwb_parse_stats *st, char *err, size_t errsize);
+void qwb_actions_free(struct qwb_actions *a);
+/* append one command (load-time growth); false when memory ran out */
+bool qwb_actions_push(struct qwb_actions *a, double time,
+		      const struct usercmd *cmd);
+/* the header and the command lines, as qwb_actions_parse reads them */
+void qwb_actions_write_header(FILE *f, const char *map, const float *spawn,
+			      const char *source);
+void qwb_actions_write_line(FILE *f, double time, const struct usercmd *cmd);
+int qwb_actions_save(const char *path, const struct qwb_actions *a,
+		     char *err, size_t errsize);
+/* "maps/lqdm1.bsp" -> "lqdm1" (also plain names and paths) */
+void qwb_map_name(const char *model, char *out, size_t outsize);
+
+/* Replay of one action stream, by time: each request takes the newest
+ * line due at its moment; buttons of lines passed over between two
+ * requests are ORed in and the first impulse among them is kept, so a
+ * bot slower than the recording loses no jump or weapon change. */
+struct qwb_replay {
+	const struct qwb_actions *a;
+	size_t pos;		/* first line not yet used */
+	double start;
+	uint32_t loops;		/* times the stream was started */
+};
+
+void qwb_replay_begin(struct qwb_replay *r, const struct qwb_actions *a,
+		      double now);
+/* Fill cmd (all but msec) for a request at now.  False once the stream
+ * has been played to its end (cmd is then an empty move). */
+bool qwb_replay_step(struct qwb_replay *r, double now, struct usercmd *cmd);
+
+/* Getting to the file's spawn point with stock means: a bot that spawned
+ * elsewhere sends "kill" and presses attack (which respawns a dead player
+ * in QuakeWorld's game code; qwd respawns at once) until it stands at the
+ * recorded spawn, at most max_tries times. */
+enum qwb_spawn_do {
+	QWB_SPAWN_PLAY = 0,	/* matched (or gave up): play the stream */
+	QWB_SPAWN_KILL,		/* send "kill" now */
+	QWB_SPAWN_WAIT		/* respawning: send cmd as filled */
+};
+
+struct qwb_spawnmatch {
+	int max_tries, tries;
+	int wait;		/* frames since the last kill */
+	bool waiting, done, matched;
+	vec3_t before;		/* origin when the kill was sent */
+};
+
+#define QWB_SPAWN_XY 16.0f	/* how close counts as the same spot */
+#define QWB_SPAWN_Z 40.0f
+#define QWB_SPAWN_WAIT_MAX 90	/* frames to wait for a respawn */
+
+void qwb_spawnmatch_begin(struct qwb_spawnmatch *s, int max_tries);
+enum qwb_spawn_do qwb_spawnmatch_step(struct qwb_spawnmatch *s,
+				      const float *target, const float *origin,
+				      int health, struct usercmd *cmd);
+
+/* ---- response-time histogram ------------------------------------------- */
+
+/* Log-linear buckets over whole microseconds: exact below 64 us, then 64
+ * buckets per power of two, so a reported percentile is within 1/128 of a
+ * recorded value; up to 2^32 us.  Fixed size (about 7 KB): one per bot. */
+enum {
+	QWB_HIST_SUB_BITS = 6,
+	QWB_HIST_SUB = 1 << QWB_HIST_SUB_BITS,
+	QWB_HIST_BUCKETS = QWB_HIST_SUB + (32 - QWB_HIST_SUB_BITS) * QWB_HIST_SUB
+};
+
+struct qwb_hist {
+	uint64_t count;
+	uint64_t sum_us;
+	uint32_t min_us, max_us;
+	uint32_t bucket[QWB_HIST_BUCKETS];
+};
+
+void qwb_hist_clear(struct qwb_hist *h);
+void qwb_hist_add_us(struct qwb_hist *h, uint32_t us);
+void qwb_hist_add(struct qwb_hist *h, double seconds);
+void qwb_hist_merge(struct qwb_hist *into, const struct qwb_hist *from);
+/* nearest rank: the smallest recorded value (to bucket precision) with at
+ * least p percent of the samples at or below it; p in [0, 100]; 0 when
+ * empty.  In microseconds. */
+double qwb_hist_percentile_us(const struct qwb_hist *h, double p);
+double qwb_hist_mean_us(const struct qwb_hist *h);
+/* bucket index of a value, and the smallest value of a bucket */
+uint32_t qwb_hist_index(uint32_t us);
+uint32_t qwb_hist_lower(uint32_t index);
+
+/* ---- metrics of one bot ------------------------------------------------ */
+
+/* bad replies: the client library's kinds, then the run's own */
+enum {
+	QWB_BAD_OVERSIZED = QWC_BAD_KINDS,	/* datagram cut by the buffer */
+	QWB_BAD_KINDS
+};
+
+/* Counted in the measurement window only, while the bot is in the game;
+ * bad replies and the join over the whole run. */
+struct qwb_bot_stats {
+	int id;
+	char name[QWB_NAME_MAX];
+	char addr[NET_ADDR_STRLEN];	/* the bot's local address */
+	const char *state;		/* qwc_state_name at the end */
+	char reason[96];		/* refusal or drop text */
+	int slot;			/* player number, -1 before serverdata */
+	bool reached;			/* was in the game at least once */
+	bool dropped;			/* the server dropped it after that */
+	double join_s;			/* connect to in-game, seconds */
+
+	uint64_t requests, replies, acks;
+	uint64_t bytes_out, bytes_in;
+	uint64_t players_sum, players_max;
+	uint64_t ents_replies, ents_sum, ents_max; /* tracked bots only */
+	uint64_t chokes;		/* svc_chokecount sum */
+	uint64_t lost;			/* sequence gaps in the replies */
+	uint64_t bad[QWB_BAD_KINDS];	/* whole run */
+	uint64_t signons;
+	struct qwb_hist rt;		/* response times */
+
+	bool have_origin;
+	vec3_t origin_start, origin_end;
+	double moved_max;		/* farthest from origin_start */
+	double path;			/* sum of reply-to-reply steps (but
+					   jumps over QWB_TELEPORT: respawns) */
+
+	/* behaviour */
+	uint32_t walker_actions[4];
+	int actions_file;		/* index into the files, -1: none */
+	uint32_t replay_starts;		/* times the stream was started */
+	uint32_t spawn_matches;		/* of those, at the file's spawn */
+	uint32_t spawn_kills;		/* "kill"s sent to get there */
+};
+
+#define QWB_TELEPORT 256.0	/* units between two replies: not walked */
+
+/* Totals over all bots for a window of `window` seconds. */
+struct qwb_totals {
+	int bots, reached, in_game, dropped;
+	double window;
+	uint64_t requests, replies, acks, bytes_out, bytes_in;
+	uint64_t players_sum, players_max, ents_replies, ents_sum, ents_max;
+	uint64_t chokes, lost, bad[QWB_BAD_KINDS], bad_total;
+	double requests_per_s, replies_per_s, response_rate;
+	double bytes_in_per_s, bytes_out_per_s;
+	double players_per_reply, ents_per_reply;
+	double join_mean_s, join_max_s;
+	struct qwb_hist rt;
+};
+
+void qwb_totals_compute(const struct qwb_bot_stats *b, int n, double window,
+			struct qwb_totals *t);
+
+/* ---- configuration ----------------------------------------------------- */
+
+enum qwb_mode {
+	QWB_MODE_RUN = 0,
+	QWB_MODE_PCAP,		/* --from-pcap */
+	QWB_MODE_CHECK,		/* --check-actions */
+	QWB_MODE_HELP
+};
+
+enum qwb_qwdx {
+	QWB_QWDX_AUTO = 0,	/* on when more than 32 bots */
+	QWB_QWDX_ON,
+	QWB_QWDX_OFF
+};
+
+struct qwb_config {
+	enum qwb_mode mode;
+	struct net_addr server;
+	char server_text[64];
+	int bots;
+	double rate;		/* requests per second per bot */
+	double jitter;		/* +- fraction of the interval */
+	double duration;	/* the measurement window */
+	double warmup;		/* between the join and the window */
+	double join_rate;	/* bots started per second */
+	double join_timeout;	/* longest join phase */
+	double tick;		/* sends due within this are batched */
+	const char *map_path;
+	bool have_checksum;
+	uint32_t checksum2;
+	enum qwb_behaviour behaviour;
+	const char *actions[QWB_MAX_ACTION_FILES];
+	int nactions;
+	struct qwb_walker_params walker;
+	int match_spawn;	/* replay: kills allowed to reach the spawn */
+	bool replay_loop;	/* at the end of a stream: again, or idle */
+	uint64_t seed;
+	enum qwb_qwdx qwdx;
+	bool source_set;
+	uint32_t source_ip;	/* host order; 0: any */
+	int source_count;	/* consecutive addresses from source_ip */
+	const char *name_prefix;
+	int client_rate;	/* the userinfo "rate" */
+	const char *userinfo_extra;
+	int track_entities;	/* bots keeping entity state */
+	const char *json_path, *csv_path, *series_path;
+	const char *record_path;
+	int record_bot;
+	int server_pid;		/* 0: none */
+	int progress;		/* -1: when stderr is a terminal */
+	bool quiet;
+	bool verbose;		/* the servers' prints and the bots' states */
+	/* --from-pcap */
+	const char *pcap_path, *out_path;
+	int client_port;	/* 0: find the client by its connect */
+	const char *check_path;
+};
+
+void qwb_config_defaults(struct qwb_config *cfg);
+/* Returns 0, or -1 with a message in err (the caller prints the usage). */
+int qwb_args_parse(struct qwb_config *cfg, int argc, char **argv, char *err,
+		   size_t errsize);
+void qwb_usage(FILE *f);
+
+/* ---- pcap -------------------------------------------------------------- */
+
+struct qwb_pcap_stats {
+	uint64_t frames;		/* records in the capture */
+	uint64_t udp;			/* IPv4 UDP datagrams */
+	uint64_t skipped;		/* not IPv4/UDP, fragments, cut */
+	uint64_t client_packets;	/* netchan, client to server */
+	uint64_t server_packets;	/* server to client */
+	uint64_t moves;			/* clc_move messages read */
+	uint64_t commands;		/* commands written */
+	uint64_t recovered;		/* taken from a move's older copies */
+	uint64_t lost;			/* commands missing for good */
+	uint64_t duplicates;		/* old or repeated sequences */
+	uint64_t bad_checksum;		/* moves a server would ignore */
+	uint64_t bad_messages;		/* unreadable client messages */
+	uint64_t before_begin;		/* moves of the signon, not kept */
+	bool saw_begin;
+};
+
+/* Read a capture (anything libpcap reads: tcpdump -w, pcapng) and turn
+ * the client's moves into out.  client_port 0: the client is the sender
+ * of the first connectionless "getchallenge" or "connect".  Returns 0, or
+ * -1 with err set. */
+int qwb_pcap_extract(const char *path, int client_port,
+		     struct qwb_actions *out, struct qwb_pcap_stats *st,
+		     char *err, size_t errsize);
+
+/* ---- the run ----------------------------------------------------------- */
+
+/* Run the bots as configured, write the outputs, return the exit status
+ * (0: every bot reached the game; 1: not all did; 2: set-up error; 3: all
+ * reached the game but the server dropped some).  *stop (a signal flag)
+ * ends the run early, still writing the outputs. */
+int qwb_run(const struct qwb_config *cfg, const volatile sig_atomic_t *stop);
+
+/* Outputs (metrics.c). */
+struct qwb_report {
+	const struct qwb_config *cfg;
+	const char *map;		/* the map name */
+	const char *started;		/* ISO time of the start */
+	int qwdx;			/* extension asked */
+	double join_phase_s;		/* start to the window */
+	double window_start_unix;	/* the window on the wall clock, for */
+	double window_end_unix;		/* matching the server's own figures */
+	double cpu_user_s, cpu_sys_s;	/* ours, over the window */
+	double server_cpu_s;		/* -1: not measured */
+	int nsockets;
+	uint64_t foreign;		/* datagrams from other addresses */
+	uint64_t unroutable;		/* to no bot's address */
+	uint64_t send_errors, send_calls, recv_calls;
+	const char *const *action_files;
+	int nactions;
+};
+
+int qwb_write_json(FILE *f, const struct qwb_report *r,
+		   const struct qwb_bot_stats *b, int n,
+		   const struct qwb_totals *t);
+int qwb_write_csv(FILE *f, const struct qwb_bot_stats *b, int n,
+		  const struct qwb_totals *t);
+/* one progress line (no newline) into out */
+void qwb_progress_line(char *out, size_t outsize, double t, const char *phase,
+		       int in_game, int bots, double req_s, double rep_s,
+		       const struct qwb_hist *interval, double in_bps,
+		       double out_bps, uint64_t bad);
+
+#endif
