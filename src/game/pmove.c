@@ -336,9 +336,22 @@ static void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 /* PM_TestPlayerPosition: is the player box at pos clear of every physent? */
 static bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 {
+	vec3_t pmins, pmaxs;
+
+	/* the same generous bounds test as pm_trace: a physent whose grown
+	 * box is more than a unit away cannot hold pos (in a crowd most of
+	 * the 64 are; the exact hull test below is then skipped, the result
+	 * is the same) */
+	for (int k = 0; k < 3; k++) {
+		pmins[k] = pos[k] - 1;
+		pmaxs[k] = pos[k] + 1;
+	}
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
 		vec3_t test;
+
+		if (i > 0 && pm_cull(pm, o, pmins, pmaxs))
+			continue;
 
 		if (!o || o->solid == SOLID_BSP) {
 			const struct bsp_hull *hull =

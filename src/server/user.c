@@ -307,6 +307,10 @@ static void cmd_spawn(struct server *sv, struct client *cl,
 	}
 	/* every player's name, frags, ping..., a page at a time */
 	for (i = first; i < limit; i++) {
+		/* slots past 32 exist only in the extension, whose clients
+		 * start with them empty: only the occupied ones are sent */
+		if (i >= MAX_CLIENTS && sv->clients[i].state < CS_CONNECTED)
+			continue;
 		msg_init(&m, buf, sizeof(buf));
 		sv_write_client_info(sv, cl, &sv->clients[i], &m);
 		if (cl->backlog_len + m.cursize > SV_BACKLOG / 2)
