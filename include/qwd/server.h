@@ -123,6 +123,7 @@ struct client {
 
 	/* requests */
 	bool send_reply;	/* a request arrived this frame */
+	bool restarted;		/* signon restarted by this packet */
 	uint64_t request_ns;	/* receive time of the first one (prof) */
 	int delta_sequence;	/* -1: send a full entity update */
 	struct usercmd lastcmd;
@@ -225,6 +226,8 @@ struct server {
 	struct ratelimit rl_oob;	/* status, getchallenge, connect */
 	struct ratelimit rl_rcon;
 	struct net_args oob_args;	/* tokenizer scratch, reused */
+	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
+	int exec_depth;			/* nested exec: a config may not loop */
 	struct net_args cmd_args;
 
 	/* time */

@@ -225,6 +225,12 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "exec: give a config file name under the game folder\n");
 		return;
 	}
+	if (sv->exec_depth >= 8) {
+		/* a config that execs itself would recurse until the stack
+		 * ran out */
+		fprintf(out, "exec %s: nested more than 8 deep, not run\n", file);
+		return;
+	}
 	const char *dirs[3] = {sv->gamedir, "id1", NULL};
 	for (int i = 0; i < 2 && !f; i++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], file);
@@ -248,7 +254,9 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 			continue;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
+		sv->exec_depth++;
 		server_command(sv, line, out);
+		sv->exec_depth--;
 	}
 	fclose(f);
 }

@@ -119,6 +119,13 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, "malformed connect (connect 28 qport challenge \"userinfo\")");
 		return;
 	}
+	if (qport < 0 || qport > 65535) {
+		/* stored as 16 bits: an out-of-range number would match
+		 * another client's qport after the cut */
+		sv->stats.bad[BAD_OOB]++;
+		refuse(sv, from, "malformed connect (qport must be 0..65535)");
+		return;
+	}
 	if (version != PROTOCOL_VERSION) {
 		refuse(sv, from, "wrong protocol: this server speaks QuakeWorld protocol 28");
 		return;

@@ -36,7 +36,8 @@
 
 #include <bsd/string.h>
 
-enum { MAX_STRINGCMDS = 16 };
+/* every string command a datagram can hold (a clc byte and a NUL each) */
+enum { MAX_STRINGCMDS = NET_MAX_UDP_PACKET / 2 };
 
 struct parsed {
 	bool has_move;
@@ -47,7 +48,7 @@ struct parsed {
 	struct usercmd cmds[3];
 	int delta;		/* -1: none */
 	int num_strings;
-	const char *strings[MAX_STRINGCMDS];
+	const char **strings;	/* server scratch, MAX_STRINGCMDS entries */
 };
 
 /* Parse the whole payload; false (and the kind counted) if malformed. */
@@ -58,6 +59,7 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 	p->has_move = false;
 	p->delta = -1;
 	p->num_strings = 0;
+	p->strings = sv->parse_strings;
 	while (msg_read_remaining(m) > 0) {
 		int c = msg_read_byte(m);
 
@@ -227,6 +229,7 @@ static bool stale_level(struct server *sv, struct client *cl,
 	sv->stats.bad[BAD_SIGNON]++;
 	cl->state = CS_CONNECTED;
 	cmd_new(sv, cl);
+	cl->restarted = true;	/* the rest of this packet is for the old level */
 	return true;
 }
 
@@ -618,8 +621,12 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 	}
 	prof_switch(sv->prof, PROF_EXECUTE);
 	cl->delta_sequence = p.delta;
-	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED; i++)
+	cl->restarted = false;
+	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED &&
+			!cl->restarted; i++)
 		string_command(sv, cl, p.strings[i]);
+	if (cl->restarted)
+		return;
 	if (p.has_move && cl->state == CS_SPAWNED)
 		execute_move(sv, cl, &p, m);
 	prof_switch(sv->prof, PROF_RECEIVE);

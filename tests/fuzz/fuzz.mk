@@ -13,6 +13,14 @@
 #   build/fuzz/fuzz_bsp        bsp_load_mem and the walkers over its result
 #   build/fuzz/fuzz_entities   ent_parse / ent_value / ent_free
 #   build/fuzz/mkseeds         writes the synthetic seed inputs (run.sh)
+#   build/fuzz/fuzz_oob        connectionless packets (sv_connectionless)
+#   build/fuzz/fuzz_game       a connected client's packets and the reply
+#   build/fuzz/fuzz_client     the client library's qwc_receive
+#   build/fuzz/mkpackets       packet seeds from a real in-process session
+# The packet targets and mkpackets share tests/fuzz/netfix.c (a server on a
+# real map, clients in lockstep with it).  mkpackets links the same
+# instrumented library without libFuzzer's main: the coverage callbacks
+# then come from the ASan runtime and do nothing.
 
 FUZZ_BUILD ?= build/fuzz
 FUZZ_CC    ?= clang
@@ -28,10 +36,13 @@ LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
 TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities
+NET_TARGETS := $(FUZZ_BUILD)/fuzz_oob $(FUZZ_BUILD)/fuzz_game \
+               $(FUZZ_BUILD)/fuzz_client
+NETFIX  := $(FUZZ_BUILD)/tests/fuzz/netfix.o
 
 .PHONY: all
 .SECONDARY:
-all: $(TARGETS) $(FUZZ_BUILD)/mkseeds
+all: $(TARGETS) $(NET_TARGETS) $(FUZZ_BUILD)/mkseeds $(FUZZ_BUILD)/mkpackets
 
 $(FUZZ_BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -48,9 +59,18 @@ $(LIB): $(LIB_OBJ)
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 	$(FUZZ_CC) $(SAN) -o $@ $< $(LIB) $(LIBS)
 
+# the packet targets: their own object, the shared fixture, the library
+$(NET_TARGETS): $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(NETFIX) $(LIB)
+	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
+$(FUZZ_BUILD)/mkpackets: $(FUZZ_BUILD)/tests/fuzz/mkpackets.o $(NETFIX) $(LIB)
+	$(FUZZ_CC) -fsanitize=address,undefined -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
 # the seed writer is an ordinary program: no libFuzzer main, no library
 $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE) $(WARN) -Werror -o $@ $<
 
--include $(LIB_OBJ:.o=.d) $(TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d)
+-include $(LIB_OBJ:.o=.d) $(TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
+	$(NET_TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
+	$(NETFIX:.o=.d) $(FUZZ_BUILD)/tests/fuzz/mkpackets.d

@@ -1,28 +1,41 @@
 #!/bin/sh
-# tests/fuzz/run.sh SECONDS -- fuzz the map loader and the entity parser.
+# tests/fuzz/run.sh SECONDS -- fuzz the map loader, the entity parser and
+# the packet parsers (server and client library).
 #
 # Design note: `make fuzz FUZZ_SECONDS=N` builds the targets (fuzz.mk) and
-# runs this from the repository root.  The map loader and the entity parser
-# get N/2 seconds each.  Each run is one in-process libFuzzer (the same as
-# -jobs=1 -workers=1, without the fork and the fuzz-0.log indirection), with
-# -rss_limit_mb=4096 (also the largest single malloc allowed) and
-# -timeout=30 s per input.
+# runs this from the repository root.  The map loader stages keep half of
+# N, the packet targets share the other half:
+#   loader  N/2: bsp-small N/8, bsp N/8, ent N/4
+#   packets N/2: oob, game and client N/6 each
+# Each run is one in-process libFuzzer (the same as -jobs=1 -workers=1,
+# without the fork and the fuzz-0.log indirection), with -rss_limit_mb=4096
+# (also the largest single malloc allowed) and -timeout=30 s per input.
 #
-#   bsp-small  fuzz_bsp, N/4 s, corpus fuzz-out/corpus-bsp-small: the
-#              synthetic maps of mkseeds (BSP29 with and without vis, BSP2,
-#              2PSB; 2 KB each) and the real maps up to 128 KiB, with
-#              -max_len 128 KiB.  Small inputs run some 10,000 times a
-#              second, 20 times the rate of the big ones: most loader bugs
-#              are found here.
-#   bsp        fuzz_bsp, N/4 s, corpus fuzz-out/corpus-bsp: the same seeds
-#              and the real maps up to -max_len (FUZZ_BSP_MAX_LEN, 1 MiB),
-#              so real trees, textures and vis data get mutated too.
-#              Larger maps are left out: libFuzzer would cut them to max_len
-#              and the loader would refuse the stump at the header, which
-#              the synthetic maps already cover.
-#   ent        fuzz_entities, N/2 s, corpus fuzz-out/corpus-ent: hand-written
+#   bsp-small  fuzz_bsp, corpus fuzz-out/corpus-bsp-small: the synthetic
+#              maps of mkseeds (BSP29 with and without vis, BSP2, 2PSB;
+#              2 KB each) and the real maps up to 128 KiB, with -max_len
+#              128 KiB.  Small inputs run some 10,000 times a second, 20
+#              times the rate of the big ones: most loader bugs are found
+#              here.
+#   bsp        fuzz_bsp, corpus fuzz-out/corpus-bsp: the same seeds and the
+#              real maps up to -max_len (FUZZ_BSP_MAX_LEN, 1 MiB), so real
+#              trees, textures and vis data get mutated too.  Larger maps
+#              are left out: libFuzzer would cut them to max_len and the
+#              loader would refuse the stump at the header, which the
+#              synthetic maps already cover.
+#   ent        fuzz_entities, corpus fuzz-out/corpus-ent: hand-written
 #              entity texts and the entity lump of every real map (max_len
 #              FUZZ_ENT_MAX_LEN, 512 KiB: lqdm5's 339 KiB lump fits).
+#   oob        fuzz_oob, corpus fuzz-out/corpus-oob, max_len 2048: the
+#              server's connectionless packets (status, connect, rcon...).
+#   game       fuzz_game, corpus fuzz-out/corpus-game, max_len 1500: a
+#              connected client's datagrams and the reply built for them.
+#   client     fuzz_client, corpus fuzz-out/corpus-client, max_len 1600:
+#              the client library reading what a server sends.
+# The packet targets run a server in-process on a real map: lqdm11.bsp
+# from the realmaps (QWD_FUZZ_MAP overrides), else mkseeds' synthetic map.
+# Their seeds come from mkpackets, which runs the targets' own scripted
+# session and captures every datagram (tests/fuzz/mkpackets.c).
 #
 # Real maps come from ${QWD_REALMAPS:-../shared/realmaps}; without them the
 # synthetic seeds alone are used.  The corpora stay between runs and grow
@@ -42,6 +55,7 @@
 # message, the sanitizer's summary line, or the first frame of a leak).
 # Replay one by hand to see the whole stack:
 #   build/fuzz/fuzz_bsp fuzz-out/bsp-crash-<sha1>
+# (the packet targets need the same map: QWD_FUZZ_MAP as printed).
 # Full logs: fuzz-out/<run>.log.
 # Exit status: 0 when nothing was found, 1 on a finding, 2 on a usage or
 # build error.
@@ -55,8 +69,11 @@ case $secs in
 	;;
 esac
 half=$((secs / 2))
-[ "$half" -ge 2 ] || half=2
-quarter=$((half / 2))
+[ "$half" -ge 4 ] || half=4
+quarter=$((half / 4))
+packets=$((secs - half))
+[ "$packets" -ge 3 ] || packets=3
+third=$((packets / 3))
 
 build=${FUZZ_BUILD:-build/fuzz}
 out=${FUZZ_OUT:-fuzz-out}
@@ -73,7 +90,8 @@ if ! make --no-print-directory -s -f tests/fuzz/fuzz.mk FUZZ_BUILD="$build"; the
 fi
 
 # --- seeds ---------------------------------------------------------------
-for c in corpus-bsp-small corpus-bsp corpus-ent; do
+for c in corpus-bsp-small corpus-bsp corpus-ent corpus-oob corpus-game \
+	corpus-client; do
 	mkdir -p "$out/$c" || exit 2
 done
 "$build/mkseeds" bsp "$out/corpus-bsp-small" || exit 2
@@ -99,6 +117,17 @@ else
 	echo "fuzz: no real maps in '$maps' (set QWD_REALMAPS); synthetic seeds only"
 	"$build/mkseeds" ent "$out/corpus-ent" || exit 2
 fi
+
+# the packet targets' map; mkpackets must see the same one
+if [ -z "${QWD_FUZZ_MAP:-}" ]; then
+	QWD_FUZZ_MAP="$maps/lqdm11.bsp"
+	[ -f "$QWD_FUZZ_MAP" ] || QWD_FUZZ_MAP="$out/corpus-bsp-small/synth-bsp29.bsp"
+fi
+export QWD_FUZZ_MAP
+echo "fuzz: packet targets on QWD_FUZZ_MAP=$QWD_FUZZ_MAP"
+"$build/mkpackets" "$out/corpus-oob" "$out/corpus-game" \
+	"$out/corpus-client" 2>"$out/mkpackets.log" ||
+	{ echo "fuzz: mkpackets failed:" >&2; cat "$out/mkpackets.log" >&2; exit 2; }
 
 stamp="$out/.run-start"
 : >"$stamp"
@@ -189,10 +218,16 @@ run_target() {
 
 run_target bsp-small "$build/fuzz_bsp" "$quarter" "$small_max" \
 	tests/fuzz/bsp.dict "$out/corpus-bsp-small"
-run_target bsp "$build/fuzz_bsp" "$((half - quarter))" "$bsp_max" \
+run_target bsp "$build/fuzz_bsp" "$quarter" "$bsp_max" \
 	tests/fuzz/bsp.dict "$out/corpus-bsp"
-run_target ent "$build/fuzz_entities" "$half" "$ent_max" \
+run_target ent "$build/fuzz_entities" "$((half - 2 * quarter))" "$ent_max" \
 	tests/fuzz/entities.dict "$out/corpus-ent"
+run_target oob "$build/fuzz_oob" "$third" 2048 \
+	tests/fuzz/oob.dict "$out/corpus-oob"
+run_target game "$build/fuzz_game" "$third" 1500 \
+	tests/fuzz/game.dict "$out/corpus-game"
+run_target client "$build/fuzz_client" "$((packets - 2 * third))" 1600 \
+	tests/fuzz/client.dict "$out/corpus-client"
 
 if [ $status -ne 0 ]; then
 	echo "fuzz: FINDINGS (see above and $out/*.log)"
