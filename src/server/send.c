@@ -126,55 +126,37 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
 }
 
+/* The head of a per-slot message: protocol 28's byte slot below 32, the
+ * extension's form with a short slot above (docs/protocol-extension.md). */
+static void write_slot(struct msg_buf *m, int svc, int svcx, int slot)
+{
+	if (slot >= MAX_CLIENTS) {
+		msg_write_byte(m, svcx);
+		msg_write_short(m, slot);
+	} else {
+		msg_write_byte(m, svc);
+		msg_write_byte(m, slot);
+	}
+}
+
 /* Everything a client shows about another player: frags, ping, loss,
  * enter time, userinfo.  Slots past 32 use the extension's messages. */
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m)
 {
-	bool wide = who->slot >= MAX_CLIENTS;
 	bool present = who->state >= CS_CONNECTED;
 	char info[MAX_INFO_STRING];
 
 	(void)to;
-	if (wide) {
-		msg_write_byte(m, svcx_updatefrags);
-		msg_write_short(m, who->slot);
-	} else {
-		msg_write_byte(m, svc_updatefrags);
-		msg_write_byte(m, who->slot);
-	}
+	write_slot(m, svc_updatefrags, svcx_updatefrags, who->slot);
 	msg_write_short(m, present ? who->frags : 0);
-	if (wide) {
-		msg_write_byte(m, svcx_updateping);
-		msg_write_short(m, who->slot);
-	} else {
-		msg_write_byte(m, svc_updateping);
-		msg_write_byte(m, who->slot);
-	}
+	write_slot(m, svc_updateping, svcx_updateping, who->slot);
 	msg_write_short(m, 0);
-	if (wide) {
-		msg_write_byte(m, svcx_updatepl);
-		msg_write_short(m, who->slot);
-	} else {
-		msg_write_byte(m, svc_updatepl);
-		msg_write_byte(m, who->slot);
-	}
+	write_slot(m, svc_updatepl, svcx_updatepl, who->slot);
 	msg_write_byte(m, present ? who->lossage : 0);
-	if (wide) {
-		msg_write_byte(m, svcx_updateentertime);
-		msg_write_short(m, who->slot);
-	} else {
-		msg_write_byte(m, svc_updateentertime);
-		msg_write_byte(m, who->slot);
-	}
+	write_slot(m, svc_updateentertime, svcx_updateentertime, who->slot);
 	msg_write_float(m, present ? (float)(sv->realtime - who->connect_time) : 0.0f);
-	if (wide) {
-		msg_write_byte(m, svcx_updateuserinfo);
-		msg_write_short(m, who->slot);
-	} else {
-		msg_write_byte(m, svc_updateuserinfo);
-		msg_write_byte(m, who->slot);
-	}
+	write_slot(m, svc_updateuserinfo, svcx_updateuserinfo, who->slot);
 	msg_write_long(m, present ? who->userid : 0);
 	info[0] = '\0';
 	if (present) {
@@ -235,19 +217,9 @@ void sv_send_pings(struct server *sv, struct client *cl)
 			sv_reliable_write(cl, m.data, m.cursize);
 			msg_clear(&m);
 		}
-		if (i < MAX_CLIENTS) {
-			msg_write_byte(&m, svc_updateping);
-			msg_write_byte(&m, i);
-			msg_write_short(&m, sv_client_ping(c));
-			msg_write_byte(&m, svc_updatepl);
-			msg_write_byte(&m, i);
-		} else {
-			msg_write_byte(&m, svcx_updateping);
-			msg_write_short(&m, i);
-			msg_write_short(&m, sv_client_ping(c));
-			msg_write_byte(&m, svcx_updatepl);
-			msg_write_short(&m, i);
-		}
+		write_slot(&m, svc_updateping, svcx_updateping, i);
+		msg_write_short(&m, sv_client_ping(c));
+		write_slot(&m, svc_updatepl, svcx_updatepl, i);
 		msg_write_byte(&m, c->lossage);
 	}
 	sv_reliable_write(cl, m.data, m.cursize);
