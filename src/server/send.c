@@ -74,56 +74,63 @@ void sv_reliable_write(struct client *cl, const void *data, size_t len)
 	cl->backlog_len += 2 + len;
 }
 
-void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
+/* A text message (svc_print with its level, or svc_stufftext when level
+ * is -1) formatted into buf; returns its length. */
+__attribute__((format(printf, 4, 0)))
+static size_t text_msg(uint8_t *buf, size_t size, int level, const char *fmt,
+		       va_list ap)
 {
 	char text[1024];
-	uint8_t buf[1100];
 	struct msg_buf m;
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	msg_init(&m, buf, size);
+	if (level < 0) {
+		msg_write_byte(&m, svc_stufftext);
+	} else {
+		msg_write_byte(&m, svc_print);
+		msg_write_byte(&m, level);
+	}
+	msg_write_string(&m, text);
+	return m.cursize;
+}
+
+void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
+{
+	uint8_t buf[1100];
 	va_list ap;
+	size_t n;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_print);
-	msg_write_byte(&m, level);
-	msg_write_string(&m, text);
-	sv_reliable_write(cl, m.data, m.cursize);
+	sv_reliable_write(cl, buf, n);
 }
 
 void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
 {
-	char text[1024];
 	uint8_t buf[1100];
-	struct msg_buf m;
 	va_list ap;
+	size_t n;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	n = text_msg(buf, sizeof(buf), -1, fmt, ap);
 	va_end(ap);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_stufftext);
-	msg_write_string(&m, text);
-	sv_reliable_write(cl, m.data, m.cursize);
+	sv_reliable_write(cl, buf, n);
 }
 
 void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 {
-	char text[1024];
 	uint8_t buf[1100];
-	struct msg_buf m;
 	va_list ap;
+	size_t n;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_print);
-	msg_write_byte(&m, level);
-	msg_write_string(&m, text);
 	for (int i = 0; i < sv->maxclients; i++)
 		if (sv->clients[i].state == CS_SPAWNED)
-			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
+			sv_reliable_write(&sv->clients[i], buf, n);
 }
 
 /* The head of a per-slot message: protocol 28's byte slot below 32, the
