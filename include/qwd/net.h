@@ -267,6 +267,10 @@ bool netchan_can_packet(const struct netchan *chan, double now);
 /* true when nothing is in flight and the rate allows a packet: a good
  * moment to queue more reliable data */
 bool netchan_can_reliable(const struct netchan *chan, double now);
+/* Reliable bytes the next netchan_transmit will carry (a retransmission,
+ * or the queued message when nothing is in flight): the unreliable part
+ * must fit in NET_MAX_DATAGRAM beside them or it is skipped. */
+size_t netchan_next_reliable(const struct netchan *chan);
 
 /* The qport of a client-to-server packet (bytes 8-9), for matching a
  * packet to its client before netchan_process.  False if too short. */

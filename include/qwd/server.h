@@ -48,6 +48,8 @@ enum {
 	SV_SIGNON_BUFFERS = 64,		/* prespawn messages of MAX_MSGLEN */
 	SV_MAX_NAME = 32,
 	SV_BACKLOG = 8192,		/* reliable bytes queued beyond netchan */
+	SV_INFO_RELIABLE = 480,		/* client infos per reliable message */
+	SV_RELIABLE_EXT = 720,		/* extension clients' reliable message */
 	SV_PATH = 256,
 	SV_CVAR_MAX = 96,
 	SV_GRID_CELL = 256,		/* player grid cell, units (grows for big maps) */
@@ -146,6 +148,14 @@ struct client {
 	uint8_t datagram[SV_DATAGRAM];
 	size_t datagram_len;
 
+	/* extension clients: slots whose client info (name, frags, entry
+	 * time, userinfo) this client has yet to be sent.  Set by joins,
+	 * leaves and userinfo changes, sent as the reliable channel has room
+	 * (send.c), so a thousand joins never queue a thousand messages */
+	uint64_t info_pending[SV_MAX_CLIENTS / 64];
+	int info_pending_count;
+	int info_cursor;
+
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
 	size_t backlog_len;
@@ -189,6 +199,7 @@ struct server_stats {
 	uint64_t requests;	/* clc_move accepted */
 	uint64_t replies;
 	uint64_t chokes;
+	uint64_t entity_cuts;	/* entity lists ended early: datagram full */
 	uint64_t bad[BAD_KINDS];
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
@@ -211,6 +222,7 @@ struct server {
 	int num_cvars;
 	char user_cvar_names[SV_USER_CVARS][32];	/* made by "set" */
 	int num_user_cvars;
+	struct cvar *sys_ticrate;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
@@ -366,6 +378,8 @@ void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
 void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sv_broadcast_client_info(struct server *sv, struct client *who);
+void sv_info_mark(struct client *to, int slot);
+void sv_info_flush(struct server *sv, struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
 /* level.c */

@@ -168,6 +168,15 @@ static bool reliable_lost(const struct netchan *chan)
 	       chan->incoming_reliable_acknowledged != chan->reliable_sequence;
 }
 
+size_t netchan_next_reliable(const struct netchan *chan)
+{
+	if (reliable_lost(chan))
+		return chan->reliable_length;
+	if (!chan->reliable_length)
+		return chan->message.cursize;
+	return 0;
+}
+
 size_t netchan_transmit(struct netchan *chan, const void *data, size_t len,
 			double now, void *out, size_t out_max)
 {

@@ -111,11 +111,13 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "map      %s\nplayers  ", sv->mapname);
 	for (int i = 0; i < sv->maxclients; i++)
 		players += sv->clients[i].state >= CS_CONNECTED;
-	fprintf(out, "%d of %d\nuptime   %.0f s\nrequests %llu, replies %llu, chokes %llu\n",
+	fprintf(out, "%d of %d\nuptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "
+		"entity lists cut %llu\n",
 		players, sv->maxclients, sv->realtime - sv->start_time,
 		(unsigned long long)sv->stats.requests,
 		(unsigned long long)sv->stats.replies,
-		(unsigned long long)sv->stats.chokes);
+		(unsigned long long)sv->stats.chokes,
+		(unsigned long long)sv->stats.entity_cuts);
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];

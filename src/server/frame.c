@@ -5,7 +5,10 @@
  *   server_frame() is the whole frame, top-down, one call per phase:
  *
  *     wait     select() on the socket (and the console) until a packet
- *              arrives or `wait` runs out
+ *              arrives or `wait` runs out; with sys_ticrate > 0 a frame
+ *              first sleeps until that long after the previous one, so
+ *              that one wakeup serves the requests that came meanwhile
+ *              (off by default: as in QuakeWorld, a frame per wakeup)
  *     WORLD    advance game time; game_frame runs thinks, doors, plats,
  *              missiles and the rules; a level change the game asked
  *              for (it only notes the name) is loaded right after
@@ -137,6 +140,10 @@ static void register_cvars(struct server *sv)
 		      "0 free for all, 1 no team damage, 3 only self-damage spared");
 	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
 		      "1: exits restart the same level");
+	sv->sys_ticrate = cvar_register(sv, "sys_ticrate", "0", 0,
+					"shortest seconds between frames: packets "
+					"arriving sooner wait, so one wakeup serves "
+					"many (0: a frame per wakeup)");
 }
 
 int server_init(struct server *sv, const struct server_options *opt)
@@ -302,10 +309,12 @@ void server_shutdown(struct server *sv)
 	free(sv->fatpvs);
 	sv->clients = NULL;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "
-		 "%llu replies, %llu chokes", (unsigned long long)sv->stats.frames,
+		 "%llu replies, %llu chokes, %llu entity lists cut",
+		 (unsigned long long)sv->stats.frames,
 		 (unsigned long long)sv->stats.requests,
 		 (unsigned long long)sv->stats.replies,
-		 (unsigned long long)sv->stats.chokes);
+		 (unsigned long long)sv->stats.chokes,
+		 (unsigned long long)sv->stats.entity_cuts);
 	sv_log_bad_counts(sv);
 }
 
@@ -433,7 +442,23 @@ void server_frame(struct server *sv, double wait)
 	fd_set fds;
 	struct timeval tv;
 	int maxfd = sv->sock;
-	double now;
+	double now, since;
+
+	/* coalesce: a frame that comes sooner than sys_ticrate after the last
+	 * one sleeps out the rest first, and the packets that arrive meanwhile
+	 * are read in one batch; a wakeup, a select and the send and receive
+	 * calls are then shared by many requests instead of paid per request */
+	since = server_clock() - sv->realtime;
+	if (sv->sys_ticrate->value > 0 && since >= 0 &&
+	    since < sv->sys_ticrate->value) {
+		double rest = sv->sys_ticrate->value - since;
+		struct timespec ts = {
+			.tv_sec = (time_t)rest,
+			.tv_nsec = (long)((rest - (double)(time_t)rest) * 1e9),
+		};
+
+		nanosleep(&ts, NULL);
+	}
 
 	FD_ZERO(&fds);
 	FD_SET(sv->sock, &fds);

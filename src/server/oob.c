@@ -205,6 +205,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv_rehash_clients(sv);
 	prof_client_reset(sv->prof, cl->slot);
 	sv->stats.connects++;
+	/* everyone learns of the new player at once, as QuakeWorld does */
+	sv_broadcast_client_info(sv, cl);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
 		 cl->slot, cl->name, net_addr_format(from, a),
 		 extended ? " (QWDX)" : "", spectator ? " as spectator" : "");

@@ -25,7 +25,18 @@
  *   fit waits in the client's backlog as whole svc messages (a message is
  *   never split between two reliable packets, the client parses each on its
  *   own) and moves into the netchan as room appears.  A backlog overflow
- *   drops the client: its view of the game would be wrong.
+ *   drops the client: its view of the game would be wrong.  The reliable
+ *   part of a packet is settled before the reply is built, and the reply
+ *   gets only the room left beside it: netchan would otherwise drop the
+ *   whole unreliable part, and a crowded reply (self, 64 players, the
+ *   entities) is nearly a full datagram.
+ *
+ *   Client infos (name, frags, entry time, userinfo of each slot): a stock
+ *   client gets them as messages at once, as QuakeWorld does (32 slots at
+ *   most).  An extension client gets the slot marked in its pending set
+ *   and the newest state of it when its reliable message has room, a few
+ *   hundred bytes a packet: a thousand players joining would otherwise
+ *   queue a million messages, and overflow every backlog.
  */
 #include "qwd/server.h"
 
@@ -36,6 +47,15 @@
 
 /* ---- the reliable stream ---------------------------------------------- */
 
+/* How full a reliable message may get: all of it for a stock client, as
+ * in QuakeWorld; for an extension client, whose crowded replies fill a
+ * datagram, about half, so a stream of prints and frags never starves
+ * the reply (a larger single message still goes, alone). */
+static size_t reliable_limit(const struct client *cl)
+{
+	return cl->extended ? SV_RELIABLE_EXT : cl->chan.message.maxsize;
+}
+
 /* backlog records: uint16 length, then the bytes */
 static void backlog_drain(struct client *cl)
 {
@@ -44,7 +64,8 @@ static void backlog_drain(struct client *cl)
 	while (pos + 2 <= cl->backlog_len) {
 		size_t n = (size_t)cl->backlog[pos] | (size_t)cl->backlog[pos + 1] << 8;
 
-		if (cl->chan.message.cursize + n > cl->chan.message.maxsize)
+		if (cl->chan.message.cursize + n > reliable_limit(cl) &&
+		    cl->chan.message.cursize > 0)
 			break;
 		msg_write_data(&cl->chan.message, cl->backlog + pos + 2, n);
 		pos += 2 + n;
@@ -60,7 +81,7 @@ void sv_reliable_write(struct client *cl, const void *data, size_t len)
 	if (len == 0 || cl->state < CS_CONNECTED)
 		return;
 	if (cl->backlog_len == 0 &&
-	    cl->chan.message.cursize + len <= cl->chan.message.maxsize) {
+	    cl->chan.message.cursize + len <= reliable_limit(cl)) {
 		msg_write_data(&cl->chan.message, data, len);
 		return;
 	}
@@ -173,6 +194,9 @@ void sv_write_client_info(struct server *sv, struct client *to,
 	msg_write_string(m, info);
 }
 
+/* A stock client gets the message at once (at most 32 slots, as in
+ * QuakeWorld); an extension client gets the slot marked, and the newest
+ * state of it when its reliable channel has room (sv_info_flush). */
 void sv_broadcast_client_info(struct server *sv, struct client *who)
 {
 	uint8_t buf[MAX_MSGLEN];
@@ -183,11 +207,55 @@ void sv_broadcast_client_info(struct server *sv, struct client *who)
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *to = &sv->clients[i];
 
-		if (to->state < CS_CONNECTED || to == who ||
-		    (!to->extended && who->slot >= MAX_CLIENTS))
+		if (to->state < CS_CONNECTED || to == who)
 			continue;
-		sv_reliable_write(to, m.data, m.cursize);
+		if (to->extended)
+			sv_info_mark(to, who->slot);
+		else if (who->slot < MAX_CLIENTS)
+			sv_reliable_write(to, m.data, m.cursize);
 	}
+}
+
+void sv_info_mark(struct client *to, int slot)
+{
+	uint64_t bit = 1ull << (slot & 63);
+
+	if (slot < 0 || slot >= SV_MAX_CLIENTS || (to->info_pending[slot >> 6] & bit))
+		return;
+	to->info_pending[slot >> 6] |= bit;
+	to->info_pending_count++;
+}
+
+/* Pending client infos into the reliable message while it stays under
+ * SV_INFO_RELIABLE bytes (the rest of the packet is for the reply itself:
+ * self, the players and entities around) and nothing older waits in the
+ * backlog (the stream keeps its order).  The
+ * scan starts where the last one stopped, so every slot gets its turn. */
+void sv_info_flush(struct server *sv, struct client *cl)
+{
+	enum { WORDS = SV_MAX_CLIENTS / 64 };
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	int w = cl->info_cursor >> 6;
+
+	for (int n = 0; n <= WORDS && cl->info_pending_count > 0 &&
+	     cl->backlog_len == 0; n++, w = (w + 1) % WORDS) {
+		while (cl->info_pending[w]) {
+			int slot = w * 64 + __builtin_ctzll(cl->info_pending[w]);
+
+			msg_init(&m, buf, sizeof(buf));
+			if (slot < sv->maxclients)
+				sv_write_client_info(sv, cl, &sv->clients[slot], &m);
+			if (cl->chan.message.cursize + m.cursize > SV_INFO_RELIABLE) {
+				cl->info_cursor = slot;
+				return;
+			}
+			msg_write_data(&cl->chan.message, m.data, m.cursize);
+			cl->info_pending[w] &= cl->info_pending[w] - 1;
+			cl->info_pending_count--;
+		}
+	}
+	cl->info_cursor = w * 64;
 }
 
 /* ---- pings and packet loss -------------------------------------------- */
@@ -583,6 +651,10 @@ static struct entity_state *ring_at(struct server *sv, uint32_t abs)
 	return &sv->state_ring[abs & (sv->state_ring_size - 1)];
 }
 
+static bool emit_entities(struct server *sv, struct client *cl,
+			  struct msg_buf *m, const struct client_frame *from,
+			  uint32_t first, int *count, int max);
+
 static void write_entities(struct server *sv, struct client *cl,
 			   const uint8_t *pvs, struct msg_buf *m, int *nails,
 			   int *num_nails)
@@ -597,7 +669,6 @@ static void write_entities(struct server *sv, struct client *cl,
 	if (!cl->extended && limit > MAX_EDICTS_P28)
 		limit = MAX_EDICTS_P28;
 	struct client_frame *from = NULL;
-	bool wide = cl->extended;
 	uint32_t first = sv->state_ring_next;
 	int count = 0;
 
@@ -632,22 +703,51 @@ static void write_entities(struct server *sv, struct client *cl,
 		    sv->state_ring_next - f->first_state <= sv->state_ring_size)
 			from = f;
 	}
+	size_t mark = m->cursize;
+
+	if (!emit_entities(sv, cl, m, from, first, &count, max) && from) {
+		/* the cut frame cannot be recorded against this base: a full
+		 * update, cut where the room ends, instead */
+		m->cursize = mark;
+		m->overflowed = false;
+		count = (int)(sv->state_ring_next - first);
+		emit_entities(sv, cl, m, NULL, first, &count, max);
+	}
+	frame->first_state = first;
+	frame->num_states = (uint16_t)count;
+}
+
+/* The list of a reply, merged against the base frame `from` (or full, if
+ * NULL), states [first, first + *count) of the ring.  When the datagram's
+ * room runs out, the list ends there: entities below the cut are sent,
+ * and the client keeps those of the base above it unchanged (it copies an
+ * old frame's rest), so this frame is recorded as exactly that: the sent
+ * states, then the base's rest copied after them in the ring.  False when
+ * such a frame cannot be recorded (the copy would overrun the base's states
+ * in the ring, or exceed the per-reply count); nothing is then final. */
+static bool emit_entities(struct server *sv, struct client *cl,
+			  struct msg_buf *m, const struct client_frame *from,
+			  uint32_t first, int *count, int max)
+{
+	enum { ENTITY_WORST = 20, END = 2 };
+	bool wide = cl->extended;
+	int newi = 0, oldi = 0, n = *count;
+	int oldmax = from ? from->num_states : 0;
+
 	if (from) {
 		msg_write_byte(m, wide ? svcx_deltapacketentities : svc_deltapacketentities);
 		msg_write_byte(m, cl->delta_sequence);
 	} else {
 		msg_write_byte(m, wide ? svcx_packetentities : svc_packetentities);
 	}
-
-	int newi = 0, oldi = 0;
-	int oldmax = from ? from->num_states : 0;
-
-	while (newi < count || oldi < oldmax) {
-		const struct entity_state *ns = newi < count ? ring_at(sv, first + (uint32_t)newi) : NULL;
+	while (newi < n || oldi < oldmax) {
+		const struct entity_state *ns = newi < n ? ring_at(sv, first + (uint32_t)newi) : NULL;
 		const struct entity_state *os = oldi < oldmax ? ring_at(sv, from->first_state + (uint32_t)oldi) : NULL;
 		int newnum = ns ? ns->number : 0x7fffffff;
 		int oldnum = os ? os->number : 0x7fffffff;
 
+		if (m->cursize + ENTITY_WORST + END > m->maxsize)
+			break;
 		if (newnum == oldnum) {
 			write_delta(os, ns, m, false, wide);
 			newi++;
@@ -661,8 +761,23 @@ static void write_entities(struct server *sv, struct client *cl,
 		}
 	}
 	msg_write_short(m, 0);
-	frame->first_state = first;
-	frame->num_states = (uint16_t)count;
+	if (newi == n && oldi == oldmax)
+		return true;
+
+	/* cut: the frame is the sent states and the base's unsent rest */
+	int tail = oldmax - oldi;
+	uint32_t end = first + (uint32_t)newi + (uint32_t)tail;
+
+	if (tail > 0 && (newi + tail > max ||
+			 end - (from->first_state + (uint32_t)oldi) > sv->state_ring_size))
+		return false;
+	for (int k = 0; k < tail; k++)
+		*ring_at(sv, first + (uint32_t)(newi + k)) =
+			*ring_at(sv, from->first_state + (uint32_t)(oldi + k));
+	sv->state_ring_next = end;
+	*count = newi + tail;
+	sv->stats.entity_cuts++;
+	return true;
 }
 
 /* Spikes in QuakeWorld's compact form (id's SV_EmitNailUpdate): 6 bytes
@@ -671,6 +786,10 @@ static void write_entities(struct server *sv, struct client *cl,
 static void write_nails(struct server *sv, const int *nails, int n,
 			struct msg_buf *m)
 {
+	/* as many as the datagram still holds (a spike is drawn again from
+	 * the next reply) */
+	if (m->cursize + 2 + 6 * (size_t)n > m->maxsize)
+		n = m->cursize + 2 < m->maxsize ? (int)((m->maxsize - m->cursize - 2) / 6) : 0;
 	if (n == 0)
 		return;
 	msg_write_byte(m, svc_nails);
@@ -704,7 +823,14 @@ static void send_reply(struct server *sv, struct client *cl)
 	size_t max, n;
 	int nails[SV_MAX_NAILS], num_nails = 0;
 
+	/* the reliable part first: what it takes of this packet is what the
+	 * unreliable part may not use (netchan would drop the whole reply) */
+	backlog_drain(cl);
+	if (cl->info_pending_count)
+		sv_info_flush(sv, cl);
+	n = netchan_next_reliable(&cl->chan);
 	msg_init(&m, data, sizeof(data));
+	m.maxsize = n < sizeof(data) ? sizeof(data) - n : 0;
 	if (cl->chokecount) {
 		msg_write_byte(&m, svc_chokecount);
 		msg_write_byte(&m, cl->chokecount > 255 ? 255 : (int)cl->chokecount);
@@ -727,7 +853,6 @@ static void send_reply(struct server *sv, struct client *cl)
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
 	cl->datagram_len = 0;
-	backlog_drain(cl);
 	if (m.overflowed)
 		msg_clear(&m);	/* an unreliable part that did not fit is lost */
 

@@ -308,7 +308,16 @@ static void cmd_spawn(struct server *sv, struct client *cl,
 		sv->stats.bad[BAD_SIGNON]++;
 		return;
 	}
-	/* every player's name, frags, ping..., a page at a time */
+	/* an extension client gets every occupied slot marked, and the
+	 * infos as its reliable channel has room (send.c), no paging */
+	if (cl->extended) {
+		for (i = 0; i < limit; i++)
+			if (sv->clients[i].state >= CS_CONNECTED)
+				sv_info_mark(cl, i);
+		first = limit;
+	}
+	/* a stock client: every player's name, frags, ping..., a page at a
+	 * time */
 	for (i = first; i < limit; i++) {
 		/* slots past 32 exist only in the extension, whose clients
 		 * start with them empty: only the occupied ones are sent */

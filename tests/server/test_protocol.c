@@ -598,6 +598,53 @@ static void test_game_items_rocket_frags(void **state)
 	}
 }
 
+/* A player who joins after you is announced at once (name on the
+ * scoreboard), and one who leaves is cleared: for stock clients directly,
+ * for extension clients through the pending infos (send.c). */
+static void check_late_join(struct fixture *f, bool extension)
+{
+	struct tclient *a, *b, *c;
+
+	need_server(f, 40);
+	a = new_client(f, "first", extension);
+	client_connect(a);
+	assert_true(run_until_active(f, 5.0));
+	run_for(f, 0.2, true);
+	b = new_client(f, "second", extension);
+	client_connect(b);
+	c = new_client(f, "third", extension);
+	client_connect(c);
+	assert_true(run_until_active(f, 5.0));
+	run_for(f, 0.3, true);
+	assert_true(a->q.players[b->q.playernum].present);
+	assert_string_equal(a->q.players[b->q.playernum].name, "second");
+	assert_string_equal(a->q.players[c->q.playernum].name, "third");
+	assert_string_equal(b->q.players[a->q.playernum].name, "first");
+	assert_string_equal(c->q.players[b->q.playernum].name, "second");
+	assert_string_equal(b->q.players[b->q.playernum].name, "second");
+
+	qwc_disconnect(&b->q);
+	run_for(f, 0.3, true);
+	assert_false(a->q.players[b->q.playernum].present);
+	assert_false(c->q.players[b->q.playernum].present);
+	for (int k = 0; k < QWC_BAD_KINDS; k++) {
+		assert_int_equal(a->q.stats.bad[k], 0);
+		assert_int_equal(c->q.stats.bad[k], 0);
+	}
+	/* nothing left pending once the channels drained */
+	assert_int_equal(f->sv->clients[a->q.playernum].info_pending_count, 0);
+}
+
+static void test_late_join_stock(void **state)
+{
+	check_late_join(*state, false);
+}
+
+static void test_late_join_extension(void **state)
+{
+	check_late_join(*state, true);
+}
+
 static void test_32_clients(void **state)
 {
 	struct fixture *f = *state;
@@ -929,6 +976,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_map_change, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, test_teardown),
