@@ -117,7 +117,7 @@ interop: all
 	@for t in tests/interop/*.sh; do sh $$t $(BUILD) || exit 1; done
 
 # --- benchmarks and fuzzing ---------------------------------------------
-bench: $(BUILD)/worldbench
+bench: $(BUILD)/worldbench $(BUILD)/gamebench
 	@sh scripts/bench.sh $(BUILD)
 
 FUZZ_SECONDS ?= 600

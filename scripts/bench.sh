@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench.sh BUILD -- run the world benchmark on the reference maps.
 #
-# Design note: `make bench` builds BUILD/worldbench and runs this.  The
+# Design note: `make bench` builds BUILD/worldbench and BUILD/gamebench
+# and runs this: first the world benchmark on the three maps below, then
+# the game's world update with 256 bots on lqdm1 (docs/gamebench.md).  The
 # reference maps are lqdm1.bsp (small BSP29 deathmatch map), lq_e1m1.bsp
 # (the largest single-player map, 4399 leafs) and lqdm2_bsp2.bsp (the BSP2
 # format), from ${QWD_REALMAPS:-../shared/realmaps}.  Without that folder
@@ -9,6 +11,8 @@
 # without the maps still passes `make bench`.  A missing map is named and
 # skipped.  Extra worldbench options pass through WORLDBENCH_ARGS, e.g.
 #   make bench WORLDBENCH_ARGS="-n 200000 -seed 7"
+# and gamebench options through GAMEBENCH_ARGS, e.g.
+#   make bench GAMEBENCH_ARGS="--bots 512 --json build/gamebench.json"
 # Figures depend on the machine and its load; compare runs of one machine
 # with the same -n and -seed (the checksum line must then be equal).
 set -u
@@ -40,4 +44,17 @@ if [ $# -eq 0 ]; then
 fi
 
 # shellcheck disable=SC2086
-exec "$bin" ${WORLDBENCH_ARGS:-} "$@"
+"$bin" ${WORLDBENCH_ARGS:-} "$@" || status=$?
+
+game="$build/gamebench"
+echo
+if [ ! -f "$dir/lqdm1.bsp" ]; then
+	echo "bench: $dir/lqdm1.bsp missing; game benchmark skipped"
+elif [ ! -x "$game" ]; then
+	echo "bench: $game not built (make BUILD=$build bench)" >&2
+	status=2
+else
+	# shellcheck disable=SC2086
+	"$game" --map "$dir/lqdm1.bsp" ${GAMEBENCH_ARGS:-} || status=$?
+fi
+exit "${status:-0}"

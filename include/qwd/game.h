@@ -286,6 +286,12 @@ struct game_services {
 	const char *(*infokey)(void *ctx, const char *key);
 	/* a message for the server's log (unknown classnames and such) */
 	void (*log)(void *ctx, int level, const char *text);
+	/* svc_foundsecret to everyone (a trigger_secret fired by a player;
+	 * clients count it in their secrets stat) */
+	void (*found_secret)(void *ctx);
+	/* svc_lightstyle to everyone: style (0..63) now reads value ("a" dark,
+	 * "m" normal); targeted lights switch styles 32..63 */
+	void (*lightstyle)(void *ctx, int style, const char *value);
 };
 
 struct game;
@@ -311,7 +317,9 @@ enum { FL_ONGROUND = 1, FL_CLIENT = 2, FL_ITEM = 4, FL_INWATER = 8,
 enum game_deathtype {
 	DT_NONE, DT_AXE, DT_SHOTGUN, DT_SUPER_SHOTGUN, DT_NAIL, DT_SUPERNAIL,
 	DT_GRENADE, DT_ROCKET, DT_LIGHTNING, DT_DISCHARGE, DT_FALLING,
-	DT_SQUISH, DT_TELEFRAG, DT_HURT, DT_WATER, DT_FIREBALL
+	DT_SQUISH, DT_TELEFRAG, DT_HURT, DT_WATER, DT_FIREBALL,
+	DT_EXPLOBOX,		/* a misc_explobox's blast */
+	DT_SELFWATER		/* deathmatch 4/5: the shaft fired under water */
 };
 
 /* An entity.  The server reads the first block (what clients are sent,
@@ -367,6 +375,7 @@ struct game_entity {
 	vec3_t oldorigin;
 	vec3_t dest1, dest2;	/* secret doors: the two legs of the move */
 	float t_width, t_length;
+	int style;		/* lights: the light style they switch */
 };
 
 enum { GAME_MAX_UNKNOWN = 64 };
@@ -391,6 +400,10 @@ struct game_client {
 	double super_damage_finished, invincible_finished;
 	double invisible_finished, radsuit_finished;
 	double super_sound, invincible_sound, invisible_sound;
+	/* QuakeC's super_time, invincible_time, invisible_time, rad_time:
+	 * 1 from the pickup until the expiry warning, then the time of the
+	 * next bonus flash; 0 without the powerup */
+	double super_time, invincible_time, invisible_time, rad_time;
 	double air_finished, pain_finished, dmgtime, teleport_time;
 	double death_time;	/* when it died */
 	double lightning_sound;
@@ -405,6 +418,8 @@ struct game_client {
 	int wframe_end;		/* last view-model frame of it */
 	double anim_time;	/* next frame */
 	double refire_time;	/* next shot of those frames */
+	double axe_time;	/* when the swing in progress strikes */
+	bool axe_pending;	/* a swing strikes at axe_time */
 	bool intermission;
 };
 
@@ -447,6 +462,8 @@ struct game {
 	bool intermission;
 	double intermission_exit;
 	bool changed_level;
+	int total_secrets;	/* trigger_secrets of the level */
+	int found_secrets;	/* of them fired by players */
 
 	/* precache indices */
 	int m_player, m_eyes, m_missile, m_grenade, m_spike, m_s_spike;
@@ -460,6 +477,8 @@ struct game {
 	int s_drown, s_lburn, s_windfly, s_talk, s_null, s_tornoff;
 	int s_damage2, s_damage3, s_protect3, s_inv2;
 	int s_teledeath, s_jump;
+	int s_inv3, s_protect2, s_suit2, s_sight1;	/* powerups */
+	int s_enfire, s_enfstop, m_laser;	/* laser traps */
 
 	/* the last four corpses (QuakeC's body queue) */
 	int bodyque[4];

@@ -547,6 +547,8 @@ static void parse_keys(struct game *g, struct game_entity *e, uint32_t i,
 			e->sounds = (int)num(v);
 		else if (strcmp(k, "count") == 0)
 			e->count = num(v);
+		else if (strcmp(k, "style") == 0)
+			e->style = (int)num(v);
 	}
 }
 
@@ -644,6 +646,7 @@ int game_load_level(struct game *g, struct world *w,
 	g->intermission = false;
 	g->changed_level = false;
 	g->num_unknown = 0;
+	g->total_secrets = g->found_secrets = 0;
 	read_rules(g);
 
 	for (int i = 0; i < g->max_entities; i++) {

@@ -110,6 +110,8 @@ void weapons_precache(struct game *g);
 void weapons_frame(struct game *g, struct game_entity *player);
 void weapons_set_current(struct game *g, struct game_entity *player);
 int weapons_best(struct game *g, struct game_entity *player);
+/* a trap's shot along trap->movedir: kind 0 nail, 1 super nail, 2 laser */
+void weapons_trap_shot(struct game *g, struct game_entity *trap, int kind);
 
 /* player.c */
 void player_precache(struct game *g);

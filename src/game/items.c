@@ -14,8 +14,21 @@
  *     weapons, ammo                       30 s (15 s for ammo in dm 3)
  *     quad                                60 s
  *     pentagram, ring                     300 s
- *   deathmatch 2 (and 3 for weapons) leaves weapons in place: a player
- *   takes a weapon he does not have and the weapon stays.
+ *   The deathmatch modes (items.qc):
+ *     1  as above
+ *     2  weapons stay (a player takes one he does not have, and it stays);
+ *        health, armour, ammo and the mega health never come back
+ *     3  weapons stay; ammo returns after 15 s, the rest as in 1
+ *     4  no weapon or ammo items; while a player's pentagram lasts he
+ *        takes no health, armour or backpack; the mega health does not
+ *        rot (and so never returns); the quad is the OctaPower (x8,
+ *        takes the armour and the cells, which come back when it ends);
+ *        a backpack is 10 health, and at 300 health the pentagram and
+ *        OctaPower for 30 s ("bonus powers")
+ *     5  no weapon items, weapons would stay; ammo returns after 15 s
+ *   In 3 and 5 a backpack with a launcher tops the rockets up to 5.
+ *   Powerups return after 60 s (quad, biosuit) or 300 s in every mode;
+ *   taking one arms its expiry warning (player.c).
  *   Amounts: health 15 (rotten) / 25 / 100 (mega, over the maximum to
  *   250); armour green 100 x 0.3, yellow 150 x 0.6, red 200 x 0.8, taken
  *   only when better (type x value); ammo boxes shells 20/40, nails
@@ -47,13 +60,21 @@ static int snd(struct game *g, const char *name)
 
 void items_precache(struct game *g)
 {
+	if (g->deathmatch == 4)
+		g->s_sight1 = snd(g, "boss1/sight1.wav");
 	g->s_itembk2 = snd(g, "items/itembk2.wav");
 	g->s_armor = snd(g, "items/armor1.wav");
 	g->s_pkup = snd(g, "weapons/pkup.wav");
 	g->s_lock4 = snd(g, "weapons/lock4.wav");
 	g->m_backpack = mdl(g, "progs/backpack.mdl");
-	g->s_damage2 = snd(g, "items/damage2.wav");
-	g->s_inv2 = snd(g, "items/inv2.wav");
+}
+
+/* deathmatch 4: while the pentagram lasts nothing heals or armours */
+static bool protected_dm4(struct game *g, struct game_entity *other)
+{
+	struct game_client *cl = g_client(g, other);
+
+	return g->deathmatch == 4 && cl && cl->invincible_time > 0;
 }
 
 static void sub_regen(struct game *g, struct game_entity *self)
@@ -158,7 +179,7 @@ static void megahealth_rot(struct game *g, struct game_entity *self)
 static void health_touch(struct game *g, struct game_entity *self,
 			 struct game_entity *other)
 {
-	if (!g_is_player(other))
+	if (!g_is_player(other) || protected_dm4(g, other))
 		return;
 	if (self->healtype == 2) {
 		if (other->health >= 250 || !heal(other, self->count, true))
@@ -172,8 +193,10 @@ static void health_touch(struct game *g, struct game_entity *self,
 		other->items |= IT_SUPERHEALTH;
 		item_taken(g, self, other, 0);
 		self->owner = other;
-		self->think = megahealth_rot;
-		self->nextthink = g->time + 5;
+		if (g->deathmatch != 4) {	/* no rot, no return */
+			self->think = megahealth_rot;
+			self->nextthink = g->time + 5;
+		}
 	} else {
 		item_taken(g, self, other, g->deathmatch != 2 ? 20 : 0);
 	}
@@ -213,7 +236,7 @@ static void armor_touch(struct game *g, struct game_entity *self,
 	static const int bit[3] = {IT_ARMOR1, IT_ARMOR2, IT_ARMOR3};
 	int k = self->skin;
 
-	if (!can_take(other) || k < 0 || k > 2)
+	if (!can_take(other) || k < 0 || k > 2 || protected_dm4(g, other))
 		return;
 	if (other->armortype * other->armorvalue >= type[k] * value[k])
 		return;
@@ -425,18 +448,24 @@ static void powerup_touch(struct game *g, struct game_entity *self,
 	other->items |= self->items;
 	switch (self->items) {
 	case IT_INVULNERABILITY:
+		cl->invincible_time = 1;
 		cl->invincible_finished = g->time + 30;
-		cl->invincible_sound = 0;
 		break;
 	case IT_INVISIBILITY:
+		cl->invisible_time = 1;
 		cl->invisible_finished = g->time + 30;
-		cl->invisible_sound = 0;
 		break;
 	case IT_QUAD:
+		if (g->deathmatch == 4) {	/* the OctaPower's price */
+			other->armortype = 0;
+			other->armorvalue = 0;
+			cl->ammo_cells = 0;
+		}
+		cl->super_time = 1;
 		cl->super_damage_finished = g->time + 30;
-		cl->super_sound = 0;
 		break;
 	case IT_SUIT:
+		cl->rad_time = 1;
 		cl->radsuit_finished = g->time + 30;
 		break;
 	default:
@@ -454,6 +483,26 @@ static void spawn_powerup(struct game *g, struct game_entity *e, int item,
 	e->touch = powerup_touch;
 	e->items = item;
 	e->noise = snd(g, noise);
+	/* the sounds of the powerup's life: id precaches them with the item */
+	switch (item) {
+	case IT_INVULNERABILITY:
+		g->s_protect2 = snd(g, "items/protect2.wav");
+		g->s_protect3 = snd(g, "items/protect3.wav");
+		break;
+	case IT_INVISIBILITY:
+		g->s_inv2 = snd(g, "items/inv2.wav");
+		g->s_inv3 = snd(g, "items/inv3.wav");
+		break;
+	case IT_QUAD:
+		g->s_damage2 = snd(g, "items/damage2.wav");
+		g->s_damage3 = snd(g, "items/damage3.wav");
+		if (g->deathmatch == 4)
+			netname = "OctaPower";
+		break;
+	default:
+		g->s_suit2 = snd(g, "items/suit2.wav");
+		break;
+	}
 	e->netname = netname;
 	e->effects = effects;
 	start_item(g, e, mins, maxs, mdl(g, model));
@@ -461,42 +510,98 @@ static void spawn_powerup(struct game *g, struct game_entity *e, int item,
 
 /* ---- backpacks -------------------------------------------------------- */
 
+/* deathmatch 4: a backpack is 10 health; at 300 the pentagram and the
+ * OctaPower come with it ("bonus powers") */
+static void backpack_dm4(struct game *g, struct game_entity *self,
+			 struct game_entity *other, struct game_client *cl)
+{
+	other->health += 10;
+	g_sprint(g, other, PRINT_LOW, "You get 10 additional health\n");
+	g_sound(g, other, GAME_CHAN_ITEM, other->health > 250 && other->health < 300 ?
+		g->s_protect3 : g->s_lock4, 1, GAME_ATTN_NORM);
+	g_stuff(g, other, "bf\n");
+	g_remove(g, self);
+	if (other->health > 299 && cl->invincible_time != 1) {
+		cl->invincible_time = 1;
+		cl->invincible_finished = g->time + 30;
+		other->items |= IT_INVULNERABILITY;
+		cl->super_time = 1;
+		cl->super_damage_finished = g->time + 30;
+		other->items |= IT_QUAD;
+		cl->ammo_cells = 0;
+		g_sound(g, other, GAME_CHAN_VOICE, g->s_sight1, 1, GAME_ATTN_NORM);
+		g_stuff(g, other, "bf\n");
+		g_bprint(g, PRINT_HIGH, "%s attains bonus powers!!!\n", cl->name);
+	}
+}
+
+static int append(char *msg, size_t size, int n, bool *first, const char *fmt,
+		  int v)
+{
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	if (!*first)
+		n += snprintf(msg + n, size - (size_t)n, ", ");
+	*first = false;
+	if ((size_t)n < size)
+		n += snprintf(msg + n, size - (size_t)n, fmt, v);
+	return n;
+}
+
+/* BackpackTouch: "You get the <weapon>, N shells, ..." and the weapon
+ * change of a weapon pickup (Deathmatch_Weapon: a better-ranked weapon
+ * is taken in hand, the shaft not under water) */
 static void backpack_touch(struct game *g, struct game_entity *self,
 			   struct game_entity *other)
 {
 	struct game_client *cl = g_client(g, other);
 	char msg[160];
-	int best, n = 0;
+	bool first = true;
+	int n, neww;
+	unsigned packed = (unsigned)self->aflag;
+	int shells = (int)(packed >> 24 & 0xff), nails = (int)(packed >> 16 & 0xff);
+	int rockets = (int)(packed >> 8 & 0xff), cells = (int)(packed & 0xff);
 
-	if (!cl || other->health <= 0)
+	if (!cl || other->health <= 0 || protected_dm4(g, other))
 		return;
-	n += snprintf(msg + n, sizeof(msg) - (size_t)n, "You get ");
-	if (self->items && !(other->items & self->items))
+	if (g->deathmatch == 4) {
+		backpack_dm4(g, self, other, cl);
+		return;
+	}
+	n = snprintf(msg, sizeof(msg), "You get ");
+	if (self->items && !(other->items & self->items)) {
 		n += snprintf(msg + n, sizeof(msg) - (size_t)n, "the %s", self->netname);
-	best = weapons_best(g, other);
-	cl->ammo_shells += self->aflag >> 24 & 0xff;
-	cl->ammo_nails += self->aflag >> 16 & 0xff;
-	cl->ammo_rockets += self->aflag >> 8 & 0xff;
-	cl->ammo_cells += self->aflag & 0xff;
+		first = false;
+	}
+	cl->ammo_shells += shells;
+	cl->ammo_nails += nails;
+	cl->ammo_rockets += rockets;
+	cl->ammo_cells += cells;
+	neww = self->items ? self->items : other->weapon;
 	other->items |= self->items;
 	bound_ammo(cl);
-	if (self->aflag >> 24 & 0xff)
-		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d shells", self->aflag >> 24 & 0xff);
-	if (self->aflag >> 16 & 0xff)
-		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d nails", self->aflag >> 16 & 0xff);
-	if (self->aflag >> 8 & 0xff)
-		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d rockets", self->aflag >> 8 & 0xff);
-	if (self->aflag & 0xff)
-		n += snprintf(msg + n, sizeof(msg) - (size_t)n, ", %d cells", self->aflag & 0xff);
-	if (n < (int)sizeof(msg) - 1)
+	if (shells)
+		n = append(msg, sizeof(msg), n, &first, "%d shells", shells);
+	if (nails)
+		n = append(msg, sizeof(msg), n, &first, "%d nails", nails);
+	if (rockets)
+		n = append(msg, sizeof(msg), n, &first, "%d rockets", rockets);
+	if (cells)
+		n = append(msg, sizeof(msg), n, &first, "%d cells", cells);
+	if ((g->deathmatch == 3 || g->deathmatch == 5) &&
+	    (neww == IT_GRENADE_LAUNCHER || neww == IT_ROCKET_LAUNCHER) &&
+	    cl->ammo_rockets < 5)
+		cl->ammo_rockets = 5;
+	if (n >= 0 && (size_t)n < sizeof(msg) - 1)
 		snprintf(msg + n, sizeof(msg) - (size_t)n, "\n");
 	g_sprint(g, other, PRINT_LOW, "%s", msg);
 	g_sound(g, other, GAME_CHAN_ITEM, g->s_lock4, 1, GAME_ATTN_NORM);
 	g_stuff(g, other, "bf\n");
-	if (other->weapon == best)
-		other->weapon = weapons_best(g, other);
-	weapons_set_current(g, other);
 	g_remove(g, self);
+	if (!((other->flags & FL_INWATER) && neww == IT_LIGHTNING) &&
+	    rank_for_weapon(neww) < rank_for_weapon(other->weapon))
+		other->weapon = neww;
+	weapons_set_current(g, other);
 }
 
 static const char *weapon_netname(int w)
@@ -536,8 +641,11 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	org[2] -= 24;
 	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
 	b->netname = weapon_netname(b->items);
-	b->aflag = clamp_byte(cl->ammo_shells) << 24 | clamp_byte(cl->ammo_nails) << 16 |
-		   clamp_byte(cl->ammo_rockets) << 8 | clamp_byte(cl->ammo_cells);
+	/* four bytes in one int, packed unsigned (255 shells reach bit 31) */
+	b->aflag = (int)((unsigned)clamp_byte(cl->ammo_shells) << 24 |
+			 (unsigned)clamp_byte(cl->ammo_nails) << 16 |
+			 (unsigned)clamp_byte(cl->ammo_rockets) << 8 |
+			 (unsigned)clamp_byte(cl->ammo_cells));
 	vec_set(b->velocity, -100 + 200 * (float)g_random(g),
 		-100 + 200 * (float)g_random(g), 300);
 	b->flags = FL_ITEM;
@@ -554,6 +662,22 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 
 bool items_spawn(struct game *g, struct game_entity *e, const char *cls)
 {
+	/* weapons lie on the floor in deathmatch 1-3 only, ammunition in all
+	 * but 4; QuakeC's spawn functions leave nothing there otherwise */
+	if ((g->deathmatch > 3 && strncmp(cls, "weapon_", 7) == 0) ||
+	    (g->deathmatch == 4 && (strcmp(cls, "item_shells") == 0 ||
+				    strcmp(cls, "item_spikes") == 0 ||
+				    strcmp(cls, "item_rockets") == 0 ||
+				    strcmp(cls, "item_cells") == 0))) {
+		if (strcmp(cls, "weapon_supershotgun") == 0 || strcmp(cls, "weapon_nailgun") == 0 ||
+		    strcmp(cls, "weapon_supernailgun") == 0 ||
+		    strcmp(cls, "weapon_grenadelauncher") == 0 ||
+		    strcmp(cls, "weapon_rocketlauncher") == 0 ||
+		    strcmp(cls, "weapon_lightning") == 0 || strncmp(cls, "item_", 5) == 0) {
+			g_remove(g, e);
+			return true;
+		}
+	}
 	if (strcmp(cls, "item_health") == 0)
 		spawn_health(g, e);
 	else if (strcmp(cls, "item_armor1") == 0)

@@ -29,7 +29,21 @@
  *             destination + 27 units up, facing its angle, 300 u/s
  *             forward, 0.7 s without control), push (speed 1000, x 10),
  *             hurt (dmg 5 at most once a second), changelevel (only
- *             names the next map in deathmatch)
+ *             names the next map in deathmatch), secret (a trigger_once
+ *             that counts: total at spawn, found and svc_foundsecret
+ *             when a player fires it, "You found a secret area!" and
+ *             misc/secret.wav by default), monsterjump (monsters only:
+ *             inert), onlyregistered (fires when "registered" is set),
+ *             setskill (removed)
+ *   And the rest of id's misc.qc a deathmatch map uses: ambient_* and
+ *   the humming, crackling lights become static sounds in the signon,
+ *   torches, flames and globes static models; a targeted light with a
+ *   style of 32 or more toggles it between "m" and "a" (svc_lightstyle);
+ *   other lights, info_null and air_bubbles are removed as id removes
+ *   them; misc_explobox(2) blows up for 160 when shot to 20 damage;
+ *   misc_fireball throws lava balls; func_episodegate is absent and
+ *   func_bossgate a wall, as with the serverflags of a deathmatch server
+ *   (0).
  *   Brush models have their origin at 0 and bounds in world units, so
  *   "mins" of QuakeC is the model's mins here.
  */
@@ -923,6 +937,13 @@ static void multi_trigger(struct game *g, struct game_entity *self)
 {
 	if (self->nextthink > g->time)
 		return;		/* already triggered */
+	if (strcmp(self->classname, "trigger_secret") == 0) {
+		if (!g_is_player(self->enemy))
+			return;
+		g->found_secrets++;
+		if (g->svc.found_secret)
+			g->svc.found_secret(g->svc.ctx);
+	}
 	if (self->noise)
 		g_sound(g, self, GAME_CHAN_VOICE, self->noise, 1, GAME_ATTN_NORM);
 	self->takedamage = false;
@@ -1148,6 +1169,7 @@ static bool ambient(struct game *g, struct game_entity *e, const char *cls)
 		{"ambient_suck_wind", "ambience/suck1.wav", 1},
 		{"ambient_swamp1", "ambience/swamp1.wav", 0.5f},
 		{"ambient_swamp2", "ambience/swamp2.wav", 0.5f},
+		{"ambient_thunder", "ambience/thunder1.wav", 0.5f},
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -1201,6 +1223,212 @@ static void spawn_fireball(struct game *g, struct game_entity *e)
 	g_link(g, e, false);
 }
 
+/* trigger_secret: a trigger_once that counts (total_secrets at spawn,
+ * found_secrets and svc_foundsecret when a player fires it), with "You
+ * found a secret area!" and misc/secret.wav unless told otherwise */
+static void spawn_trigger_secret(struct game *g, struct game_entity *e)
+{
+	g->total_secrets++;
+	e->wait = -1;
+	if (!e->message || !*e->message)
+		e->message = "You found a secret area!";
+	if (e->sounds == 0)
+		e->sounds = 1;
+	spawn_trigger_multiple(g, e);
+}
+
+/* trigger_onlyregistered: fires (once) for a player when the server says
+ * "registered"; else shows its message, at most every 2 s */
+static void onlyregistered_touch(struct game *g, struct game_entity *self,
+				 struct game_entity *other)
+{
+	if (!g_is_player(other) || self->attack_finished > g->time)
+		return;
+	self->attack_finished = g->time + 2;
+	if (g->svc.cvar && g->svc.cvar(g->svc.ctx, "registered") != 0) {
+		self->message = "";
+		g_use_targets(g, self, other);
+		self->touch = NULL;
+		self->think = g_think_remove;
+		self->nextthink = g->time + 0.1;	/* not inside the area walk */
+		return;
+	}
+	if (self->message && *self->message) {
+		g_centerprint(g, other, self->message);
+		g_sound(g, other, GAME_CHAN_BODY, g->s_talk, 1, GAME_ATTN_NORM);
+	}
+}
+
+/* ---- lights ----------------------------------------------------------- */
+
+enum { LIGHT_START_OFF = 1, LIGHT_FIRST_SWITCHED_STYLE = 32 };
+
+static void lightstyle(struct game *g, int style, const char *value)
+{
+	if (g->svc.lightstyle && style >= 0 && style < 64)
+		g->svc.lightstyle(g->svc.ctx, style, value);
+}
+
+/* a targeted light toggles its style between "m" (on) and "a" (off) */
+static void light_use(struct game *g, struct game_entity *self,
+		      struct game_entity *activator)
+{
+	(void)activator;
+	self->spawnflags ^= LIGHT_START_OFF;
+	lightstyle(g, self->style, self->spawnflags & LIGHT_START_OFF ? "a" : "m");
+}
+
+static bool switched_light(struct game *g, struct game_entity *e)
+{
+	if (e->style < LIGHT_FIRST_SWITCHED_STYLE)
+		return false;
+	e->use = light_use;
+	e->obj->solid = SOLID_NOT;
+	lightstyle(g, e->style, e->spawnflags & LIGHT_START_OFF ? "a" : "m");
+	return true;
+}
+
+/* a light drawn as a model: sent once in the signon (makestatic) */
+static void static_model(struct game *g, struct game_entity *e,
+			 const char *model, int frame)
+{
+	e->modelindex = g->svc.precache_model ?
+		g->svc.precache_model(g->svc.ctx, model) : 0;
+	e->frame = frame;
+	e->obj->solid = SOLID_NOT;
+	e->movetype = MOVETYPE_NONE;
+	e->is_static = true;
+	g_link(g, e, false);
+}
+
+/* id's light entities (misc.qc): the inert ones go, targeted ones with a
+ * style of 32 or more switch it, fluorescent tubes hum, torches and
+ * flames are static models that crackle (static sounds) */
+static bool spawn_light(struct game *g, struct game_entity *e, const char *cls)
+{
+	static const char *const fire = "ambience/fire1.wav";
+
+	if (strcmp(cls, "light") == 0) {
+		if (!e->targetname || !*e->targetname || !switched_light(g, e))
+			g_remove(g, e);
+	} else if (strcmp(cls, "light_fluoro") == 0) {
+		static_sound(g, e->obj->origin, "ambience/fl_hum1.wav", 0.5f);
+		if (!switched_light(g, e))
+			g_remove(g, e);
+	} else if (strcmp(cls, "light_fluorospark") == 0) {
+		static_sound(g, e->obj->origin, "ambience/buzz1.wav", 0.5f);
+		g_remove(g, e);
+	} else if (strcmp(cls, "light_globe") == 0) {
+		static_model(g, e, "progs/s_light.spr", 0);
+	} else if (strcmp(cls, "light_torch_small_walltorch") == 0) {
+		static_model(g, e, "progs/flame.mdl", 0);
+		static_sound(g, e->obj->origin, fire, 0.5f);
+	} else if (strcmp(cls, "light_flame_large_yellow") == 0) {
+		static_model(g, e, "progs/flame2.mdl", 1);
+		static_sound(g, e->obj->origin, fire, 0.5f);
+	} else if (strcmp(cls, "light_flame_small_yellow") == 0 ||
+		   strcmp(cls, "light_flame_small_white") == 0) {
+		static_model(g, e, "progs/flame2.mdl", 0);
+		static_sound(g, e->obj->origin, fire, 0.5f);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* ---- exploding boxes -------------------------------------------------- */
+
+static void barrel_explode(struct game *g, struct game_entity *self,
+			   struct game_entity *attacker)
+{
+	vec3_t org;
+
+	(void)attacker;
+	self->takedamage = false;
+	self->classname = "explo_box";
+	combat_radius(g, self, self, 160, &g->ents[0], DT_EXPLOBOX);
+	vec_copy(self->obj->origin, org);
+	org[2] += 32;
+	g_te_point(g, GAME_TE_EXPLOSION, org, 0, GAME_MULTICAST_PHS);
+	g_remove(g, self);
+}
+
+/* misc_explobox (32 x 32 x 64) and misc_explobox2 (32 x 32 x 32): 20
+ * health, blow up for 160 splash; put on the floor at spawn (2 units up,
+ * then dropped; gone only when the drop was over 250 units, as id's) */
+static void spawn_explobox(struct game *g, struct game_entity *e, bool small)
+{
+	vec3_t mins = {0, 0, 0}, maxs = {32, 32, small ? 32 : 64};
+	float oldz;
+
+	e->obj->solid = SOLID_BBOX;
+	e->movetype = MOVETYPE_NONE;
+	e->modelindex = e->model_saved = g->svc.precache_model ?
+		g->svc.precache_model(g->svc.ctx, small ? "maps/b_exbox2.bsp" :
+				      "maps/b_explob.bsp") : 0;
+	snd(g, "weapons/r_exp3.wav");
+	g_setsize(g, e, mins, maxs);
+	e->health = 20;
+	e->die = barrel_explode;
+	e->takedamage = true;
+	e->obj->origin[2] += 2;
+	oldz = e->obj->origin[2];
+	phys_droptofloor(g, e);
+	if (oldz - e->obj->origin[2] > 250) {
+		g_logf(g, QWD_LOG_WARN, "%s: %s fell out of the level at (%.0f %.0f %.0f)",
+		       g->mapname, e->classname, e->obj->origin[0],
+		       e->obj->origin[1], e->obj->origin[2]);
+		g_remove(g, e);
+	}
+}
+
+/* ---- traps ------------------------------------------------------------ */
+
+enum { TRAP_SUPERSPIKE = 1, TRAP_LASER = 2 };
+
+static int trap_kind(const struct game_entity *e)
+{
+	return e->spawnflags & TRAP_LASER ? 2 : e->spawnflags & TRAP_SUPERSPIKE ? 1 : 0;
+}
+
+static void trap_use(struct game *g, struct game_entity *self,
+		     struct game_entity *activator)
+{
+	(void)activator;
+	weapons_trap_shot(g, self, trap_kind(self));
+}
+
+static void trap_think(struct game *g, struct game_entity *self)
+{
+	weapons_trap_shot(g, self, trap_kind(self));
+	self->nextthink = g->time + self->wait;
+}
+
+/* trap_spikeshooter fires when used; trap_shooter every "wait" s (1),
+ * from the level's start */
+static void spawn_trap(struct game *g, struct game_entity *e, bool repeat)
+{
+	set_movedir(e);
+	e->use = trap_use;
+	e->obj->solid = SOLID_NOT;
+	if (e->spawnflags & TRAP_LASER) {
+		g->m_laser = g->svc.precache_model ?
+			g->svc.precache_model(g->svc.ctx, "progs/laser.mdl") : 0;
+		g->s_enfire = snd(g, "enforcer/enfire.wav");
+		g->s_enfstop = snd(g, "enforcer/enfstop.wav");
+	} else {
+		g->s_sspike = snd(g, "weapons/spike2.wav");
+	}
+	if (repeat) {
+		if (e->wait == 0)
+			e->wait = 1;
+		/* id's absolute time (nextthink + wait + ltime): at once */
+		e->nextthink = e->wait;
+		e->think = trap_think;
+	}
+	g_link(g, e, false);
+}
+
 bool movers_spawn(struct game *g, struct game_entity *e, const char *cls)
 {
 	if (strcmp(cls, "func_door") == 0) {
@@ -1216,9 +1444,13 @@ bool movers_spawn(struct game *g, struct game_entity *e, const char *cls)
 	} else if (strcmp(cls, "path_corner") == 0) {
 		e->obj->solid = SOLID_NOT;
 		g_link(g, e, false);
+	} else if (strcmp(cls, "func_episodegate") == 0) {
+		/* there only once its episode is done (serverflags, which a
+		 * deathmatch server never sets): never here */
+		g_remove(g, e);
 	} else if (strcmp(cls, "func_wall") == 0 ||
-		   strcmp(cls, "func_episodegate") == 0 ||
 		   strcmp(cls, "func_bossgate") == 0) {
+		/* the boss gate stands until all four sigils (never in dm) */
 		vec_set(e->angles, 0, 0, 0);
 		brush_setup(g, e, SOLID_BSP, MOVETYPE_PUSH);
 		e->use = wall_use;
@@ -1231,6 +1463,22 @@ bool movers_spawn(struct game *g, struct game_entity *e, const char *cls)
 	} else if (strcmp(cls, "trigger_once") == 0) {
 		e->wait = -1;
 		spawn_trigger_multiple(g, e);
+	} else if (strcmp(cls, "trigger_secret") == 0) {
+		spawn_trigger_secret(g, e);
+	} else if (strcmp(cls, "trigger_monsterjump") == 0) {
+		/* throws monsters only: a trigger no player sets off */
+		if (e->speed == 0)
+			e->speed = 200;
+		if (e->height == 0)
+			e->height = 200;
+		if (e->angles[0] == 0 && e->angles[1] == 0 && e->angles[2] == 0)
+			e->angles[1] = 360;
+		init_trigger(g, e);
+	} else if (strcmp(cls, "trigger_setskill") == 0) {
+		g_remove(g, e);	/* the start map's skill selector */
+	} else if (strcmp(cls, "trigger_onlyregistered") == 0) {
+		init_trigger(g, e);
+		e->touch = onlyregistered_touch;
 	} else if (strcmp(cls, "trigger_relay") == 0) {
 		e->use = relay_use;
 	} else if (strcmp(cls, "trigger_counter") == 0) {
@@ -1275,9 +1523,17 @@ bool movers_spawn(struct game *g, struct game_entity *e, const char *cls)
 		g_remove(g, e);	/* the sound is static: in the signon */
 	} else if (strcmp(cls, "misc_fireball") == 0) {
 		spawn_fireball(g, e);
-	} else if (strncmp(cls, "light", 5) == 0 ||
-		   strcmp(cls, "info_null") == 0) {
-		g_remove(g, e);	/* nothing for a server to do */
+	} else if (strncmp(cls, "light", 5) == 0 && spawn_light(g, e, cls)) {
+		/* done */
+	} else if (strcmp(cls, "misc_explobox") == 0 ||
+		   strcmp(cls, "misc_explobox2") == 0) {
+		spawn_explobox(g, e, cls[13] == '2');
+	} else if (strcmp(cls, "trap_spikeshooter") == 0 ||
+		   strcmp(cls, "trap_shooter") == 0) {
+		spawn_trap(g, e, cls[5] == 's' && cls[6] == 'h');
+	} else if (strcmp(cls, "info_null") == 0 ||
+		   strcmp(cls, "air_bubbles") == 0) {
+		g_remove(g, e);	/* QuakeWorld removes both at once */
 	} else if (strcmp(cls, "info_notnull") == 0 ||
 		   strcmp(cls, "info_intermission") == 0) {
 		e->obj->solid = SOLID_NOT;

@@ -26,6 +26,15 @@
  *   0.2 s (1 s with the biosuit), slime 4 x waterlevel every second
  *   (none with the biosuit), drowning after 12 s under water: 2, 4, ...
  *   up to 15 damage a second.  Falling faster than 650 u/s hurts 5.
+ *   Powerups (CheckPowerups, every step after the move): 3 s before one
+ *   ends its owner gets the warning once ("Quad Damage is wearing off",
+ *   "Protection is almost burned out", "Ring of Shadows magic is
+ *   fading", "Air supply in Biosuit expiring"; "OctaPower is wearing
+ *   off" in deathmatch 4) with a bonus flash and items/damage2, protect2,
+ *   inv2 or suit2.wav, then a flash each second; the quad lights blue,
+ *   the pentagram red (both dim light), the ring swaps the model for
+ *   the eyes and whispers (inv3.wav) every 1-4 s.
+ *   Deathmatch 4 and 5 arm a player at spawn (starting_kit).
  *   Rules: fraglimit when a frag is counted, timelimit each frame; the
  *   level then ends with an intermission of at least 5 s, left by a
  *   button press (or at once when nobody is playing), to the map the
@@ -36,6 +45,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bsd/string.h>
@@ -327,6 +337,44 @@ static void player_setangle(struct game *g, struct game_entity *e, const vec3_t 
 		g->svc.setangle(g->svc.ctx, e->client, ang);
 }
 
+/* deathmatch 4 and 5 (client.qc's PutClientInServer): players start
+ * armed, in red armour and with 3 s of the pentagram.  4: every weapon
+ * but the grenade launcher with 255 of each ammunition (localinfo "axe"
+ * non-zero: the axe and shotgun only, without shells), 250 health;
+ * 5: every weapon, 30 shells, 80 nails, 10 rockets, 30 cells, 200
+ * health. */
+static void starting_kit(struct game *g, struct game_entity *e,
+			 struct game_client *cl)
+{
+	static const int arsenal = IT_NAILGUN | IT_SUPER_NAILGUN | IT_SUPER_SHOTGUN |
+				   IT_ROCKET_LAUNCHER | IT_LIGHTNING;
+
+	if (g->deathmatch == 4) {
+		const char *axe = g->svc.infokey ? g->svc.infokey(g->svc.ctx, "axe") : NULL;
+
+		cl->ammo_shells = 0;
+		if (!axe || atof(axe) == 0) {
+			cl->ammo_shells = cl->ammo_nails = 255;
+			cl->ammo_rockets = cl->ammo_cells = 255;
+			e->items |= arsenal;
+		}
+		e->health = 250;
+	} else {
+		cl->ammo_nails = 80;
+		cl->ammo_shells = 30;
+		cl->ammo_rockets = 10;
+		cl->ammo_cells = 30;
+		e->items |= arsenal | IT_GRENADE_LAUNCHER;
+		e->health = 200;
+	}
+	e->items = (e->items & ~(IT_ARMOR1 | IT_ARMOR2)) | IT_ARMOR3;
+	e->armorvalue = 200;
+	e->armortype = 0.8f;
+	e->items |= IT_INVULNERABILITY;
+	cl->invincible_time = 1;
+	cl->invincible_finished = g->time + 3;
+}
+
 void player_put_in_server(struct game *g, int slot)
 {
 	struct game_client *cl = &g->clients[slot];
@@ -375,7 +423,12 @@ void player_put_in_server(struct game *g, int slot)
 	cl->anim_prio = ANIM_BASIC;
 	cl->anim_time = 0;
 	cl->weaponframe = 0;
+	cl->axe_pending = false;
+	cl->super_time = cl->invincible_time = 0;
+	cl->invisible_time = cl->rad_time = 0;
 	weapons_set_current(g, e);
+	if (g->deathmatch == 4 || g->deathmatch == 5)
+		starting_kit(g, e, cl);
 	e->modelindex = cl->spectator ? 0 : g->m_player;
 	vec_copy(player_mins, e->obj->mins);
 	vec_copy(player_maxs, e->obj->maxs);
@@ -487,6 +540,7 @@ void player_player_die(struct game *g, struct game_entity *self,
 	items_drop_backpack(g, self);
 	cl->weaponmodel = 0;
 	cl->refire = false;
+	cl->axe_pending = false;
 	self->deadflag = DEAD_DYING;
 	cl->death_time = g->time;
 	self->obj->solid = SOLID_NOT;
@@ -550,6 +604,12 @@ void player_obituary(struct game *g, struct game_entity *targ,
 
 	if (!tc)
 		return;
+	if (g->deathmatch > 3 && dt == DT_SELFWATER) {
+		/* id's text, with its stray space after the newline */
+		g_bprint(g, PRINT_MEDIUM, "%s electrocutes himself.\n ", tn);
+		add_frags(g, targ, -1);
+		return;
+	}
 	if (dt == DT_TELEFRAG && ac && attacker != targ) {
 		g_bprint(g, PRINT_MEDIUM, "%s was telefragged by %s\n", tn, an);
 		add_frags(g, attacker, 1);
@@ -655,6 +715,8 @@ void player_obituary(struct game *g, struct game_entity *targ,
 	else if (targ->watertype == CONTENTS_LAVA && dt == DT_WATER)
 		how = targ->health < -15 ? " burst into flames\n" :
 		      pick(g, " turned into hot slag\n", " visits the Volcano God\n");
+	else if (dt == DT_EXPLOBOX)
+		how = " blew up\n";
 	else if (dt == DT_FALLING)
 		how = " fell to his death\n";
 	else if (dt == DT_FIREBALL)
@@ -930,42 +992,98 @@ static bool pre_think(struct game *g, struct game_entity *e)
 	return true;
 }
 
+/* the last 3 s of a powerup: the first time the warning (text, bonus
+ * flash, sound), then a bonus flash every second; *when is QuakeC's
+ * *_time field (1 until the warning) */
+static void powerup_warning(struct game *g, struct game_entity *e,
+			    double finished, double *when, const char *text,
+			    int sound)
+{
+	if (finished >= g->time + 3)
+		return;
+	if (*when == 1) {
+		g_sprint(g, e, PRINT_HIGH, "%s", text);
+		g_stuff(g, e, "bf\n");
+		g_sound(g, e, GAME_CHAN_AUTO, sound, 1, GAME_ATTN_NORM);
+		*when = g->time + 1;
+	}
+	if (*when < g->time) {
+		*when = g->time + 1;
+		g_stuff(g, e, "bf\n");
+	}
+}
+
+/* QuakeC's CheckPowerups, in its order: each powerup's block runs only
+ * while its *_finished is set, and the light effects are switched inside
+ * those blocks (so a player without powerups keeps his effects as they
+ * are) */
 static void check_powerups(struct game *g, struct game_entity *e)
 {
 	struct game_client *cl = g_client(g, e);
 
 	if (e->health <= 0)
 		return;
-	e->modelindex = g->m_player;
-	if (cl->invisible_finished > 0) {
+	if (cl->invisible_finished) {
+		if (cl->invisible_sound < g->time) {
+			g_sound(g, e, GAME_CHAN_AUTO, g->s_inv3, 0.5f, GAME_ATTN_IDLE);
+			cl->invisible_sound = g->time + g_random(g) * 3 + 1;
+		}
+		powerup_warning(g, e, cl->invisible_finished, &cl->invisible_time,
+				"Ring of Shadows magic is fading\n", g->s_inv2);
 		if (cl->invisible_finished < g->time) {
 			e->items &= ~IT_INVISIBILITY;
 			cl->invisible_finished = 0;
-		} else {
-			e->frame = 0;
-			e->modelindex = g->m_eyes;
+			cl->invisible_time = 0;
 		}
+		e->frame = 0;
+		e->modelindex = g->m_eyes;
+	} else {
+		e->modelindex = g->m_player;
 	}
-	if (cl->invincible_finished > 0 && cl->invincible_finished < g->time) {
-		e->items &= ~IT_INVULNERABILITY;
-		cl->invincible_finished = 0;
+	if (cl->invincible_finished) {
+		powerup_warning(g, e, cl->invincible_finished, &cl->invincible_time,
+				"Protection is almost burned out\n", g->s_protect2);
+		if (cl->invincible_finished < g->time) {
+			e->items &= ~IT_INVULNERABILITY;
+			cl->invincible_time = 0;
+			cl->invincible_finished = 0;
+		}
+		if (cl->invincible_finished > g->time)
+			e->effects |= EF_DIMLIGHT | EF_RED;
+		else
+			e->effects &= ~(EF_DIMLIGHT | EF_RED);
 	}
-	if (cl->super_damage_finished > 0 && cl->super_damage_finished < g->time) {
-		e->items &= ~IT_QUAD;
-		cl->super_damage_finished = 0;
+	if (cl->super_damage_finished) {
+		powerup_warning(g, e, cl->super_damage_finished, &cl->super_time,
+				g->deathmatch == 4 ? "OctaPower is wearing off\n" :
+				"Quad Damage is wearing off\n", g->s_damage2);
+		if (cl->super_damage_finished < g->time) {
+			e->items &= ~IT_QUAD;
+			if (g->deathmatch == 4) {
+				/* the OctaPower's price is paid back */
+				cl->ammo_cells = 255;
+				e->armorvalue = 1;
+				e->armortype = 0.8f;
+				e->health = 100;
+			}
+			cl->super_damage_finished = 0;
+			cl->super_time = 0;
+		}
+		if (cl->super_damage_finished > g->time)
+			e->effects |= EF_DIMLIGHT | EF_BLUE;
+		else
+			e->effects &= ~(EF_DIMLIGHT | EF_BLUE);
 	}
-	if (cl->radsuit_finished > 0) {
-		cl->air_finished = g->time + 12;
+	if (cl->radsuit_finished) {
+		cl->air_finished = g->time + 12;	/* no drowning */
+		powerup_warning(g, e, cl->radsuit_finished, &cl->rad_time,
+				"Air supply in Biosuit expiring\n", g->s_suit2);
 		if (cl->radsuit_finished < g->time) {
 			e->items &= ~IT_SUIT;
+			cl->rad_time = 0;
 			cl->radsuit_finished = 0;
 		}
 	}
-	e->effects &= ~(EF_DIMLIGHT | EF_BLUE | EF_RED);
-	if (cl->super_damage_finished > g->time)
-		e->effects |= EF_DIMLIGHT | EF_BLUE;
-	if (cl->invincible_finished > g->time)
-		e->effects |= EF_DIMLIGHT | EF_RED;
 }
 
 /* PlayerPostThink */

@@ -23,8 +23,20 @@
  *   physics at once when fired (QuakeWorld's SV_RunNewmis), so a shot at
  *   point blank hits before the next frame.  Nails are flagged for
  *   svc_nails.  Aim is the view direction: QuakeWorld's sv_aim is off.
- *   The axe strikes at once (the QuakeC strikes on the third animation
- *   frame, 0.2 s later): a simplification.
+ *   The axe swings one of four 4-frame animations (player.qc's axe,
+ *   axeb, axec, axed, a quarter chance each) and strikes on the third
+ *   frame, 0.2 s after the button: the first command of the player's at
+ *   or after that time traces and hits (QuakeWorld runs the player's
+ *   frame functions in its command, SV_RunThink).  Anything that resets
+ *   the weapon state before then (QuakeC's player_run from
+ *   W_SetCurrentAmmo: an ammo pickup, a respawn) or death cancels it.
+ *   View kicks (svc_smallkick, svc_bigkick to the shooter): small for the
+ *   shotgun, nailguns, grenades, rockets and every shaft tick, big for the
+ *   super shotgun's double blast, none for the axe.
+ *   deathmatch 4 (QuakeWorld's extra mode): no ammunition is used, the
+ *   axe does 75, a grenade costs its thrower 10 health and 1.1 s, and a
+ *   shaft fired under water kills its owner half of the time instead of
+ *   discharging.
  */
 #include "internal.h"
 
@@ -116,6 +128,7 @@ void weapons_set_current(struct game *g, struct game_entity *p)
 	p->items |= ammo_bit[code];
 	cl->weaponmodel = g->m_v[code];
 	cl->weaponframe = 0;
+	cl->axe_pending = false;	/* player_run ends a swing */
 }
 
 int weapons_best(struct game *g, struct game_entity *p)
@@ -202,6 +215,13 @@ static void impulse_commands(struct game *g, struct game_entity *p)
 	else if (cl->impulse == 12)
 		cycle_weapon(g, p, -1);
 	cl->impulse = 0;
+}
+
+/* QuakeC's "if (deathmatch != 4) ammo = ammo - n" */
+static void use_ammo(struct game *g, int *ammo, int n)
+{
+	if (g->deathmatch != 4)
+		*ammo -= n;
 }
 
 /* ---- missiles --------------------------------------------------------- */
@@ -335,7 +355,7 @@ static void grenade_touch(struct game *g, struct game_entity *self,
 
 /* player.mdl frames of the attacks */
 enum { FR_NAILATT = 103, FR_LIGHT = 105, FR_ROCKATT = 107, FR_SHOTATT = 113,
-       FR_AXATT = 119 };
+       FR_AXATT = 119, FR_AXATTB = 125, FR_AXATTC = 131, FR_AXATTD = 137 };
 
 /* the two-frame loops of the nailgun and the lightning gun */
 static void loop_frame(struct game *g, struct game_entity *p, int base, int wframes)
@@ -385,11 +405,40 @@ static void fire_axe(struct game *g, struct game_entity *p)
 	hit = g_trace_ent(g, &tr);
 	if (hit && hit->takedamage) {
 		combat_spawn_blood(g, org, 1);
-		combat_damage(g, hit, p, p, 20, DT_AXE);
+		combat_damage(g, hit, p, p, g->deathmatch > 3 ? 75 : 20, DT_AXE);
 	} else {
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_axhit, 1, GAME_ATTN_NORM);
 		g_te_point(g, GAME_TE_GUNSHOT, org, 3, GAME_MULTICAST_PVS);
 	}
+}
+
+/* W_Attack's axe: one of the four swings; the strike comes 0.2 s later
+ * (axe_strike, from weapons_frame) */
+static void swing_axe(struct game *g, struct game_entity *p)
+{
+	static const int first[4] = {FR_AXATT, FR_AXATTB, FR_AXATTC, FR_AXATTD};
+	static const int wfirst[4] = {1, 5, 1, 5};
+	struct game_client *cl = g_client(g, p);
+	int v = (int)(g_random(g) * 4) % 4;
+
+	player_anim_start(g, p, first[v], first[v] + 3, ANIM_ATTACK, 4);
+	if (cl->anim_prio == ANIM_ATTACK && p->frame == first[v]) {
+		cl->weaponframe = wfirst[v];
+		cl->wframe_end = wfirst[v] + 3;
+	}
+	cl->axe_pending = true;
+	cl->axe_time = g->time + 0.2;
+}
+
+static void axe_strike(struct game *g, struct game_entity *p)
+{
+	struct game_client *cl = g_client(g, p);
+
+	if (!cl->axe_pending || g->time < cl->axe_time)
+		return;
+	cl->axe_pending = false;
+	if (p->weapon == IT_AXE && p->health > 0 && !g->intermission)
+		fire_axe(g, p);
 }
 
 struct multidamage {
@@ -478,17 +527,85 @@ static void fire_spike(struct game *g, struct game_entity *p, bool super)
 	run_newmis(g, m);
 }
 
+/* misc.qc's trap_spikeshooter: a nail (or, spawnflags 2, an enforcer's
+ * laser: 600 u/s, 15 damage, lit) from a map entity along dir */
+static void laser_touch(struct game *g, struct game_entity *self,
+			struct game_entity *other)
+{
+	vec3_t dir, org;
+
+	if (other == self->owner || self->voided)
+		return;
+	self->voided = true;
+	if (in_sky(g, self)) {
+		g_remove(g, self);
+		return;
+	}
+	g_sound(g, self, GAME_CHAN_WEAPON, g->s_enfstop, 1, GAME_ATTN_STATIC);
+	vec_copy(self->velocity, dir);
+	g_normalize(dir);
+	vec_ma(self->obj->origin, -8, dir, org);
+	if (other->health != 0) {
+		combat_spawn_blood(g, org, 1);
+		combat_damage(g, other, self, self->owner, 15, DT_NONE);
+	} else {
+		g_te_point(g, GAME_TE_GUNSHOT, org, 5, GAME_MULTICAST_PVS);
+	}
+	g_remove(g, self);
+}
+
+void weapons_trap_shot(struct game *g, struct game_entity *trap, int kind)
+{
+	static const vec3_t zero = {0, 0, 0};
+	struct game_entity *m;
+	vec3_t vel;
+
+	if (kind == 2) {
+		g_sound(g, trap, GAME_CHAN_VOICE, g->s_enfire, 1, GAME_ATTN_NORM);
+		g_vscale(trap->movedir, 600, vel);
+		m = g_spawn(g);
+		if (!m)
+			return;
+		m->classname = "laser";
+		m->owner = trap;
+		m->obj->owner = trap->num;
+		m->movetype = MOVETYPE_FLY;
+		m->obj->solid = SOLID_BBOX;
+		m->effects = EF_DIMLIGHT;
+		m->modelindex = g->m_laser;
+		vec_copy(zero, m->obj->mins);
+		vec_copy(zero, m->obj->maxs);
+		vec_copy(vel, m->velocity);
+		g_vectoangles(vel, m->angles);
+		m->touch = laser_touch;
+		m->think = g_think_remove;
+		m->nextthink = g->time + 5;
+		g_setorigin(g, m, trap->obj->origin);
+		return;
+	}
+	g_sound(g, trap, GAME_CHAN_VOICE, g->s_sspike, 1, GAME_ATTN_NORM);
+	g_vscale(trap->movedir, 500, vel);
+	m = launch(g, trap, "spike", MOVETYPE_FLYMISSILE, kind == 1 ? g->m_s_spike :
+		   g->m_spike, trap->obj->origin, vel);
+	if (!m)
+		return;
+	m->nail = true;
+	m->touch = kind == 1 ? superspike_touch : spike_touch;
+	m->think = g_think_remove;
+	m->nextthink = g->time + 6;
+}
+
 static bool fire_nails(struct game *g, struct game_entity *p)
 {
 	struct game_client *cl = g_client(g, p);
 
 	if (p->weapon == IT_SUPER_NAILGUN && cl->ammo_nails >= 2) {
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_sspike, 1, GAME_ATTN_NORM);
-		cl->ammo_nails -= 2;
+		use_ammo(g, &cl->ammo_nails, 2);
 		fire_spike(g, p, true);
 	} else if (cl->ammo_nails >= 1) {
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_spike, 1, GAME_ATTN_NORM);
-		cl->ammo_nails -= 1;
+		use_ammo(g, &cl->ammo_nails, 1);
 		fire_spike(g, p, false);
 	} else {
 		p->weapon = weapons_best(g, p);
@@ -506,7 +623,7 @@ static void fire_rocket(struct game *g, struct game_entity *p)
 	vec3_t fwd, org, vel;
 	struct game_entity *m;
 
-	cl->ammo_rockets -= 1;
+	use_ammo(g, &cl->ammo_rockets, 1);
 	g_sound(g, p, GAME_CHAN_WEAPON, g->s_rocket, 1, GAME_ATTN_NORM);
 	kick(g, p, false);
 	muzzleflash(g, p);
@@ -529,7 +646,7 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 	vec3_t fwd, right, up, vel;
 	struct game_entity *m;
 
-	cl->ammo_rockets -= 1;
+	use_ammo(g, &cl->ammo_rockets, 1);
 	g_sound(g, p, GAME_CHAN_WEAPON, g->s_grenade, 1, GAME_ATTN_NORM);
 	kick(g, p, false);
 	muzzleflash(g, p);
@@ -552,7 +669,12 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 	m->touch = grenade_touch;
 	m->think = grenade_explode;
 	m->nextthink = g->time + 2.5;
-	run_newmis(g, m);
+	if (g->deathmatch == 4) {
+		p->attack_finished = g->time + 1.1;
+		combat_damage(g, p, p, &g->ents[0], 10, DT_NONE);
+	}
+	if (m->inuse)
+		run_newmis(g, m);
 }
 
 static void lightning_hit(struct game *g, struct game_entity *p,
@@ -606,6 +728,11 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 	if (p->waterlevel > 1) {
 		int cells = cl->ammo_cells;
 
+		if (g->deathmatch > 3 && g_random(g) <= 0.5) {
+			p->deathtype = DT_SELFWATER;
+			combat_damage(g, p, p, &g->ents[0], 4000, DT_SELFWATER);
+			return false;
+		}
 		cl->ammo_cells = 0;
 		weapons_set_current(g, p);
 		combat_radius(g, p, p, 35.0f * (float)cells, &g->ents[0], DT_DISCHARGE);
@@ -616,7 +743,7 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 		cl->lightning_sound = g->time + 0.6;
 	}
 	kick(g, p, false);
-	cl->ammo_cells -= 1;
+	use_ammo(g, &cl->ammo_cells, 1);
 	eye_vectors(cl, fwd, NULL, NULL);
 	vec_copy(p->obj->origin, org);
 	org[2] += 16;
@@ -658,17 +785,16 @@ static void attack(struct game *g, struct game_entity *p)
 		return;
 	switch (p->weapon) {
 	case IT_AXE:
-		player_anim_start(g, p, FR_AXATT, FR_AXATT + 5, ANIM_ATTACK, 4);
 		p->attack_finished = g->time + 0.5;
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_axe, 1, GAME_ATTN_NORM);
-		fire_axe(g, p);
+		swing_axe(g, p);
 		break;
 	case IT_SHOTGUN:
 		player_anim_start(g, p, FR_SHOTATT, FR_SHOTATT + 5, ANIM_ATTACK, 6);
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_shotgun, 1, GAME_ATTN_NORM);
 		kick(g, p, false);
 		muzzleflash(g, p);
-		cl->ammo_shells -= 1;
+		use_ammo(g, &cl->ammo_shells, 1);
 		fire_bullets(g, p, 6, 0.04f, 0.04f, DT_SHOTGUN);
 		g->stats.shots++;
 		p->attack_finished = g->time + 0.5;
@@ -678,12 +804,12 @@ static void attack(struct game *g, struct game_entity *p)
 		if (cl->ammo_shells < 2) {
 			g_sound(g, p, GAME_CHAN_WEAPON, g->s_shotgun, 1, GAME_ATTN_NORM);
 			kick(g, p, false);
-			cl->ammo_shells -= 1;
+			use_ammo(g, &cl->ammo_shells, 1);
 			fire_bullets(g, p, 6, 0.04f, 0.04f, DT_SHOTGUN);
 		} else {
 			g_sound(g, p, GAME_CHAN_WEAPON, g->s_sshotgun, 1, GAME_ATTN_NORM);
 			kick(g, p, true);
-			cl->ammo_shells -= 2;
+			use_ammo(g, &cl->ammo_shells, 2);
 			fire_bullets(g, p, 14, 0.14f, 0.08f, DT_SUPER_SHOTGUN);
 		}
 		muzzleflash(g, p);
@@ -701,8 +827,8 @@ static void attack(struct game *g, struct game_entity *p)
 		break;
 	case IT_GRENADE_LAUNCHER:
 		player_anim_start(g, p, FR_ROCKATT, FR_ROCKATT + 5, ANIM_ATTACK, 6);
-		fire_grenade(g, p);
 		p->attack_finished = g->time + 0.6;
+		fire_grenade(g, p);
 		break;
 	case IT_ROCKET_LAUNCHER:
 		player_anim_start(g, p, FR_ROCKATT, FR_ROCKATT + 5, ANIM_ATTACK, 6);
@@ -759,6 +885,7 @@ void weapons_frame(struct game *g, struct game_entity *p)
 {
 	struct game_client *cl = g_client(g, p);
 
+	axe_strike(g, p);
 	if (cl->refire) {
 		refire(g, p);
 		if (cl->refire)

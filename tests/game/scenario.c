@@ -173,8 +173,29 @@ static void mk_static_sound(void *ctx, const vec3_t org, int snd, float vol,
 	(void)org;
 	(void)vol;
 	(void)attn;
-	if (snd > 0)
+	if (snd > 0) {
 		m->static_sounds++;
+		if (snd < m->num_sounds) {
+			strlcat(m->static_names, m->sounds[snd], sizeof(m->static_names));
+			strlcat(m->static_names, " ", sizeof(m->static_names));
+		}
+	}
+}
+
+static void mk_found_secret(void *ctx)
+{
+	struct mock *m = ctx;
+
+	m->found_secret_calls++;
+}
+
+static void mk_lightstyle(void *ctx, int style, const char *value)
+{
+	struct mock *m = ctx;
+
+	m->lightstyle_calls++;
+	m->last_style = style;
+	strlcpy(m->last_style_value, value, sizeof(m->last_style_value));
 }
 
 static void mk_temp_entity(void *ctx, const struct game_temp_entity *te,
@@ -243,8 +264,9 @@ static void mk_kick(void *ctx, int slot, bool big)
 	struct mock *m = ctx;
 
 	(void)slot;
-	(void)big;
 	m->kick_calls++;
+	if (big)
+		m->big_kick_calls++;
 }
 
 static void mk_muzzleflash(void *ctx, int ent, const vec3_t org)
@@ -375,6 +397,8 @@ static void services(struct scen *s)
 	v->cvar = mk_cvar;
 	v->infokey = mk_infokey;
 	v->log = mk_log;
+	v->found_secret = mk_found_secret;
+	v->lightstyle = mk_lightstyle;
 }
 
 static int start_on(struct scen *s, int max_clients, int max_entities,

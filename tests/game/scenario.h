@@ -58,12 +58,17 @@ struct mock {
 	int te_multicast[MOCK_LOG];
 	int num_te;
 	int static_sounds;
+	char static_names[2048];	/* the static sounds' names, "a b ..." */
 	char prints[MOCK_PRINTS];
 	size_t prints_len;
 	char centerprint[256];
 	int frags[64];
 	int frag_calls;
 	int damage_calls, kick_calls, muzzle_calls, stuff_calls;
+	int big_kick_calls;		/* of kick_calls, svc_bigkick */
+	int found_secret_calls;
+	int lightstyle_calls, last_style;
+	char last_style_value[16];
 	int setangle_calls;
 	vec3_t setangle;
 	int intermission_calls;

@@ -1,47 +1,34 @@
 /*
  * tests/game/test_bench.c -- the game on real maps: the project's own
- * maps and every LibreQuake deathmatch map spawn and play, and the world
- * update under load, 256
- * bots firing rockets continuously (issue 7's benchmark).
+ * maps and every LibreQuake deathmatch map spawn and play, and the game
+ * holds up under the benchmark's load, 256 bots firing rockets
+ * continuously.
  *
  * Design note: the bots join lqdm1 (skipped without the real maps), each
  * with a rocket launcher and ammunition topped up, running forward while
  * turning at its own rate, fire held except one tick in ten (so the dead
- * release and press the button, and respawn).  The test steps 4 s of game
- * time at 13 ms a tick and prints the world update's time (game_frame:
- * thinks, missiles, movers) per frame and per entity run, and the
- * commands' time (pmove, touches, firing) per command.  It asserts only
- * behaviour -- rockets flew, players died and came back, no entity slot
- * leaked -- never the time.
+ * release and press the button, and respawn), for 4 s of game time at
+ * 13 ms a tick.  The test asserts behaviour only -- rockets flew, players
+ * died and came back, no entity slot leaked; the time of that world
+ * update is measured by tools/gamebench (make bench, docs/gamebench.md).
  */
 #include "../harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "qwd/game.h"
 #include "scenario.h"
 
 enum { BOTS = 256, BENCH_ENTITIES = 4096 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void test_bench_256_bots(void **state)
 {
 	const char *path = qwd_realmap("lqdm1.bsp");
 	struct scen *s;
 	char err[256] = "";
-	double t_world = 0, t_cmds = 0;
-	int ticks = (int)(4.0 / SCEN_TICK), max_live = 0;
-	uint64_t runs0, cmds0;
+	int ticks = (int)(4.0 / SCEN_TICK), max_live = 0, respawns = 0;
 
 	(void)state;
 	if (!path)
@@ -57,16 +44,11 @@ static void test_bench_256_bots(void **state)
 		snprintf(name, sizeof(name), "bot%d", i);
 		game_client_connect(s->g, i, name, false);
 	}
-	runs0 = s->g->stats.entity_runs;
-	cmds0 = s->g->stats.commands;
 	for (int t = 0; t < ticks; t++) {
-		double t0, t1, t2;
 		int live = 0;
 
 		s->time += SCEN_TICK;
-		t0 = now();
 		game_frame(s->g, s->time);
-		t1 = now();
 		for (int i = 0; i < BOTS; i++) {
 			struct game_entity *e = &s->g->ents[game_player_entity(s->g, i)];
 			struct usercmd c;
@@ -81,31 +63,21 @@ static void test_bench_256_bots(void **state)
 				e->weapon = IT_ROCKET_LAUNCHER;
 				s->g->clients[i].ammo_rockets = 50;
 			}
-			game_client_cmd(s->g, i, &c);
+			{
+				bool dead = e->deadflag != 0;
+
+				game_client_cmd(s->g, i, &c);
+				respawns += dead && !e->deadflag;
+			}
 		}
-		t2 = now();
-		t_world += t1 - t0;
-		t_cmds += t2 - t1;
 		for (int i = 0; i < s->g->num_entities; i++)
 			live += s->g->ents[i].inuse;
 		if (live > max_live)
 			max_live = live;
 	}
-	{
-		double runs = (double)(s->g->stats.entity_runs - runs0);
-		double cmds = (double)(s->g->stats.commands - cmds0);
-
-		printf("game bench: lqdm1, %d bots firing rockets, %d frames of 13 ms: "
-		       "world update %.1f us/frame, %.0f ns per entity run "
-		       "(%.0f entities run per frame, at most %d live); "
-		       "commands %.2f us each; %llu shots, %llu kills\n",
-		       BOTS, ticks, t_world / ticks * 1e6, t_world / (runs > 0 ? runs : 1) * 1e9,
-		       runs / ticks, max_live, t_cmds / (cmds > 0 ? cmds : 1) * 1e6,
-		       (unsigned long long)s->g->stats.shots,
-		       (unsigned long long)s->g->stats.kills);
-	}
 	assert_true(s->g->stats.shots > 100);
 	assert_true(s->g->stats.kills > 0);
+	assert_true(respawns > 0);
 	assert_true(max_live < s->g->top);
 	scen_free(s);
 	free(s);

@@ -184,12 +184,22 @@ static void test_axe_and_quad(void **state)
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_tick(s);
 	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(mock_sounds(&s->mock, "weapons/ax1.wav"), 1);
+	/* the blow lands on the third frame, 0.2 s after the swing began:
+	 * 15 ticks (0.195 s) on bob is untouched, the 16th (0.208 s) hits */
+	for (int i = 0; i < 15; i++) {
+		scen_tick(s);
+		assert_int_equal((int)b->health, 100);
+	}
+	scen_tick(s);
 	assert_int_equal((int)b->health, 80);
+	assert_int_equal(s->mock.kick_calls, 0);	/* the axe does not kick */
 	scen_run(s, 0.6);
 	scen_client(s, 0)->super_damage_finished = s->time + 30;
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_tick(s);
 	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	scen_run(s, 0.25);
 	assert_int_equal((int)b->health, 0);
 	assert_non_null(strstr(s->mock.prints, "bob was ax-murdered by alice"));
 }
