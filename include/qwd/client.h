@@ -169,6 +169,9 @@ struct qwc_stats {
 	uint64_t sounds;		/* svc_sound messages */
 	uint64_t temp_entities;		/* svc_temp_entity messages */
 	uint64_t nails;			/* spikes in svc_nails */
+	uint64_t secrets;		/* svc_foundsecret messages */
+	uint64_t lightstyles;		/* svc_lightstyle messages */
+	int last_lightstyle;		/* the style number of the last one */
 	int last_temp_entity;		/* type byte of the last one */
 	uint64_t other_svc;		/* recognised and skipped messages */
 	uint64_t disconnects;

@@ -575,8 +575,9 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		}
 		return true;
 	case svc_lightstyle:
-		msg_read_byte(m);
+		c->stats.last_lightstyle = msg_read_byte(m);
 		skip_string(m);
+		c->stats.lightstyles++;
 		break;
 	case svc_stopsound:
 		msg_read_short(m);
@@ -603,8 +604,10 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 	case svc_finale:
 		skip_string(m);
 		break;
-	case svc_killedmonster:
 	case svc_foundsecret:
+		c->stats.secrets++;
+		break;
+	case svc_killedmonster:
 	case svc_sellscreen:
 	case svc_smallkick:
 	case svc_bigkick:

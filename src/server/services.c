@@ -334,6 +334,44 @@ static void svc_frags_fn(void *ctx, int slot, int frags)
 	sv_send_frags(sv, slot);
 }
 
+/* one reliable message to every client from state `min` up */
+static void broadcast_reliable(struct server *sv, const struct msg_buf *m,
+			       enum client_state min)
+{
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= min)
+			sv_reliable_write(&sv->clients[i], m->data, m->cursize);
+}
+
+static void svc_found_secret_fn(void *ctx)
+{
+	struct server *sv = ctx;
+	uint8_t buf[1];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_foundsecret);
+	broadcast_reliable(sv, &m, CS_SPAWNED);
+}
+
+/* the style is kept for clients that join later (their spawn sends all
+ * styles) and sent now to those already there */
+static void svc_lightstyle_fn(void *ctx, int style, const char *value)
+{
+	struct server *sv = ctx;
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+
+	if (style < 0 || style >= MAX_LIGHTSTYLES || !value)
+		return;
+	strlcpy(sv->lightstyles[style], value, sizeof(sv->lightstyles[style]));
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_lightstyle);
+	msg_write_byte(&m, style);
+	msg_write_string(&m, sv->lightstyles[style]);
+	broadcast_reliable(sv, &m, CS_SPAWNED);
+}
+
 static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
 			  const vec3_t from)
 {
@@ -448,4 +486,6 @@ void sv_game_services(struct server *sv)
 	s->cvar = svc_cvar_fn;
 	s->infokey = svc_infokey_fn;
 	s->log = svc_log_fn;
+	s->found_secret = svc_found_secret_fn;
+	s->lightstyle = svc_lightstyle_fn;
 }

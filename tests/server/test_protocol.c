@@ -635,6 +635,34 @@ static void check_late_join(struct fixture *f, bool extension)
 	assert_int_equal(f->sv->clients[a->q.playernum].info_pending_count, 0);
 }
 
+/* The game's secret and light-switch services reach the players. */
+static void test_secret_and_lightstyle(void **state)
+{
+	struct fixture *f = *state;
+	struct tclient *a;
+	uint64_t styles;
+
+	need_server(f, 8);
+	a = new_client(f, "seeker", false);
+	client_connect(a);
+	assert_true(run_until_active(f, 5.0));
+	run_for(f, 0.1, true);
+	styles = a->q.stats.lightstyles;
+	assert_int_equal(a->q.stats.secrets, 0);
+	f->sv->game_svc.found_secret(f->sv->game_svc.ctx);
+	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 40, "az");
+	run_for(f, 0.3, true);
+	assert_int_equal(a->q.stats.secrets, 1);
+	assert_int_equal(a->q.stats.lightstyles, styles + 1);
+	assert_int_equal(a->q.stats.last_lightstyle, 40);
+	/* kept for those who join later */
+	assert_string_equal(f->sv->lightstyles[40], "az");
+	/* out of range: ignored */
+	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 64, "z");
+	run_for(f, 0.2, true);
+	assert_int_equal(a->q.stats.lightstyles, styles + 1);
+}
+
 static void test_late_join_stock(void **state)
 {
 	check_late_join(*state, false);
@@ -977,6 +1005,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_map_change, NULL, test_teardown),
 	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, test_teardown),
