@@ -230,8 +230,21 @@ struct prof;
 struct prof *prof_create(const struct prof_config *cfg);
 void prof_destroy(struct prof *p);
 
-/* the monotonic clock, ns (the injected one in tests) */
+/* the monotonic clock, ns (the injected one in tests); 0 without reading
+ * it when the timers are off (prof_request_done ignores a 0) */
 uint64_t prof_now(const struct prof *p);
+
+/* Phase timers on (the default) or off (qwd -notimers, "stats timers
+ * off"): off, prof_switch and prof_now return 0 without reading the
+ * clock, and only prof_frame_end reads it, once per frame, so intervals
+ * still close and requests, replies, sizes and traffic are still counted;
+ * phase times, busy time and request times are not, and the stats say
+ * "untimed".  Counters need the phase boundaries: turning the timers off
+ * closes them, and they cannot be opened while the timers are off.  The
+ * change takes effect at the next prof_frame_end or prof_reset.
+ * prof_timers_on tells the setting asked for. */
+void prof_set_timers(struct prof *p, bool on);
+bool prof_timers_on(const struct prof *p);
 
 /* Close the phase in effect and open `next`.  Returns the time read. */
 uint64_t prof_switch(struct prof *p, enum prof_phase next);
@@ -311,6 +324,7 @@ struct prof_stats {
 	double wall_time;		/* Unix seconds at the end of the scope */
 	double seconds;			/* wall time the scope covers */
 	uint64_t frames;
+	bool untimed;			/* frames ran with the timers off */
 	uint64_t phase_ns[PROF_PHASES];
 	double phase_share[PROF_PHASES];	/* of seconds; 0 if empty */
 	uint64_t requests, replies;
@@ -403,6 +417,7 @@ void prof_interval_close(struct prof *p);
  *   stats reset           zero interval and total
  *   stats on|off          the periodic console line
  *   stats interval SECS   the report interval (0.1 .. 3600)
+ *   stats timers on|off   the phase timers (prof_set_timers)
  *   counters              state and events
  *   counters on|off       open or close the counter groups
  *   counters report       the per-phase counter table (total scope)
@@ -550,5 +565,72 @@ int capture_flush(struct capture *cap);
 /* Flush, close and free; NULL is a no-op.  Returns 0, or -1 if any write
  * failed (the file then holds what was written before the failure). */
 int capture_close(struct capture *cap);
+
+/* ======================================================================
+ * Command recorder (src/prof/record.c)
+ * ======================================================================
+ *
+ * Design note
+ *   One client's usercmds, as the server runs them, written as a qwbots
+ *   action file (format "qwbots-actions 1", docs/qwbots.md), so a real
+ *   player's or a bot's session becomes a replayable workload:
+ *   `qwbots --check-actions FILE`, `qwbots --actions FILE`.  The header
+ *   (map, spawn origin, source) is written with the first command, whose
+ *   origin is the spawn; each command is one line: time (seconds from the
+ *   first command, millisecond resolution), msec, pitch, yaw, roll,
+ *   forward, side, up, buttons, impulse.
+ *
+ *   Bounded (max_bytes; the first line that would cross the bound ends
+ *   writing, so the file is a readable prefix; one log line says so);
+ *   allocation only in recorder_open; the file is created mode 0600, not
+ *   through a symbolic link.
+ *
+ * Where the server calls what (src/server/record.c)
+ *   console    "record start FILE [MAXMB] [client USERID]", "record stop",
+ *              "record" (status): recorder_open / recorder_close /
+ *              recorder_get_stats.
+ *   execute    src/server/user.c run_cmd, before the game runs the
+ *              command: sv_record_cmd(sv, cl, &cmd) ->
+ *              recorder_cmd(rec, sv->realtime, origin, &cmd).
+ *   shutdown   recorder_close.
+ */
+
+#define RECORD_DEFAULT_MAX_BYTES (16ull << 20)	/* ~45 B a line: 3 h at 30/s */
+
+struct recorder;
+
+struct recorder_stats {
+	uint64_t commands;	/* lines written */
+	uint64_t bytes;		/* file size, the header included */
+	uint64_t max_bytes;	/* the bound */
+	uint64_t dropped;	/* not written: bound reached or write failed */
+	double seconds;		/* time of the last command written */
+	bool full;		/* no more commands will be written */
+	bool write_error;
+};
+
+/* Create (or truncate) path.  max_bytes bounds the file (0:
+ * RECORD_DEFAULT_MAX_BYTES; under 1024 is an error); map (one word, else
+ * "unknown") and source (free text) go into the header; log (kept, may
+ * be NULL: stderr) gets the one line when writing stops.  NULL with the
+ * reason in err on failure. */
+struct recorder *recorder_open(const char *path, uint64_t max_bytes,
+			       const char *map, const char *source,
+			       const struct qwd_log *log, char *err,
+			       size_t errlen);
+/* One command run at `now` (seconds, a clock that does not go back) by a
+ * player standing at origin (NULL: "spawn none" if it is the first).
+ * true when written; false when dropped (and counted).  NULL r: false. */
+bool recorder_cmd(struct recorder *r, double now, const float origin[3],
+		  const struct usercmd *cmd);
+/* the map of the header, until the first command has written it (the
+ * server's level may load after the recording was asked for) */
+void recorder_set_map(struct recorder *r, const char *map);
+void recorder_get_stats(const struct recorder *r, struct recorder_stats *out);
+/* Push buffered lines to the file.  0, or -1 when the write failed. */
+int recorder_flush(struct recorder *r);
+/* Flush, close, free (NULL: no-op); a recorder that got no command still
+ * leaves a valid, empty action file.  0, or -1 if a write failed. */
+int recorder_close(struct recorder *r);
 
 #endif

@@ -300,6 +300,9 @@ struct server {
 	struct server_stats stats;
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
+	struct recorder *recorder;	/* one client's usercmds, or NULL */
+	int record_userid;		/* whose; 0: the first to move */
+	int record_spawncount;		/* its level; -1 until the first command */
 	FILE *stats_file;		/* -stats FILE, or NULL */
 	uint64_t batch_ns;		/* receive time of the current batch */
 };
@@ -397,5 +400,13 @@ void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */
 void sv_send_frags(struct server *sv, int slot);
+/* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
+ * "record" (console and rcon) */
+void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);
+/* record.c: a command the server is about to run for cl (user.c) */
+void sv_record_cmd(struct server *sv, struct client *cl,
+		   const struct usercmd *cmd);
+/* record.c: close the recording, if any (shutdown); says so on out */
+void sv_record_stop(struct server *sv, FILE *out);
 
 #endif

@@ -588,7 +588,7 @@ void prof_ctr_frame_end(struct prof *p)
 int prof_counters_set(struct prof *p, bool on)
 {
 	struct prof_counters *c = &p->ctr;
-	uint64_t now = prof_now(p);
+	uint64_t now = prof_clock_ns(p);
 
 	if (!on) {
 		if (c->on) {
@@ -598,6 +598,12 @@ int prof_counters_set(struct prof *p, bool on)
 		c->on = false;
 		c->rotating = false;
 		c->hw = false;
+		return 0;
+	}
+	if (!p->timers_want) {
+		/* counters are read at phase boundaries, which need the timers */
+		qwd_logf(p->log, QWD_LOG_WARN,
+			 "counters: not opened, the phase timers are off (-notimers)");
 		return 0;
 	}
 	if (c->on)
@@ -635,10 +641,10 @@ void prof_counters_merge(struct prof *p, bool merge_rx_exec)
 		return;
 	/* close the counter phase under the old mapping first */
 	if (c->on)
-		read_all(p, prof_now(p), true);
+		read_all(p, prof_clock_ns(p), true);
 	c->merge = merge_rx_exec;
 	c->phase = prof_ctr_phase_of(c, p->phase);
-	c->phase_start = prof_now(p);
+	c->phase_start = prof_clock_ns(p);
 }
 
 const char *prof_ctr_groups_open(const struct prof *p, char *buf, size_t size)

@@ -35,6 +35,7 @@ struct prof_acc {
 	uint64_t requests, replies;
 	uint64_t packets_in, bytes_in, packets_out, bytes_out;
 	struct prof_hist request_time, reply_bytes, per_frame, frame_busy;
+	bool untimed;		/* a frame of the scope ran with timers off */
 	uint64_t *client_in, *client_out;	/* max_clients each */
 	struct prof_ctr_acc ctr;
 };
@@ -78,6 +79,12 @@ struct prof {
 	bool report_console;
 	FILE *stats_file;
 
+	/* Phase timers (prof_set_timers): off, prof_switch and prof_now
+	 * return at once without reading the clock; timers_want is applied
+	 * at the next frame end or reset, so a frame is timed whole or not
+	 * at all. */
+	bool timers, timers_want;
+
 	uint64_t created_ns;
 	uint64_t last_frame_end;	/* end of the last finished frame */
 	enum prof_phase phase;		/* phase in effect */
@@ -98,6 +105,9 @@ struct prof {
 	bool told_write_error;
 	uint64_t *client_mem;		/* backing store of the four arrays */
 };
+
+/* prof.c: the clock, whether the timers are on or not */
+uint64_t prof_clock_ns(const struct prof *p);
 
 /* counters.c */
 void prof_ctr_init(struct prof *p, const struct prof_perf_ops *ops,

@@ -146,8 +146,12 @@ int prof_format_line(const struct prof_stats *st, char *buf, size_t size)
 
 	sb_printf(&s, "stats %.1fs %.0f fps |", sec,
 		  sec > 0.0 ? (double)st->frames / sec : 0.0);
-	for (int ph = 0; ph < PROF_PHASES; ph++)
-		sb_printf(&s, " %s %.1f%%", short_names[ph], st->phase_share[ph] * 100.0);
+	if (st->untimed)
+		sb_printf(&s, " timers off");
+	else
+		for (int ph = 0; ph < PROF_PHASES; ph++)
+			sb_printf(&s, " %s %.1f%%", short_names[ph],
+				  st->phase_share[ph] * 100.0);
 	sb_printf(&s, " | req %.0f/s %.2f/frame rep %.0f/s",
 		  sec > 0.0 ? (double)st->requests / sec : 0.0,
 		  st->requests_per_frame.mean,
@@ -339,7 +343,10 @@ static void js_build(struct sbuf *s, const struct prof_stats *st)
 	js_num(s, st->uptime_s);
 	sb_printf(s, ",\"interval_s\":");
 	js_num(s, sec);
-	sb_printf(s, ",\"frames\":%" PRIu64 ",\"phase_ns\":{", st->frames);
+	/* "timers": false when some frame of the interval was not timed:
+	 * its phase times are then missing from phase_ns */
+	sb_printf(s, ",\"frames\":%" PRIu64 ",\"timers\":%s,\"phase_ns\":{",
+		  st->frames, st->untimed ? "false" : "true");
 	for (int ph = 0; ph < PROF_PHASES; ph++)
 		sb_printf(s, "%s\"%s\":%" PRIu64, ph ? "," : "", prof_phase_name(ph),
 			  st->phase_ns[ph]);
@@ -416,7 +423,7 @@ static void print_line(FILE *out, const char *label, const struct prof_stats *st
 
 static int stats_usage(FILE *out)
 {
-	fprintf(out, "usage: stats [show|reset|on|off|interval SECONDS]\n");
+	fprintf(out, "usage: stats [show|reset|on|off|interval SECONDS|timers on|off]\n");
 	return -1;
 }
 
@@ -437,15 +444,20 @@ static int cmd_stats(struct prof *p, int argc, const char *const *argv, FILE *ou
 		}
 		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
 		print_line(out, "total", &st);
-		fprintf(out, "console report %s, every %.1f s; stats file %s\n",
+		fprintf(out, "console report %s, every %.1f s; stats file %s; phase timers %s\n",
 			p->report_console ? "on" : "off", (double)p->interval_ns * 1e-9,
-			p->stats_file ? "on" : "off");
+			p->stats_file ? "on" : "off", prof_timers_on(p) ? "on" : "off");
 	} else if (!strcasecmp(sub, "reset")) {
 		prof_reset(p);
 		fprintf(out, "stats reset\n");
 	} else if (!strcasecmp(sub, "on") || !strcasecmp(sub, "off")) {
 		prof_set_report_console(p, !strcasecmp(sub, "on"));
 		fprintf(out, "console report %s\n", p->report_console ? "on" : "off");
+	} else if (!strcasecmp(sub, "timers") && argc > 2 &&
+		   (!strcasecmp(argv[2], "on") || !strcasecmp(argv[2], "off"))) {
+		prof_set_timers(p, !strcasecmp(argv[2], "on"));
+		fprintf(out, "phase timers %s from the next frame\n",
+			prof_timers_on(p) ? "on" : "off");
 	} else if (!strcasecmp(sub, "interval") && argc > 2) {
 		char *end;
 		double v = strtod(argv[2], &end);

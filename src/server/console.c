@@ -351,6 +351,7 @@ static const struct command commands[] = {
 	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
+	{"record", sv_cmd_record, "record start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };

@@ -284,6 +284,7 @@ void server_shutdown(struct server *sv)
 	}
 	capture_close(sv->capture);
 	sv->capture = NULL;
+	sv_record_stop(sv, NULL);
 	if (sv->prof) {
 		prof_interval_close(sv->prof);
 		prof_destroy(sv->prof);

@@ -16,7 +16,9 @@
  *   Instruments (docs/instrumentation.md): -stats FILE writes one JSON line
  *   per interval (-statsinterval S, default 10), -statsline prints the
  *   one-line report on the console, -counters opens the perf_event
- *   counters; "stats" and "counters" on the console and over rcon.
+ *   counters; -notimers turns the phase timers off (no clock read per
+ *   phase or packet: the baseline of the overhead benchmark, qwexp
+ *   overhead); "stats" and "counters" on the console and over rcon.
  *   SIGINT and SIGTERM end the loop; clients are told and the socket closed.
  *   The flag they set is the one global here: a signal handler has no other
  *   way to reach the loop.
@@ -42,7 +44,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
-		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters]\n"
+		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-notimers]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -51,7 +53,7 @@ int main(int argc, char **argv)
 {
 	struct server_options opt = {.port = -1};
 	static struct server sv;	/* large: kept off the stack */
-	bool console = true, have_map = false;
+	bool console = true, have_map = false, notimers = false;
 	char err[512];
 	int i;
 
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-noconsole")) {
 			console = false;
+		} else if (!strcmp(a, "-notimers")) {
+			notimers = true;
 		} else if (!strcmp(a, "-counters")) {
 			opt.counters = true;
 		} else if (!strcmp(a, "-stats") && v) {
@@ -110,6 +114,8 @@ int main(int argc, char **argv)
 		server_shutdown(&sv);
 		return 1;
 	}
+	if (notimers)
+		prof_set_timers(sv.prof, false);	/* from the reset below */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

@@ -132,6 +132,8 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 			cmd.msec = (uint8_t)(cl->cmd_bank > 0 ? cl->cmd_bank : 0);
 		cl->cmd_bank -= cmd.msec;
 	}
+	if (sv->recorder)	/* "record start": the command as the game runs it */
+		sv_record_cmd(sv, cl, &cmd);
 	/* the game clamps the pitch, moves, touches, fires */
 	game_client_cmd(sv->game, cl->slot, &cmd);
 	sv_grid_move(sv, cl->slot,
