@@ -219,6 +219,8 @@ struct prof_config {
 	bool counters;			/* open the counters now (-counters) */
 	bool counters_merge_rx_exec;	/* one counter phase for both */
 	int rotate_frames;		/* frames per hardware group; <= 0: 1 */
+	int counter_sample;		/* read the counters in one frame of
+					 * this many; <= 0: 1, every frame */
 	struct prof_clock clock;
 	const struct prof_perf_ops *perf;	/* NULL: prof_perf_syscalls */
 };
@@ -285,6 +287,11 @@ void prof_reset(struct prof *p);
 int prof_counters_set(struct prof *p, bool on);
 bool prof_counters_on(const struct prof *p);
 void prof_counters_merge(struct prof *p, bool merge_rx_exec);
+/* Read the counters at every phase boundary of one frame in `every` (1:
+ * every frame); the others cost nothing, and absolute counts are
+ * extrapolated over the time the read frames covered. */
+void prof_counters_sample(struct prof *p, int every);
+int prof_counters_sample_every(const struct prof *p);
 
 /* ---- reading the figures ---------------------------------------------- */
 

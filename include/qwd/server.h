@@ -48,6 +48,7 @@ enum {
 	SV_SIGNON_BUFFERS = 64,		/* prespawn messages of MAX_MSGLEN */
 	SV_MAX_NAME = 32,
 	SV_BACKLOG = 8192,		/* reliable bytes queued beyond netchan */
+	SV_COUNTER_SAMPLE = 8,		/* counters read in one frame of 8 */
 	SV_INFO_RELIABLE = 480,		/* client infos per reliable message */
 	SV_RELIABLE_EXT = 720,		/* extension clients' reliable message */
 	SV_PATH = 256,
@@ -316,6 +317,8 @@ struct server_options {
 	int port;		/* < 0: 27500; 0: any free port */
 	int maxclients;
 	bool counters;		/* -counters: open perf_event counters */
+	int counter_sample;	/* -countersample N: read them in one frame
+				 * of N (0: SV_COUNTER_SAMPLE) */
 	const char *stats_path;	/* -stats FILE: JSON lines per interval */
 	double stats_interval;	/* seconds, <= 0: 10 */
 	bool stats_console;	/* the one-line report on the console */

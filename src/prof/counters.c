@@ -174,13 +174,14 @@ const struct prof_perf_ops prof_perf_syscalls = {
 /* ---- opening and closing ---------------------------------------------- */
 
 void prof_ctr_init(struct prof *p, const struct prof_perf_ops *ops,
-		   int rotate_frames, bool merge)
+		   int rotate_frames, bool merge, int sample_every)
 {
 	struct prof_counters *c = &p->ctr;
 
 	memset(c, 0, sizeof(*c));
 	c->ops = ops ? ops : &prof_perf_syscalls;
 	c->rotate_frames = rotate_frames > 0 ? rotate_frames : 1;
+	c->sample_every = sample_every > 0 ? sample_every : 1;
 	c->merge = merge;
 	for (int g = 0; g < PROF_GROUPS; g++) {
 		c->g[g].leader = -1;
@@ -523,6 +524,10 @@ void prof_ctr_boundary(struct prof *p, int next, uint64_t now, bool force)
 
 	if (!force && to == c->phase)
 		return;
+	if (!c->sampling) {
+		c->phase = to;
+		return;
+	}
 	read_all(p, now, true);
 	c->phase = to;
 	c->phase_start = now;
@@ -566,6 +571,17 @@ void prof_ctr_frame_end(struct prof *p)
 	int next;
 
 	if (!c->on)
+		return;
+	/* sampling: the frame after this one is read when its number comes
+	 * up; a rebase now makes its first phase start clean.  Rotation moves
+	 * on only after a read frame, so every group gets its samples. */
+	bool was = c->sampling;
+
+	c->frame_no++;
+	c->sampling = c->frame_no % (uint64_t)c->sample_every == 0;
+	if (c->sampling && !was)
+		prof_ctr_rebase(p, prof_clock_ns(p));
+	if (!was)
 		return;
 	if (!c->rotating) {
 		if (c->need_rotation)
@@ -623,6 +639,8 @@ int prof_counters_set(struct prof *p, bool on)
 	}
 	group_enable(c, PROF_GROUP_SW);
 	c->on = true;
+	c->sampling = true;
+	c->frame_no = 0;
 	c->phase = prof_ctr_phase_of(c, p->phase);
 	c->phase_start = now;
 	return count_events(c, false);
@@ -631,6 +649,16 @@ int prof_counters_set(struct prof *p, bool on)
 bool prof_counters_on(const struct prof *p)
 {
 	return p->ctr.on;
+}
+
+void prof_counters_sample(struct prof *p, int every)
+{
+	p->ctr.sample_every = every > 0 ? every : 1;
+}
+
+int prof_counters_sample_every(const struct prof *p)
+{
+	return p->ctr.sample_every;
 }
 
 void prof_counters_merge(struct prof *p, bool merge_rx_exec)

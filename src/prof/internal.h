@@ -64,6 +64,11 @@ struct prof_counters {
 	int active;		/* the enabled hardware group when rotating */
 	int frames_in_group;
 	int rotate_frames;
+	/* sampling: the boundaries of one frame in sample_every are read
+	 * (a rebase read ends the frame before it); the rest cost nothing */
+	int sample_every;
+	uint64_t frame_no;
+	bool sampling;		/* this frame's boundaries are read */
 	int phase;		/* counter phase in effect */
 	uint64_t phase_start;
 	uint64_t read_errors;
@@ -111,7 +116,7 @@ uint64_t prof_clock_ns(const struct prof *p);
 
 /* counters.c */
 void prof_ctr_init(struct prof *p, const struct prof_perf_ops *ops,
-		   int rotate_frames, bool merge);
+		   int rotate_frames, bool merge, int sample_every);
 /* the counter phase of a timer phase */
 int prof_ctr_phase_of(const struct prof_counters *c, int phase);
 /* A boundary at `now` into timer phase `next`: read the enabled groups and

@@ -119,7 +119,8 @@ struct prof *prof_create(const struct prof_config *cfg)
 	}
 	prof_set_interval(p, cfg->interval_s > 0 ? cfg->interval_s : 10.0);
 	p->report_console = cfg->report_console;
-	prof_ctr_init(p, cfg->perf, cfg->rotate_frames, cfg->counters_merge_rx_exec);
+	prof_ctr_init(p, cfg->perf, cfg->rotate_frames, cfg->counters_merge_rx_exec,
+		      cfg->counter_sample);
 
 	p->timers = p->timers_want = true;
 	p->created_ns = prof_clock_ns(p);

@@ -474,7 +474,7 @@ static int cmd_stats(struct prof *p, int argc, const char *const *argv, FILE *ou
 
 static int counters_usage(FILE *out)
 {
-	fprintf(out, "usage: counters [on|off|report|merge on|off]\n");
+	fprintf(out, "usage: counters [on|off|report|merge on|off|sample N]\n");
 	return -1;
 }
 
@@ -499,18 +499,23 @@ static int cmd_counters(struct prof *p, int argc, const char *const *argv,
 		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
 		prof_format_counters(&st, table, sizeof(table));
 		fputs(table, out);
+	} else if (!strcasecmp(sub, "sample") && argc > 2 && atoi(argv[2]) > 0) {
+		prof_counters_sample(p, atoi(argv[2]));
+		fprintf(out, "counters: read in one frame of %d\n",
+			prof_counters_sample_every(p));
 	} else if (!strcasecmp(sub, "merge") && argc > 2 &&
 		   (!strcasecmp(argv[2], "on") || !strcasecmp(argv[2], "off"))) {
 		prof_counters_merge(p, !strcasecmp(argv[2], "on"));
 		fprintf(out, "counters: receive and execute %s\n",
 			p->ctr.merge ? "share one counter phase" : "counted apart");
 	} else if (!sub[0]) {
-		fprintf(out, "counters %s, mode %s, groups [%s]%s%s, read errors %" PRIu64 "\n",
+		fprintf(out, "counters %s, mode %s, groups [%s]%s%s, read in 1 frame of %d, "
+			"read errors %" PRIu64 "\n",
 			p->ctr.on ? "on" : "off", prof_counter_mode_name(current_mode(p)),
 			prof_ctr_groups_open(p, groups, sizeof(groups)),
 			p->ctr.user_only ? ", user space only" : "",
 			p->ctr.merge ? ", receive+execute merged" : "",
-			p->ctr.read_errors);
+			p->ctr.sample_every, p->ctr.read_errors);
 	} else {
 		return counters_usage(out);
 	}

@@ -251,6 +251,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 		.report_console = opt->stats_console,
 		.counters = opt->counters,
 		.counters_merge_rx_exec = true,
+		.counter_sample = opt->counter_sample > 0 ? opt->counter_sample
+							  : SV_COUNTER_SAMPLE,
 	};
 	sv->prof = prof_create(&pc);
 	if (!sv->prof) {

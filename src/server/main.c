@@ -44,7 +44,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
-		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-notimers]\n"
+		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -85,6 +85,9 @@ int main(int argc, char **argv)
 			notimers = true;
 		} else if (!strcmp(a, "-counters")) {
 			opt.counters = true;
+		} else if (!strcmp(a, "-countersample") && v) {
+			opt.counter_sample = atoi(v);
+			i++;
 		} else if (!strcmp(a, "-stats") && v) {
 			opt.stats_path = v;
 			i++;

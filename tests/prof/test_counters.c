@@ -210,6 +210,64 @@ static void test_reads_per_switch_and_off_costs_nothing(void **state)
 	assert_int_equal(fx->pmu.reads, reads);
 }
 
+/* Sampling: one frame in 4 is read (at each of its boundaries, plus the
+ * rebase that ends the frame before it), the others make no syscall, and
+ * every figure still matches the rates (counts extrapolated). */
+static void test_sampling(void **state)
+{
+	struct fixture *fx = *state;
+	struct prof_stats st;
+	int reads, per_frame[12];
+
+	fx->cfg.counter_sample = 4;
+	start(fx, true);
+	for (int f = 0; f < 12; f++) {
+		reads = fx->pmu.reads;
+		run_frame(fx);
+		per_frame[f] = fx->pmu.reads - reads;
+	}
+	for (int f = 0; f < 12; f++) {
+		if (f % 4 == 0)
+			assert_true(per_frame[f] >= 4 * 4);	/* read frame */
+		else if (f % 4 == 3)
+			assert_int_equal(per_frame[f], 4);	/* the rebase */
+		else
+			assert_int_equal(per_frame[f], 0);
+	}
+	prof_get_stats(fx->p, PROF_SCOPE_TOTAL, &st);
+	assert_int_equal(st.frames, 12);
+	check_phase_figures(fx, &st, 0);
+
+	/* 1: every frame again */
+	prof_counters_sample(fx->p, 1);
+	assert_int_equal(prof_counters_sample_every(fx->p), 1);
+	run_frame(fx);
+	reads = fx->pmu.reads;
+	run_frame(fx);
+	assert_true(fx->pmu.reads - reads >= 4 * 4);
+}
+
+/* Sampling and rotation: each read frame moves to the next group, so a
+ * sample interval that is a multiple of the group count still sees all. */
+static void test_sampling_rotates_per_read_frame(void **state)
+{
+	struct fixture *fx = *state;
+	int seen[PROF_GROUPS] = {0};
+
+	fx->pmu.hw_counters = 4;
+	fx->cfg.counter_sample = 3;
+	start(fx, true);
+	run_frame(fx);	/* multiplexing seen: rotation starts */
+	for (int i = 0; i < 27; i++) {
+		run_frame(fx);
+		if (prof_last_frame(fx->p)->counter_group >= 0)
+			seen[prof_last_frame(fx->p)->counter_group]++;
+	}
+	assert_true(seen[PROF_GROUP_A] > 0);
+	assert_true(seen[PROF_GROUP_B] > 0);
+	assert_true(seen[PROF_GROUP_C] > 0);
+}
+
 static void test_scaling_when_multiplexed(void **state)
 {
 	struct fixture *fx = *state;
@@ -533,6 +591,8 @@ static const struct CMUnitTest counter_tests[] = {
 	cmocka_unit_test_setup_teardown(test_reads_per_switch_and_off_costs_nothing,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_scaling_when_multiplexed, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_sampling, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_sampling_rotates_per_read_frame, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_rotation, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_rotation_every_n_frames, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_group_larger_than_pmu, setup, teardown),
