@@ -156,6 +156,9 @@ struct client {
 	uint64_t info_pending[SV_MAX_CLIENTS / 64];
 	int info_pending_count;
 	int info_cursor;
+	/* likewise the slots whose frags changed (5 bytes each, sent first) */
+	uint64_t frags_pending[SV_MAX_CLIENTS / 64];
+	int frags_pending_count;
 
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
@@ -201,6 +204,8 @@ struct server_stats {
 	uint64_t replies;
 	uint64_t chokes;
 	uint64_t entity_cuts;	/* entity lists ended early: datagram full */
+	uint64_t prints_dropped;	/* broadcast prints an extension client's
+					 * full backlog had no room for */
 	uint64_t bad[BAD_KINDS];
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
@@ -385,13 +390,13 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sv_broadcast_client_info(struct server *sv, struct client *who);
 void sv_info_mark(struct client *to, int slot);
+void sv_frags_mark(struct client *to, int slot);
 void sv_info_flush(struct server *sv, struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
 /* level.c */
 int sv_player_entity(const struct server *sv, int slot);
 void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
-void sv_update_serverinfo(struct server *sv);
 /* the folder of the bundled maps (QWD_MAPDIR) */
 const char *sv_bundled_map_dir(void);
 /* level.c: precache list index of a name (added when new), 0 when full */

@@ -526,8 +526,10 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 			int32_t value = svc == svc_updatestat ? msg_read_byte(m)
 							      : msg_read_long(m);
 
-			if (m->badread)
+			if (m->badread) {
+				c->stats.bad[QWC_BAD_TRUNCATED]++;
 				return false;
+			}
 			if (v >= MAX_CL_STATS) {
 				c->stats.bad[QWC_BAD_RANGE]++;
 				return false;
@@ -552,14 +554,18 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 	case svc_print:
 		v = msg_read_byte(m);
 		msg_read_string(m, text, sizeof(text));
-		if (m->badread)
+		if (m->badread) {
+			c->stats.bad[QWC_BAD_TRUNCATED]++;
 			return false;
+		}
 		print_text(c, v, text);
 		return true;
 	case svc_stufftext:
 		msg_read_string(m, text, sizeof(text));
-		if (m->badread)
+		if (m->badread) {
+			c->stats.bad[QWC_BAD_TRUNCATED]++;
 			return false;
+		}
 		qwc_stuff(c, text);
 		return true;
 	case svc_setangle:

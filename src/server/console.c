@@ -112,12 +112,13 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 	for (int i = 0; i < sv->maxclients; i++)
 		players += sv->clients[i].state >= CS_CONNECTED;
 	fprintf(out, "%d of %d\nuptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "
-		"entity lists cut %llu\n",
+		"entity lists cut %llu, prints dropped %llu\n",
 		players, sv->maxclients, sv->realtime - sv->start_time,
 		(unsigned long long)sv->stats.requests,
 		(unsigned long long)sv->stats.replies,
 		(unsigned long long)sv->stats.chokes,
-		(unsigned long long)sv->stats.entity_cuts);
+		(unsigned long long)sv->stats.entity_cuts,
+		(unsigned long long)sv->stats.prints_dropped);
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];

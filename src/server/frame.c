@@ -312,12 +312,13 @@ void server_shutdown(struct server *sv)
 	free(sv->fatpvs);
 	sv->clients = NULL;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "
-		 "%llu replies, %llu chokes, %llu entity lists cut",
+		 "%llu replies, %llu chokes, %llu entity lists cut, %llu prints dropped",
 		 (unsigned long long)sv->stats.frames,
 		 (unsigned long long)sv->stats.requests,
 		 (unsigned long long)sv->stats.replies,
 		 (unsigned long long)sv->stats.chokes,
-		 (unsigned long long)sv->stats.entity_cuts);
+		 (unsigned long long)sv->stats.entity_cuts,
+		 (unsigned long long)sv->stats.prints_dropped);
 	sv_log_bad_counts(sv);
 }
 

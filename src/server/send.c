@@ -36,7 +36,9 @@
  *   most).  An extension client gets the slot marked in its pending set
  *   and the newest state of it when its reliable message has room, a few
  *   hundred bytes a packet: a thousand players joining would otherwise
- *   queue a million messages, and overflow every backlog.
+ *   queue a million messages, and overflow every backlog.  Frags go the
+ *   same way (a pending set, sent first), and a broadcast text that an
+ *   extension client's backlog has no room for is dropped and counted.
  */
 #include "qwd/server.h"
 
@@ -149,9 +151,20 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
-	for (int i = 0; i < sv->maxclients; i++)
-		if (sv->clients[i].state == CS_SPAWNED)
-			sv_reliable_write(&sv->clients[i], buf, n);
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *cl = &sv->clients[i];
+
+		if (cl->state != CS_SPAWNED)
+			continue;
+		/* an extension client in a crowd hears of hundreds of deaths
+		 * a second: a text its backlog has no room for is dropped
+		 * (counted), not the client; it carries no game state */
+		if (cl->extended && cl->backlog_len + n + 2 > SV_BACKLOG / 2) {
+			sv->stats.prints_dropped++;
+			continue;
+		}
+		sv_reliable_write(cl, buf, n);
+	}
 }
 
 /* The head of a per-slot message: protocol 28's byte slot below 32, the
@@ -216,6 +229,43 @@ void sv_broadcast_client_info(struct server *sv, struct client *who)
 	}
 }
 
+void sv_frags_mark(struct client *to, int slot)
+{
+	uint64_t bit = 1ull << (slot & 63);
+
+	if (slot < 0 || slot >= SV_MAX_CLIENTS || (to->frags_pending[slot >> 6] & bit))
+		return;
+	to->frags_pending[slot >> 6] |= bit;
+	to->frags_pending_count++;
+}
+
+/* pending frags first: small, and what a scoreboard shows most */
+static void frags_flush(struct server *sv, struct client *cl)
+{
+	for (int w = 0; w < SV_MAX_CLIENTS / 64 && cl->frags_pending_count > 0; w++) {
+		while (cl->frags_pending[w]) {
+			int slot = w * 64 + __builtin_ctzll(cl->frags_pending[w]);
+			uint8_t buf[8];
+			struct msg_buf m;
+
+			if (cl->chan.message.cursize + 5 > SV_INFO_RELIABLE)
+				return;
+			msg_init(&m, buf, sizeof(buf));
+			if (slot >= MAX_CLIENTS) {
+				msg_write_byte(&m, svcx_updatefrags);
+				msg_write_short(&m, slot);
+			} else {
+				msg_write_byte(&m, svc_updatefrags);
+				msg_write_byte(&m, slot);
+			}
+			msg_write_short(&m, slot < sv->maxclients ? sv->clients[slot].frags : 0);
+			msg_write_data(&cl->chan.message, m.data, m.cursize);
+			cl->frags_pending[w] &= cl->frags_pending[w] - 1;
+			cl->frags_pending_count--;
+		}
+	}
+}
+
 void sv_info_mark(struct client *to, int slot)
 {
 	uint64_t bit = 1ull << (slot & 63);
@@ -238,6 +288,8 @@ void sv_info_flush(struct server *sv, struct client *cl)
 	struct msg_buf m;
 	int w = cl->info_cursor >> 6;
 
+	if (cl->frags_pending_count && cl->backlog_len == 0)
+		frags_flush(sv, cl);
 	for (int n = 0; n <= WORDS && cl->info_pending_count > 0 &&
 	     cl->backlog_len == 0; n++, w = (w + 1) % WORDS) {
 		while (cl->info_pending[w]) {
@@ -826,7 +878,7 @@ static void send_reply(struct server *sv, struct client *cl)
 	/* the reliable part first: what it takes of this packet is what the
 	 * unreliable part may not use (netchan would drop the whole reply) */
 	backlog_drain(cl);
-	if (cl->info_pending_count)
+	if (cl->info_pending_count || cl->frags_pending_count)
 		sv_info_flush(sv, cl);
 	n = netchan_next_reliable(&cl->chan);
 	msg_init(&m, data, sizeof(data));

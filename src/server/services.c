@@ -320,7 +320,12 @@ void sv_send_frags(struct server *sv, int slot)
 
 		if (to->state < CS_CONNECTED || (wide && !to->extended))
 			continue;
-		sv_reliable_write(to, m.data, m.cursize);
+		/* extension clients: marked, sent as their channel has room,
+		 * one message per slot however many kills came meanwhile */
+		if (to->extended)
+			sv_frags_mark(to, slot);
+		else
+			sv_reliable_write(to, m.data, m.cursize);
 	}
 }
 

@@ -531,6 +531,21 @@ static void test_bad_input(void **state)
 		feed(s, m.data, cut);
 	assert_true(s->c.stats.bad[QWC_BAD_TRUNCATED] > bad_before);
 
+	/* each short stat, print and stufftext is counted, once */
+	{
+		static const uint8_t stat_cut[] = {svc_updatestat, 3};
+		static const uint8_t print_cut[] = {svc_print, 2, 'h', 'i'};
+		static const uint8_t stuff_cut[] = {svc_stufftext, 'c', 'm'};
+
+		bad_before = s->c.stats.bad[QWC_BAD_TRUNCATED];
+		feed(s, stat_cut, sizeof(stat_cut));
+		assert_int_equal(s->c.stats.bad[QWC_BAD_TRUNCATED], bad_before + 1);
+		feed(s, print_cut, sizeof(print_cut));
+		assert_int_equal(s->c.stats.bad[QWC_BAD_TRUNCATED], bad_before + 2);
+		feed(s, stuff_cut, sizeof(stuff_cut));
+		assert_int_equal(s->c.stats.bad[QWC_BAD_TRUNCATED], bad_before + 3);
+	}
+
 	/* a player number out of range for protocol 28 */
 	msg_init(&m, buf, sizeof(buf));
 	write_playerinfo(&m, 200, false, 1);

@@ -623,6 +623,31 @@ static void check_late_join(struct fixture *f, bool extension)
 	assert_string_equal(c->q.players[b->q.playernum].name, "second");
 	assert_string_equal(b->q.players[b->q.playernum].name, "second");
 
+	/* frags reach everyone (extension clients: once per burst, the
+	 * newest count) */
+	for (int k = 1; k <= 3; k++) {
+		f->sv->clients[c->q.playernum].frags = k;
+		sv_send_frags(f->sv, c->q.playernum);
+	}
+	run_for(f, 0.3, true);
+	assert_int_equal(a->q.players[c->q.playernum].frags, 3);
+	assert_int_equal(b->q.players[c->q.playernum].frags, 3);
+
+	/* a broadcast text: to everyone, unless an extension client's queue
+	 * is past half full; then dropped for it and counted */
+	{
+		struct client *ca = &f->sv->clients[a->q.playernum];
+		uint64_t prints = a->q.stats.prints, dropped = f->sv->stats.prints_dropped;
+
+		ca->backlog_len = SV_BACKLOG / 2;
+		sv_broadcast_printf(f->sv, PRINT_HIGH, "crowded\n");
+		ca->backlog_len = 0;
+		assert_int_equal(f->sv->stats.prints_dropped, dropped + (extension ? 1 : 0));
+		sv_broadcast_printf(f->sv, PRINT_HIGH, "quiet\n");
+		run_for(f, 0.3, true);
+		assert_true(a->q.stats.prints > prints);
+	}
+
 	qwc_disconnect(&b->q);
 	run_for(f, 0.3, true);
 	assert_false(a->q.players[b->q.playernum].present);
