@@ -229,14 +229,20 @@ void sv_broadcast_client_info(struct server *sv, struct client *who)
 	}
 }
 
-void sv_frags_mark(struct client *to, int slot)
+/* a slot into a pending set (a bit per slot and a count) */
+static void pending_mark(uint64_t *set, int *count, int slot)
 {
 	uint64_t bit = 1ull << (slot & 63);
 
-	if (slot < 0 || slot >= SV_MAX_CLIENTS || (to->frags_pending[slot >> 6] & bit))
+	if (slot < 0 || slot >= SV_MAX_CLIENTS || (set[slot >> 6] & bit))
 		return;
-	to->frags_pending[slot >> 6] |= bit;
-	to->frags_pending_count++;
+	set[slot >> 6] |= bit;
+	(*count)++;
+}
+
+void sv_frags_mark(struct client *to, int slot)
+{
+	pending_mark(to->frags_pending, &to->frags_pending_count, slot);
 }
 
 /* pending frags first: small, and what a scoreboard shows most */
@@ -268,12 +274,7 @@ static void frags_flush(struct server *sv, struct client *cl)
 
 void sv_info_mark(struct client *to, int slot)
 {
-	uint64_t bit = 1ull << (slot & 63);
-
-	if (slot < 0 || slot >= SV_MAX_CLIENTS || (to->info_pending[slot >> 6] & bit))
-		return;
-	to->info_pending[slot >> 6] |= bit;
-	to->info_pending_count++;
+	pending_mark(to->info_pending, &to->info_pending_count, slot);
 }
 
 /* Pending client infos into the reliable message while it stays under
