@@ -265,6 +265,11 @@ struct server {
 	struct game_services game_svc;	/* what the game calls back */
 	char pending_map[64];		/* a level change the game asked for */
 	struct entity_state *baselines;	/* max_entities; zero: none */
+	/* each entity's wire state, made once per reply phase and shared by
+	 * every reply of it (stamp == reply_stamp: current) */
+	struct entity_state *frame_states;
+	uint32_t *frame_stamp;
+	uint32_t reply_stamp;
 	const char *model_precache[MAX_MODELS];
 	int num_models;
 	const char *sound_precache[MAX_SOUNDS];

@@ -185,6 +185,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->tx = calloc(1, sizeof(*sv->tx));
 	sv->clients = calloc((size_t)sv->maxclients, sizeof(*sv->clients));
 	sv->baselines = calloc((size_t)sv->max_entities, sizeof(*sv->baselines));
+	sv->frame_states = calloc((size_t)sv->max_entities, sizeof(*sv->frame_states));
+	sv->frame_stamp = calloc((size_t)sv->max_entities, sizeof(*sv->frame_stamp));
 	sv->objs = calloc((size_t)sv->max_entities, sizeof(*sv->objs));
 	{
 		struct game_config gc = {
@@ -211,6 +213,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->state_ring = calloc(sv->state_ring_size, sizeof(*sv->state_ring));
 	sv->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
+	    !sv->frame_states || !sv->frame_stamp ||
 	    !sv->game || !sv->hash ||
 	    !sv->state_ring || !sv->fatpvs) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
@@ -304,6 +307,8 @@ void server_shutdown(struct server *sv)
 	free(sv->tx);
 	free(sv->clients);
 	free(sv->baselines);
+	free(sv->frame_states);
+	free(sv->frame_stamp);
 	free(sv->objs);
 	game_destroy(sv->game);
 	sv->game = NULL;

@@ -741,7 +741,11 @@ static void write_entities(struct server *sv, struct client *cl,
 		}
 		if (count == max)
 			continue;
-		sv_entity_state(sv, num, ring_at(sv, first + (uint32_t)count));
+		if (sv->frame_stamp[num] != sv->reply_stamp) {
+			sv_entity_state(sv, num, &sv->frame_states[num]);
+			sv->frame_stamp[num] = sv->reply_stamp;
+		}
+		*ring_at(sv, first + (uint32_t)count) = sv->frame_states[num];
 		count++;
 	}
 	sv->state_ring_next += (uint32_t)count;
@@ -934,6 +938,11 @@ static void send_reply(struct server *sv, struct client *cl)
 
 void sv_send_replies(struct server *sv)
 {
+	/* a new reply phase: every entity's state is made anew, once */
+	if (++sv->reply_stamp == 0) {
+		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
+		sv->reply_stamp = 1;
+	}
 	/* every 2 s, the scoreboard's pings and loss to stock clients (an
 	 * extension client asks with "pings": to a thousand players the
 	 * broadcast would be a million messages) */
