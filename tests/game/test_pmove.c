@@ -22,7 +22,7 @@
 #include "qwd/game.h"
 #include "brush_map.h"
 
-enum { MAX_OBJS = 16, MSEC = 13 };
+enum { MAX_OBJS = 128, MSEC = 13 };
 
 #define FT ((double)(float)(MSEC * 0.001))
 #define REST (24 + 1.0 / 32)	/* origin height above the floor at rest */
@@ -1025,6 +1025,51 @@ static void test_objects(void **state)
 	assert_near(f->p.origin[2], 116 + REST, 1e-3);
 }
 
+/* Physents are gathered within what the step can reach: a fast move
+ * still meets what is far ahead, and in a crowd of more boxes than there
+ * are physent slots the one in the way is among them. */
+static void test_physent_reach(void **state)
+{
+	struct fx *f = *state;
+	struct usercmd fast = mkcmd(50, 0, 0, 0, 0, 0, 0);
+	struct usercmd walk = mkcmd(MSEC, 0, 0, 400, 0, 0, 0);
+	struct world_obj *self, *crate;
+	bool touched = false;
+	int id = 3;
+
+	fx_room(f);
+	fx_ready(f);
+	self = link_box(f, 1, SOLID_SLIDEBOX, -200, 0, REST, 16, 0);
+	vec_copy(pmove_player_mins, self->mins);
+	vec_copy(pmove_player_maxs, self->maxs);
+	world_link(&f->w, self);
+	crate = link_box(f, 2, SOLID_BBOX, -100, 0, 0, 16, 64);
+
+	/* 2000 units/s for 50 ms: 100 units, the crate's face 68 away */
+	fx_place(f, -200, 0, REST);
+	f->p.velocity[0] = 2000;
+	pmove_run(&f->w, self, &f->mv, &fast, &f->p, &f->res);
+	assert_true(has_touch(&f->res, crate->id));
+	assert_near(f->p.origin[0], -100 - 16 - 16 - 1.0 / 32, 1e-3);
+
+	/* a crowd: 100 boxes along the walls, all within 256 units of the
+	 * walk, more than the 63 physent slots; the crate ahead stops him */
+	for (int i = 0; i < 50; i++)
+		for (int side = -1; side <= 1; side += 2)
+			link_box(f, id++, SOLID_BBOX, (float)(-400 + 12 * i),
+				 (float)(side * (180 + 4 * (i % 10))), 0, 4, 56);
+	world_unlink(&f->w, crate);
+	vec_set(crate->origin, 0, 0, 0);
+	world_link(&f->w, crate);
+	fx_place(f, -200, 0, REST);
+	for (int i = 0; i < 80; i++) {
+		pmove_run(&f->w, self, &f->mv, &walk, &f->p, &f->res);
+		touched |= has_touch(&f->res, crate->id);
+	}
+	assert_true(touched);
+	assert_near(f->p.origin[0], -32 - 1.0 / 32, 1e-3);
+}
+
 /* ---- commands: splitting, pitch, determinism ----------------------------- */
 
 static void test_cmd_steps(void **state)
@@ -1199,6 +1244,7 @@ static const struct CMUnitTest pmove_tests[] = {
 	T(test_none_and_lock),
 	T(test_nudge_out_of_floor),
 	T(test_objects),
+	T(test_physent_reach),
 	T(test_cmd_steps),
 	T(test_split_equals_halves),
 	T(test_deterministic),
