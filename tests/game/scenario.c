@@ -8,6 +8,7 @@
  * box (docs/qwmap.md); the order is computed, not hand-written, so no
  * face can come out inverted.
  */
+#include "../harness.h"
 #include "scenario.h"
 
 #include <stdarg.h>
@@ -606,4 +607,33 @@ int scen_count(struct scen *s, const char *classname)
 		if (s->g->ents[i].inuse && strcmp(s->g->ents[i].classname, classname) == 0)
 			n++;
 	return n;
+}
+
+int scen_fx_setup(void **state)
+{
+	struct scen *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	*state = s;
+	return 0;
+}
+
+int scen_fx_teardown(void **state)
+{
+	struct scen *s = *state;
+
+	scen_free(s);
+	free(s);
+	return 0;
+}
+
+void scen_room_ok(struct scen *s, void (*extra)(struct mapsrc *m))
+{
+	char err[256] = "";
+	int rc = scen_start_room(s, extra, err, sizeof(err));
+
+	if (rc != 0)
+		fprintf(stderr, "scenario: %s\n", err);
+	assert_int_equal(rc, 0);
 }

@@ -117,6 +117,11 @@ int scen_start_file(struct scen *s, const char *path, int max_clients,
 int scen_start_room(struct scen *s, void (*extra)(struct mapsrc *m),
 		    char *err, size_t errlen);
 void scen_free(struct scen *s);
+/* cmocka fixtures: a zeroed struct scen as the state, freed after */
+int scen_fx_setup(void **state);
+int scen_fx_teardown(void **state);
+/* scen_start_room that must succeed (the test fails with the reason) */
+void scen_room_ok(struct scen *s, void (*extra)(struct mapsrc *m));
 /* a weapon in hand with ammo for it */
 void scen_give(struct scen *s, int slot, int weapon, int ammo);
 /* a player enters; it holds a null command until told otherwise */

@@ -25,35 +25,6 @@
 
 #define STAND 25.0f
 
-static int fx_setup(void **state)
-{
-	struct scen *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -1;
-	*state = s;
-	return 0;
-}
-
-static int fx_teardown(void **state)
-{
-	struct scen *s = *state;
-
-	scen_free(s);
-	free(s);
-	return 0;
-}
-
-static void start(struct scen *s, void (*extra)(struct mapsrc *m))
-{
-	char err[256] = "";
-	int rc = scen_start_room(s, extra, err, sizeof(err));
-
-	if (rc != 0)
-		fprintf(stderr, "scenario: %s\n", err);
-	assert_int_equal(rc, 0);
-}
-
 static int count_str(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -90,7 +61,7 @@ static void test_powerup_expiry_warnings(void **state)
 	int stuffs;
 	static const int all = IT_QUAD | IT_INVULNERABILITY | IT_INVISIBILITY | IT_SUIT;
 
-	start(s, powerups_map);
+	scen_room_ok(s, powerups_map);
 	p = scen_join(s, 0, "alice");
 	cl = scen_client(s, 0);
 	scen_place(s, 0, -300, 0, STAND, 0);
@@ -170,7 +141,7 @@ static void test_weapon_kicks(void **state)
 		{IT_LIGHTNING, 50, 1, 0},
 	};
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_place(s, 0, -400, 0, STAND, 0);
 	scen_run(s, 0.2);
@@ -198,7 +169,7 @@ static void test_lightning_kicks_each_tick(void **state)
 	struct scen *s = *state;
 	int cells;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_place(s, 0, -400, 0, STAND, 0);
 	scen_run(s, 0.2);
@@ -274,7 +245,7 @@ static void test_trigger_secret_and_monsterjump(void **state)
 	struct scen *s = *state;
 	struct game_entity *p;
 
-	start(s, secret_map);
+	scen_room_ok(s, secret_map);
 	assert_int_equal(s->g->total_secrets, 2);
 	assert_int_equal(s->g->found_secrets, 0);
 	assert_null(strstr(s->mock.logs, "unknown"));
@@ -324,7 +295,7 @@ static void test_counter_and_relay(void **state)
 	struct scen *s = *state;
 	struct game_entity *wall;
 
-	start(s, relay_map);
+	scen_room_ok(s, relay_map);
 	wall = scen_find(s, "func_wall");
 	assert_non_null(wall);
 	assert_int_equal(wall->frame, 0);
@@ -385,7 +356,7 @@ static void test_lights_ambients_and_misc(void **state)
 	struct game_entity *torch, *gate;
 	int statics = 0;
 
-	start(s, misc_map);
+	scen_room_ok(s, misc_map);
 	assert_null(scen_find(s, "info_null"));
 	assert_non_null(scen_find(s, "info_notnull"));
 	assert_null(scen_find(s, "air_bubbles"));
@@ -454,7 +425,7 @@ static void test_explobox(void **state)
 	struct scen *s = *state;
 	struct game_entity *box, *box2, *a, *b;
 
-	start(s, explobox_map);
+	scen_room_ok(s, explobox_map);
 	box = scen_find(s, "misc_explobox");
 	box2 = scen_find(s, "misc_explobox2");
 	assert_non_null(box);
@@ -503,7 +474,7 @@ static void test_traps(void **state)
 	struct game_entity *p;
 	bool laser = false;
 
-	start(s, traps_map);
+	scen_room_ok(s, traps_map);
 	assert_null(strstr(s->mock.logs, "unknown"));
 	p = scen_join(s, 0, "alice");
 	scen_place(s, 0, 0, 0, STAND, 0);
@@ -543,7 +514,7 @@ struct dm_world {
 static void dm_start(struct scen *s, int dm, struct dm_world *w)
 {
 	s->mock.deathmatch = (float)dm;
-	start(s, dm_map);
+	scen_room_ok(s, dm_map);
 	w->rl = scen_find(s, "weapon_rocketlauncher");
 	w->shells = scen_find(s, "item_shells");
 	w->armor = scen_find(s, "item_armor1");
@@ -762,7 +733,7 @@ static void test_backpack_message(void **state)
 	struct scen *s = *state;
 	struct game_entity *a, *b, *pack = NULL;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	a = scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, -100, 0, STAND, 0);
@@ -788,22 +759,22 @@ static void test_backpack_message(void **state)
 }
 
 static const struct CMUnitTest rest_tests[] = {
-	cmocka_unit_test_setup_teardown(test_powerup_expiry_warnings, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_weapon_kicks, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_lightning_kicks_each_tick, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_lightning_discharges_in_water, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_trigger_secret_and_monsterjump, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_counter_and_relay, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_lights_ambients_and_misc, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_explobox, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_traps, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_1, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_2, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_3, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_4, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_4_backpack_is_health, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deathmatch_5, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_backpack_message, fx_setup, fx_teardown),
+	cmocka_unit_test_setup_teardown(test_powerup_expiry_warnings, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_weapon_kicks, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lightning_kicks_each_tick, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lightning_discharges_in_water, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_trigger_secret_and_monsterjump, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_counter_and_relay, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lights_ambients_and_misc, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_explobox, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_traps, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_1, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_2, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_3, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_4, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_4_backpack_is_health, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deathmatch_5, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_backpack_message, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_rest, rest_tests, NULL, NULL)

@@ -23,35 +23,6 @@
 
 #define STAND 25.0f
 
-static int fx_setup(void **state)
-{
-	struct scen *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -1;
-	*state = s;
-	return 0;
-}
-
-static int fx_teardown(void **state)
-{
-	struct scen *s = *state;
-
-	scen_free(s);
-	free(s);
-	return 0;
-}
-
-static void start(struct scen *s, void (*extra)(struct mapsrc *m))
-{
-	char err[256] = "";
-	int rc = scen_start_room(s, extra, err, sizeof(err));
-
-	if (rc != 0)
-		fprintf(stderr, "scenario: %s\n", err);
-	assert_int_equal(rc, 0);
-}
-
 static void give(struct scen *s, int slot, int weapon, int ammo)
 {
 	scen_give(s, slot, weapon, ammo);
@@ -64,7 +35,7 @@ static void test_rocket_kills_and_frags(void **state)
 	struct scen *s = *state;
 	struct game_entity *a, *b;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	a = scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, -200, 0, STAND, 0);
@@ -116,7 +87,7 @@ static void test_grenade_bounces_and_explodes(void **state)
 {
 	struct scen *s = *state;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_place(s, 0, -400, 300, STAND, 180);
 	scen_run(s, 0.2);
@@ -141,7 +112,7 @@ static void test_shotgun_hits(void **state)
 	struct scen *s = *state;
 	struct game_entity *b;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, -100, 0, STAND, 0);
@@ -169,7 +140,7 @@ static void test_lightning_kills(void **state)
 	struct scen *s = *state;
 	struct game_entity *b;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, -100, 0, STAND, 0);
@@ -190,7 +161,7 @@ static void test_nailgun_fires_nails(void **state)
 	struct scen *s = *state;
 	struct game_entity *b;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, -300, 0, STAND, 0);
@@ -221,7 +192,7 @@ static void test_fraglimit_ends_level(void **state)
 	s->mock.fraglimit = 1;
 	s->mock.infokey_key = "test";
 	s->mock.infokey_value = "dm2";
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_join(s, 1, "bob");
 	scen_place(s, 0, -100, 0, STAND, 0);
@@ -259,7 +230,7 @@ static void test_plat_carries_player(void **state)
 	struct game_entity *p, *plat;
 	float bottom;
 
-	start(s, plat_map);
+	scen_room_ok(s, plat_map);
 	plat = scen_find(s, "plat");
 	assert_non_null(plat);
 	bottom = plat->pos2[2];
@@ -299,7 +270,7 @@ static void test_door_opens_and_closes(void **state)
 	struct scen *s = *state;
 	struct game_entity *door;
 
-	start(s, door_map);
+	scen_room_ok(s, door_map);
 	door = scen_find(s, "door");
 	assert_non_null(door);
 	assert_true(door->pos2[2] > 100);
@@ -332,7 +303,7 @@ static void test_teleporter_moves_player(void **state)
 	struct scen *s = *state;
 	struct game_entity *p;
 
-	start(s, teleport_map);
+	scen_room_ok(s, teleport_map);
 	p = scen_join(s, 0, "alice");
 	scen_place(s, 0, -268, 0, STAND, 0);
 	s->mock.num_te = 0;
@@ -366,7 +337,7 @@ static void test_push_throws_player(void **state)
 	struct scen *s = *state;
 	struct game_entity *p;
 
-	start(s, push_map);
+	scen_room_ok(s, push_map);
 	p = scen_join(s, 0, "alice");
 	scen_place(s, 0, 0, 150, STAND, 0);
 	scen_tick(s);
@@ -394,7 +365,7 @@ static void test_item_pickup_and_respawn(void **state)
 	struct game_entity *p, *shells, *health, *rl;
 	int model;
 
-	start(s, items_map);
+	scen_room_ok(s, items_map);
 	shells = scen_find(s, "item_shells");
 	health = scen_find(s, "item_health");
 	rl = scen_find(s, "weapon_rocketlauncher");
@@ -518,7 +489,7 @@ static void test_unknown_class_reported_once(void **state)
 	struct scen *s = *state;
 	const char *first;
 
-	start(s, unknown_map);
+	scen_room_ok(s, unknown_map);
 	first = strstr(s->mock.logs, "monster_army");
 	assert_non_null(first);
 	assert_null(strstr(first + 1, "monster_army"));
@@ -531,7 +502,7 @@ static void test_spawn_avoids_telefrag(void **state)
 {
 	struct scen *s = *state;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	for (int i = 0; i < SCEN_MAX_CLIENTS; i++) {
 		char name[16];
 
@@ -556,20 +527,20 @@ static void test_spawn_avoids_telefrag(void **state)
 }
 
 static const struct CMUnitTest rules_tests[] = {
-	cmocka_unit_test_setup_teardown(test_rocket_kills_and_frags, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_grenade_bounces_and_explodes, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_shotgun_hits, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_lightning_kills, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_nailgun_fires_nails, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_fraglimit_ends_level, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_plat_carries_player, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_door_opens_and_closes, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_teleporter_moves_player, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_push_throws_player, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_item_pickup_and_respawn, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_lava_hurts_water_slows, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_unknown_class_reported_once, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_spawn_avoids_telefrag, fx_setup, fx_teardown),
+	cmocka_unit_test_setup_teardown(test_rocket_kills_and_frags, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_grenade_bounces_and_explodes, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_shotgun_hits, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lightning_kills, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_nailgun_fires_nails, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_fraglimit_ends_level, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_plat_carries_player, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_door_opens_and_closes, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_teleporter_moves_player, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_push_throws_player, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_item_pickup_and_respawn, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lava_hurts_water_slows, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_unknown_class_reported_once, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_avoids_telefrag, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_rules, rules_tests, NULL, NULL)

@@ -22,35 +22,6 @@
 
 #define STAND 25.0f
 
-static int fx_setup(void **state)
-{
-	struct scen *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -1;
-	*state = s;
-	return 0;
-}
-
-static int fx_teardown(void **state)
-{
-	struct scen *s = *state;
-
-	scen_free(s);
-	free(s);
-	return 0;
-}
-
-static void start(struct scen *s, void (*extra)(struct mapsrc *m))
-{
-	char err[256] = "";
-	int rc = scen_start_room(s, extra, err, sizeof(err));
-
-	if (rc != 0)
-		fprintf(stderr, "scenario: %s\n", err);
-	assert_int_equal(rc, 0);
-}
-
 static void train_map(struct mapsrc *m)
 {
 	ms_open(m, "\"classname\" \"func_train\" \"target\" \"p1\"");
@@ -70,7 +41,7 @@ static void test_train_follows_corners(void **state)
 	struct game_entity *t;
 	const float *mins;
 
-	start(s, train_map);
+	scen_room_ok(s, train_map);
 	t = scen_find(s, "train");
 	assert_non_null(t);
 	mins = s->map->models[t->obj->model].mins;
@@ -105,7 +76,7 @@ static void test_button_opens_targeted_door(void **state)
 	struct scen *s = *state;
 	struct game_entity *door;
 
-	start(s, button_map);
+	scen_room_ok(s, button_map);
 	door = scen_find(s, "door");
 	assert_non_null(door);
 	/* a targeted door has no trigger field of its own */
@@ -141,7 +112,7 @@ static void test_trigger_message_and_hurt_with_armour(void **state)
 	struct scen *s = *state;
 	struct game_entity *p;
 
-	start(s, trigger_map);
+	scen_room_ok(s, trigger_map);
 	p = scen_join(s, 0, "alice");
 	scen_place(s, 0, 400, 0, STAND, 0);
 	scen_run(s, 0.3);
@@ -174,7 +145,7 @@ static void test_axe_and_quad(void **state)
 	struct scen *s = *state;
 	struct game_entity *b;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 0, 0, 0, STAND, 0);
@@ -209,7 +180,7 @@ static void test_rocket_jump(void **state)
 	struct scen *s = *state;
 	struct game_entity *a;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	a = scen_join(s, 0, "alice");
 	scen_place(s, 0, 0, 0, STAND, 0);
 	scen_run(s, 0.2);
@@ -242,7 +213,7 @@ static void test_teleport_telefrags(void **state)
 	struct scen *s = *state;
 	struct game_entity *b;
 
-	start(s, tele_map);
+	scen_room_ok(s, tele_map);
 	scen_join(s, 0, "alice");
 	b = scen_join(s, 1, "bob");
 	scen_place(s, 1, 300, 200, STAND, 0);
@@ -258,7 +229,7 @@ static void test_timelimit(void **state)
 	struct scen *s = *state;
 
 	s->mock.timelimit = 0.05f;	/* 3 s */
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_run(s, 1.5);
 	assert_int_equal(s->mock.intermission_calls, 0);
@@ -277,7 +248,7 @@ static void test_timelimit(void **state)
 /* the same commands on the same map give the same game */
 static void replay(struct scen *s, float out[4])
 {
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	scen_join(s, 0, "alice");
 	scen_join(s, 1, "bob");
 	scen_give(s, 0, IT_SUPER_SHOTGUN, 50);
@@ -316,7 +287,7 @@ static void test_key_door(void **state)
 	struct scen *s = *state;
 	struct game_entity *p, *door;
 
-	start(s, key_map);
+	scen_room_ok(s, key_map);
 	door = scen_find(s, "door");
 	assert_non_null(door);
 	assert_null(scen_find(s, "door_trigger"));
@@ -349,7 +320,7 @@ static void test_player_frames(void **state)
 	struct scen *s = *state;
 	struct game_entity *a;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	a = scen_join(s, 0, "alice");
 	scen_place(s, 0, 0, 0, STAND, 0);
 	scen_run(s, 0.5);
@@ -444,7 +415,7 @@ static void test_secret_door(void **state)
 	struct scen *s = *state;
 	struct game_entity *d;
 
-	start(s, secret_map);
+	scen_room_ok(s, secret_map);
 	d = scen_find(s, "door_secret");
 	assert_non_null(d);
 	scen_join(s, 0, "alice");
@@ -469,7 +440,7 @@ static void test_kill_command(void **state)
 	struct scen *s = *state;
 	struct game_entity *a;
 
-	start(s, NULL);
+	scen_room_ok(s, NULL);
 	a = scen_join(s, 0, "alice");
 	scen_run(s, 0.2);
 	a->health = 40;
@@ -482,19 +453,19 @@ static void test_kill_command(void **state)
 }
 
 static const struct CMUnitTest world_tests[] = {
-	cmocka_unit_test_setup_teardown(test_kill_command, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_secret_door, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_hostile_entity_lump, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_key_door, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_player_frames, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_train_follows_corners, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_button_opens_targeted_door, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_trigger_message_and_hurt_with_armour, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_axe_and_quad, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_rocket_jump, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_teleport_telefrags, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_timelimit, fx_setup, fx_teardown),
-	cmocka_unit_test_setup_teardown(test_deterministic, fx_setup, fx_teardown),
+	cmocka_unit_test_setup_teardown(test_kill_command, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_secret_door, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_hostile_entity_lump, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_key_door, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_player_frames, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_train_follows_corners, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_button_opens_targeted_door, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_trigger_message_and_hurt_with_armour, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_axe_and_quad, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_rocket_jump, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_teleport_telefrags, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_timelimit, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_deterministic, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_world, world_tests, NULL, NULL)
