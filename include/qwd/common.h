@@ -72,6 +72,12 @@ static inline bool vec_equal(const vec3_t a, const vec3_t b)
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
 
+/* ---- seeded random numbers (rng.c: splitmix64, state owned by the caller) */
+
+uint64_t qwd_rng_next(uint64_t *state);
+double qwd_rng_unit(uint64_t *state);		/* [0, 1) */
+uint32_t qwd_rng_below(uint64_t *state, uint32_t n);	/* [0, n) */
+
 /* ---- digests ---------------------------------------------------------- */
 
 /* MD4 of len bytes (RFC 1320); out receives the 16-byte digest. */

@@ -85,19 +85,10 @@ struct options {
 	const char *json;
 };
 
-/* splitmix64 (Steele, Lea, Flood 2014) */
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
+/* the project generator (src/common/rng.c) */
 static double rng_unit(struct rng *r)
 {
-	return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+	return qwd_rng_unit(&r->s);
 }
 
 static double thread_cpu(void)

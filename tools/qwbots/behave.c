@@ -43,23 +43,17 @@ void qwb_rng_seed(struct qwb_rng *r, uint64_t seed, uint64_t stream)
 
 uint64_t qwb_rng_next(struct qwb_rng *r)
 {
-	uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return qwd_rng_next(&r->state);
 }
 
 double qwb_rng_unit(struct qwb_rng *r)
 {
-	/* the top 53 bits: every double in [0, 1) at that spacing */
-	return (double)(qwb_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+	return qwd_rng_unit(&r->state);
 }
 
 uint32_t qwb_rng_below(struct qwb_rng *r, uint32_t n)
 {
-	/* multiply-shift (Lemire); the bias is below 2^-32, irrelevant here */
-	return (uint32_t)(((qwb_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+	return qwd_rng_below(&r->state, n);
 }
 
 /* ---- random walker ----------------------------------------------------- */

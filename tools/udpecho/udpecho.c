@@ -53,6 +53,8 @@
  *   nothing.  The only global is the flag SIGINT/SIGTERM set (a handler
  *   has no other way to reach the loop).
  */
+#include "qwd/common.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -431,15 +433,6 @@ struct load {
 	double cpu_self0, cpu_self1, cpu_srv0, cpu_srv1, ticks_srv0, ticks_srv1;
 };
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static int cmp_phase(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -455,7 +448,7 @@ static void make_schedule(struct load *l)
 	int n = l->cfg->clients;
 
 	for (int i = 0; i < n; i++)
-		l->phase[i] = (double)(splitmix64(&s) >> 11) * 0x1.0p-53 * l->period;
+		l->phase[i] = qwd_rng_unit(&s) * l->period;
 	qsort(l->phase, (size_t)n, sizeof(l->phase[0]), cmp_phase);
 }
 

@@ -106,14 +106,10 @@ struct bench_ctx {
 	uint8_t *row;		/* vis_row_bytes */
 };
 
-/* splitmix64 (Steele, Lea, Flood 2014): fast, and enough for sampling */
+/* the project generator (src/common/rng.c): fast, and enough for sampling */
 static uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return qwd_rng_next(&r->s);
 }
 
 /* uniform in [0, 1) with the 24 bits a float holds */
@@ -125,7 +121,7 @@ static float rng_unit(struct rng *r)
 /* index in [0, n): the high bits times n, no modulo bias worth noting */
 static uint32_t rng_below(struct rng *r, uint32_t n)
 {
-	return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
+	return qwd_rng_below(&r->s, n);
 }
 
 static struct clock_pair clock_now(void)
