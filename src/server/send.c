@@ -880,8 +880,11 @@ static void send_reply(struct server *sv, struct client *cl)
 	size_t max, n;
 	int nails[SV_MAX_NAILS], num_nails = 0;
 
-	/* the reliable part first: what it takes of this packet is what the
-	 * unreliable part may not use (netchan would drop the whole reply) */
+	/* the reliable part first, the stats that changed with it: what it
+	 * takes of this packet is what the unreliable part may not use
+	 * (netchan would drop the whole reply) */
+	if (cl->state == CS_SPAWNED)
+		update_stats(sv, cl);
 	backlog_drain(cl);
 	if (cl->info_pending_count || cl->frags_pending_count)
 		sv_info_flush(sv, cl);
@@ -898,7 +901,6 @@ static void send_reply(struct server *sv, struct client *cl)
 		const struct world_obj *o = &sv->objs[num];
 		vec3_t view;
 
-		update_stats(sv, cl);
 		vec_copy(o->origin, view);
 		view[2] += 22;	/* the eyes: QuakeWorld's view offset */
 		bsp_fat_pvs(sv->map, view, sv->fatpvs);
