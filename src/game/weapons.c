@@ -264,20 +264,28 @@ static bool in_sky(struct game *g, struct game_entity *e)
 	return g_pointcontents(g, e->obj->origin) == CONTENTS_SKY;
 }
 
+/* The start of every missile's touch: not its owner, once only (a touch
+ * can come from both sides in one frame), and gone without effect into
+ * the sky.  True when the hit goes on. */
+static bool missile_hits(struct game *g, struct game_entity *self,
+			 struct game_entity *other)
+{
+	if (other == self->owner || self->voided)
+		return false;
+	self->voided = true;
+	if (in_sky(g, self)) {
+		g_remove(g, self);
+		return false;
+	}
+	return true;
+}
+
 static void spike_hit(struct game *g, struct game_entity *self,
 		      struct game_entity *other, float damage, int dt, int te)
 {
-	if (other == self->owner || self->voided)
+	/* spikes fly through triggers */
+	if (other->obj->solid == SOLID_TRIGGER || !missile_hits(g, self, other))
 		return;
-	self->voided = true;
-	if (other->obj->solid == SOLID_TRIGGER) {
-		self->voided = false;
-		return;
-	}
-	if (in_sky(g, self)) {
-		g_remove(g, self);
-		return;
-	}
 	if (other->takedamage) {
 		combat_spawn_blood(g, self->obj->origin, 1);
 		combat_damage(g, other, self, self->owner, damage, dt);
@@ -313,13 +321,8 @@ static void explode(struct game *g, struct game_entity *self)
 static void rocket_touch(struct game *g, struct game_entity *self,
 			 struct game_entity *other)
 {
-	if (other == self->owner || self->voided)
+	if (!missile_hits(g, self, other))
 		return;
-	self->voided = true;
-	if (in_sky(g, self)) {
-		g_remove(g, self);
-		return;
-	}
 	if (other->health > 0 || other->takedamage)
 		combat_damage(g, other, self, self->owner,
 			      100 + (float)g_random(g) * 20, DT_ROCKET);
@@ -534,13 +537,8 @@ static void laser_touch(struct game *g, struct game_entity *self,
 {
 	vec3_t dir, org;
 
-	if (other == self->owner || self->voided)
+	if (!missile_hits(g, self, other))
 		return;
-	self->voided = true;
-	if (in_sky(g, self)) {
-		g_remove(g, self);
-		return;
-	}
 	g_sound(g, self, GAME_CHAN_WEAPON, g->s_enfstop, 1, GAME_ATTN_STATIC);
 	vec_copy(self->velocity, dir);
 	g_normalize(dir);
