@@ -71,6 +71,7 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 # the bundled maps are found next to the build, wherever qwd is started from
 MAPDIR := $(CURDIR)/build/maps
 $(BUILD)/src/server/level.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
+$(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
 
 $(BUILD)/qwd: $(BUILD)/src/server/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

@@ -10,7 +10,7 @@
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
-#                      xdotool, MVDSV with KTX
+#                      xdotool, MVDSV with KTX, tshark (dissects captures)
 set -eu
 
 want=""
@@ -40,6 +40,7 @@ interop)
 	need libgl1-mesa-dri sh -c 'ls /usr/lib/*/dri/swrast_dri.so'
 	need mvdsv sh -c 'dpkg -s mvdsv'
 	need ktx sh -c 'dpkg -s ktx'
+	need tshark command -v tshark
 	;;
 *)
 	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2

@@ -5,9 +5,10 @@
 # run as built for use, then again under AddressSanitizer and UBSan (make
 # check); then the interoperability tests (tests/interop/*.sh: real peers
 # such as ezQuake and MVDSV, as Debian packages) run against the plain
-# build.  Each stage prints its own totals line; this script adds them up
-# into the last line, "tests: N passed, M failed", and fails if any stage
-# failed.
+# build.  Each stage prints its own totals line, "NAME: N passed, M failed,
+# K skipped (why)"; this script adds them up into the last line,
+# "tests: N passed, M failed, K skipped", lists the reasons for the skips
+# above it, and fails if any stage failed (a skip is not a failure).
 set -u
 make=${MAKE:-make}
 log=$(mktemp)
@@ -35,10 +36,16 @@ for t in tests/interop/*.sh; do
 	[ $rc -eq 0 ] || status=1
 done
 
-# add up every "...: N passed, M failed" line the stages printed
-totals=$(sed -n 's/^[^:]*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' "$log" |
-	awk '{p += $1; f += $2} END {print p + 0, f + 0}')
-set -- $totals
-echo "tests: $1 passed, $2 failed"
+# add up every "...: N passed, M failed[, K skipped (why)]" line the stages
+# printed; the reasons in parentheses are carried into the last lines
+sums=$(sed -n 's/^[^:]*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\(, \([0-9][0-9]*\) skipped\)\{0,1\}.*/\1 \2 \4/p' "$log" |
+	awk '{p += $1; f += $2; s += $3} END {print p + 0, f + 0, s + 0}')
+set -- $sums
+why=$(sed -n 's/^\([^:]*\): [0-9][0-9]* passed, [0-9][0-9]* failed, [1-9][0-9]* skipped (\(.*\))$/\1: \2/p' "$log")
+if [ -n "$why" ]; then
+	echo "skipped, by stage:"
+	echo "$why" | sed 's/^/  /'
+fi
+echo "tests: $1 passed, $2 failed, $3 skipped"
 [ "$2" -eq 0 ] || status=1
 exit $status

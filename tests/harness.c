@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,6 +45,26 @@ const char *qwd_realmap(const char *file)
 	if (!dir)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return path;
+}
+
+void qwd_skip_reason(const char *func, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("[  REASON  ] %s: ", func);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+const char *qwd_bundled_map(const char *name)
+{
+	static char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s.bsp", QWD_MAPDIR, name);
 	return path;
 }
 

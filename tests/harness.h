@@ -7,6 +7,12 @@
  * that module's program without editing a list.  Tests that read the real
  * maps find them through qwd_realmaps_dir() ($QWD_REALMAPS, by default
  * ../shared/realmaps) and are skipped when the folder is absent.
+ *
+ * A skip always says why: qwd_skip("...") prints one line
+ * "[  REASON  ] <test>: <why>" before cmocka's own "[  SKIPPED ]", and
+ * scripts/run-tests.sh gathers those lines into its totals.  A skip is for
+ * a missing optional extra (the community maps, tshark, a peer), never
+ * for the project's own data: the bundled maps are always built.
  */
 #ifndef QWD_TESTS_HARNESS_H
 #define QWD_TESTS_HARNESS_H
@@ -39,6 +45,16 @@ void qwd_test_register(const struct qwd_test_group *g);
 const char *qwd_realmaps_dir(void);
 /* path of a real map in a static buffer, or NULL (and the test skipped) */
 const char *qwd_realmap(const char *file);
+/* say why the running test is skipped, then skip it (cmocka's skip()) */
+void qwd_skip_reason(const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define qwd_skip(...)                                   \
+	do {                                            \
+		qwd_skip_reason(__func__, __VA_ARGS__); \
+		skip();                                 \
+	} while (0)
+/* path of a map the build compiled from maps/<name>.map (build/maps/) */
+const char *qwd_bundled_map(const char *name);
 /* read a whole file into a malloc'd buffer; NULL on failure */
 uint8_t *qwd_read_file(const char *path, size_t *size);
 

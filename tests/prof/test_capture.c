@@ -427,7 +427,7 @@ static void test_tshark_dissects_quakeworld(void **state)
 
 	(void)state;
 	if (!have_tshark())
-		skip();
+		qwd_skip("tshark not installed (Debian package tshark)");
 	cap = capture_open(path, 0, &sv, NULL, err, sizeof(err));
 	assert_non_null(cap);
 	capture_set_time_offset(cap, 0);

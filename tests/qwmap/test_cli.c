@@ -167,7 +167,7 @@ static void test_cli_compiles(void **state)
 	struct bsp_map *m;
 
 	if (!qwmap_path())
-		skip();
+		fail_msg("no qwmap beside the test program (make builds it)");
 	write_text(r->dir, "room.map", ROOM_TEXT WALLS_TEXT EAST_WALL_TEXT "}\n" PLAYER_TEXT);
 	run_qwmap(r, "room.map room.bsp");
 	if (r->status != 0)
@@ -193,7 +193,7 @@ static void test_cli_errors(void **state)
 	char path[256];
 
 	if (!qwmap_path())
-		skip();
+		fail_msg("no qwmap beside the test program (make builds it)");
 	/* a bad number on line 4: exit 1, the file and line, no output file */
 	write_text(r->dir, "bad.map",
 		   "{\n\"classname\" \"worldspawn\"\n{\n"
@@ -221,7 +221,7 @@ static void test_cli_leak(void **state)
 	char path[256], pts[256];
 
 	if (!qwmap_path())
-		skip();
+		fail_msg("no qwmap beside the test program (make builds it)");
 	/* no east wall: the room is open to the void */
 	write_text(r->dir, "leaky.map", ROOM_TEXT WALLS_TEXT "}\n" PLAYER_TEXT);
 	run_qwmap(r, "leaky.map leaky.bsp");
