@@ -68,10 +68,12 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_DEFS) -MMD -MP -c $< -o $@
 
-# the bundled maps are found next to the build, wherever qwd is started from
+# the bundled maps are found next to the build, wherever qwd is started
+# from; the tests also find their sources (maps/*.map)
 MAPDIR := $(CURDIR)/build/maps
 $(BUILD)/src/server/level.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
-$(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
+$(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"' \
+	-DQWD_MAPSRC='"$(CURDIR)/maps"'
 
 $(BUILD)/qwd: $(BUILD)/src/server/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
