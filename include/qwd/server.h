@@ -231,7 +231,8 @@ struct server {
 	struct cvar *sys_ticrate;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
-		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
+		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
+		*sv_execlimit;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 
@@ -246,6 +247,9 @@ struct server {
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
 	int exec_depth;			/* nested exec: a config may not loop */
+	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
+	bool exec_cut;			/* the chain hit exec_limit (said once) */
+	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
 
 	/* time */
@@ -253,6 +257,8 @@ struct server {
 	double start_time;
 	double time;			/* game time of the level */
 	bool quit;
+	char quit_reason[32];		/* why the server stops ("SIGTERM"),
+					 * told to clients; "" a plain quit */
 
 	/* the level */
 	struct bsp_map *map;

@@ -140,6 +140,9 @@ static void register_cvars(struct server *sv)
 		      "0 free for all, 1 no team damage, 3 only self-damage spared");
 	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
 		      "1: exits restart the same level");
+	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
+					 "commands one exec chain (a config and the "
+					 "configs it execs) may run in all");
 	sv->sys_ticrate = cvar_register(sv, "sys_ticrate", "0", 0,
 					"shortest seconds between frames: packets "
 					"arriving sooner wait, so one wakeup serves "
@@ -281,9 +284,16 @@ int server_init(struct server *sv, const struct server_options *opt)
 void server_shutdown(struct server *sv)
 {
 	if (sv->clients) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "server shut down%s%s%s",
+			 sv->quit_reason[0] ? " (" : "", sv->quit_reason,
+			 sv->quit_reason[0] ? ")" : "");
+		/* the text rides with the svc_disconnect each drop sends */
+		sv_broadcast_printf(sv, PRINT_HIGH, "%s\n", why);
 		for (int i = 0; i < sv->maxclients; i++)
 			if (sv->clients[i].state >= CS_CONNECTED)
-				sv_drop_client(sv, &sv->clients[i], "server shut down");
+				sv_drop_client(sv, &sv->clients[i], why);
 		for (int i = 0; i < sv->maxclients; i++)
 			free(sv->clients[i].dl_owned);
 	}
@@ -373,13 +383,7 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
 
 	msg_init_read(&m, p->data, p->len);
-	if (p->len == 1 && p->data[0] == A2A_PING) {
-		uint8_t ack = A2A_ACK;
-
-		sv_send_raw(sv, &p->from, &ack, 1);
-		return;
-	}
-	if (oob_is_connectionless(&m)) {
+	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
 		sv_connectionless(sv, &p->from, &m);
 		return;
 	}
@@ -429,6 +433,8 @@ static void read_console(struct server *sv)
 			 sizeof(sv->console_buf) - 1 - sv->console_len);
 	char *nl;
 
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;		/* a signal came: the loop looks at it first */
 	if (n <= 0) {
 		sv->console_fd = -1;	/* end of input: no console any more */
 		return;
@@ -478,8 +484,13 @@ void server_frame(struct server *sv, double wait)
 	}
 	tv.tv_sec = (time_t)wait;
 	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
-	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0 && errno != EINTR)
-		qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
+	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0) {
+		/* the set is as we filled it, not as select found it: a
+		 * console read on it would block (a signal, EINTR) */
+		FD_ZERO(&fds);
+		if (errno != EINTR)
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
+	}
 
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);

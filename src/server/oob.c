@@ -262,6 +262,12 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 	const char *nl;
 
 	sv->stats.oob_in++;
+	if (msg->cursize == 1) {	/* the bare ping byte */
+		uint8_t ack = A2A_ACK;
+
+		sv_send_raw(sv, from, &ack, 1);
+		return;
+	}
 	if (len >= sizeof(line)) {
 		sv->stats.bad[BAD_OOB]++;
 		return;
