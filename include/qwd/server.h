@@ -121,6 +121,8 @@ struct client {
 	char name[SV_MAX_NAME];
 	int spawncount;		/* the level the signon is for */
 	double connect_time;
+	double signon_since;	/* the signon (re)started or a download
+				 * moved: sv_signontimeout counts from here */
 	double zombie_until;
 	double last_cmd_time;
 
@@ -232,7 +234,7 @@ struct server {
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
-		*sv_execlimit;
+		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 

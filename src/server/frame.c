@@ -140,6 +140,14 @@ static void register_cvars(struct server *sv)
 		      "0 free for all, 1 no team damage, 3 only self-damage spared");
 	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
 		      "1: exits restart the same level");
+	sv->sv_maxclientsperip = cvar_register(sv, "sv_maxclientsperip", "4", 0,
+					       "slots one address may hold "
+					       "(0: no limit)");
+	sv->sv_signontimeout = cvar_register(sv, "sv_signontimeout", "10", 0,
+					     "seconds a client has to enter the "
+					     "game after connecting or a map change; "
+					     "a download in progress restarts it "
+					     "(0: no limit)");
 	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
 					 "commands one exec chain (a config and the "
 					 "configs it execs) may run in all");
@@ -421,6 +429,17 @@ static void check_timeouts(struct server *sv)
 		    sv->realtime - cl->chan.last_received > sv->sv_timeout->value) {
 			sv_broadcast_printf(sv, PRINT_HIGH, "%s timed out\n", cl->name);
 			sv_drop_client(sv, cl, "timed out");
+		}
+		/* a slot held in the signon is a slot nobody plays in: one
+		 * connect a minute per fake client would keep them all */
+		if (cl->state == CS_CONNECTED && sv->sv_signontimeout->value > 0 &&
+		    sv->realtime - cl->signon_since > sv->sv_signontimeout->value) {
+			char why[80];
+
+			snprintf(why, sizeof(why), "did not enter the game within "
+				 "%g s (sv_signontimeout)", sv->sv_signontimeout->value);
+			sv_reliable_printf(cl, PRINT_HIGH, "%s\n", why);
+			sv_drop_client(sv, cl, why);
 		}
 		if (cl->state == CS_ZOMBIE && sv->realtime > cl->zombie_until)
 			cl->state = CS_FREE;

@@ -21,7 +21,12 @@
  *
  *   connect: `connect 28 <qport> <challenge> "<userinfo>"`, optionally
  *   followed by a line `QWDX <version>` asking for qwd's extension
- *   (docs/protocol-extension.md).  Stock clients get slots 0..31 only.
+ *   (docs/protocol-extension.md).  Stock clients get slots 0..31 only;
+ *   extension clients take the slots above 31 first, so a few hundred of
+ *   them cannot lock stock clients out of a server with room.  One
+ *   address holds at most sv_maxclientsperip slots (docs/security.md,
+ *   "Slots"): one host cannot take every slot, while a LAN party behind
+ *   one NAT still fits.
  */
 #include "qwd/server.h"
 
@@ -104,6 +109,35 @@ static int count_clients(const struct server *sv, bool spectators)
 	return n;
 }
 
+/* connected clients (spectators too) at the ip of a, any port */
+static int clients_from(const struct server *sv, const struct net_addr *a)
+{
+	int n = 0;
+
+	for (int i = 0; i < sv->maxclients; i++)
+		n += sv->clients[i].state >= CS_CONNECTED &&
+		     net_addr_equal_ip(&sv->clients[i].chan.remote, a);
+	return n;
+}
+
+/* The slot for a new client, or NULL.  A stock client fits only in the
+ * protocol-28 slots 0..31.  An extension client takes the slots from 32
+ * upward first and a low one only when none of those is free, so stock
+ * clients keep 0..31 for as long as the server has room elsewhere. */
+static struct client *free_slot(struct server *sv, bool extended)
+{
+	int stock = sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS;
+
+	if (extended)
+		for (int i = stock; i < sv->maxclients; i++)
+			if (sv->clients[i].state == CS_FREE)
+				return &sv->clients[i];
+	for (int i = 0; i < stock; i++)
+		if (sv->clients[i].state == CS_FREE)
+			return &sv->clients[i];
+	return NULL;
+}
+
 static void oob_connect(struct server *sv, const struct net_addr *from,
 			const struct net_args *args, const char *rest_lines)
 {
@@ -170,20 +204,19 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, "server is full");
 		return;
 	}
-	/* stock clients only fit in the protocol-28 slots */
-	int limit = extended ? sv->maxclients
-			     : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
-	for (int i = 0; i < limit; i++)
-		if (sv->clients[i].state == CS_FREE) {
-			cl = &sv->clients[i];
-			break;
-		}
-	if (!cl) {
-		bool ext_free = false;
+	int per_ip = (int)sv->sv_maxclientsperip->value;
 
-		for (int i = limit; i < sv->maxclients; i++)
-			ext_free |= sv->clients[i].state == CS_FREE;
-		refuse(sv, from, ext_free
+	if (per_ip > 0 && clients_from(sv, from) >= per_ip) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "too many clients from your address "
+			 "(%d; sv_maxclientsperip)", per_ip);
+		refuse(sv, from, why);
+		return;
+	}
+	cl = free_slot(sv, extended);
+	if (!cl) {
+		refuse(sv, from, free_slot(sv, true)
 			   ? "server is full for protocol 28 clients (the free slots need the QWDX extension)"
 			   : "server is full");
 		return;
@@ -197,6 +230,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	cl->spectator = spectator;
 	cl->userid = ++sv->next_userid;
 	cl->connect_time = sv->realtime;
+	cl->signon_since = sv->realtime;
 	cl->delta_sequence = -1;
 	strlcpy(cl->userinfo, userinfo, sizeof(cl->userinfo));
 	netchan_setup(&cl->chan, NETCHAN_SERVER, from, (uint16_t)qport, sv->realtime);

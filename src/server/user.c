@@ -451,7 +451,9 @@ static void download_chunk(struct server *sv, struct client *cl)
 	size_t n = left > 768 ? 768 : left;
 	int percent;
 
-	(void)sv;
+	/* a download in the signon (a map the client lacks) is progress:
+	 * the deadline to enter the game counts from the last chunk */
+	cl->signon_since = sv->realtime;
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_download);
 	msg_write_short(&m, (int)n);

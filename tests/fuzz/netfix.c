@@ -200,6 +200,8 @@ int fx_open(struct fx *f, int maxclients)
 	ratelimit_init(&sv->rl_rcon, &sv->secret, 1e9, 1e12, 0, 1);
 	cvar_set(sv, "rcon_password", FX_RCON_PASSWORD);
 	cvar_set(sv, "timeout", "100000000");
+	cvar_set(sv, "sv_signontimeout", "0");
+	cvar_set(sv, "sv_maxclientsperip", "0");
 	if (server_map(sv, f->mapname, err, sizeof(err)) != 0) {
 		fprintf(stderr, "netfix: map %s: %s\n", map, err);
 		return -1;

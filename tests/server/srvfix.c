@@ -229,17 +229,42 @@ void srvfix_run(struct srvfix *f, double seconds, bool send)
 		srvfix_step(f, send);
 }
 
-void srvfix_oob(struct srvfix *f, const char *from_ip, const char *text)
+void srvfix_oob(struct srvfix *f, const char *from, const char *text)
 {
 	uint8_t buf[NET_MAX_UDP_PACKET];
-	struct net_addr from;
+	struct net_addr a;
 	struct msg_buf m;
 	size_t n = qwc_build_oob(buf, sizeof(buf), text);
 
 	assert_true(n > 0);
-	assert_true(net_addr_parse(from_ip, 27001, &from));
+	assert_true(net_addr_parse(from, 27001, &a));
 	msg_init_read(&m, buf, n);
-	sv_connectionless(f->sv, &from, &m);
+	sv_connectionless(f->sv, &a, &m);
+}
+
+int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
+		       bool qwdx)
+{
+	char text[256];
+	struct net_addr a;
+	uint64_t connects = f->sv->stats.connects;
+
+	assert_true(net_addr_parse(from, 27001, &a));
+	snprintf(text, sizeof(text), "connect %d %d %d \"\\name\\raw%d\"\n%s",
+		 PROTOCOL_VERSION, qport,
+		 (int)challenge_make(&f->sv->secret, &a, f->sv->realtime), qport,
+		 qwdx ? "QWDX 1\n" : "");
+	srvfix_oob(f, from, text);
+	if (f->sv->stats.connects == connects)
+		return -1;
+	for (int i = 0; i < f->sv->maxclients; i++) {
+		const struct client *cl = &f->sv->clients[i];
+
+		if (cl->state >= CS_CONNECTED && cl->chan.qport == qport &&
+		    net_addr_equal(&cl->chan.remote, &a))
+			return i;
+	}
+	return -1;
 }
 
 int srvfix_log_count(const struct srvfix *f, const char *text)

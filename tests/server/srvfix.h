@@ -68,10 +68,16 @@ bool srvfix_until(struct srvfix *f, struct srv_client *c, enum qwc_state s,
 /* step for seconds */
 void srvfix_run(struct srvfix *f, double seconds, bool send);
 
-/* a connectionless datagram as it came from `from`, handed straight to the
- * server (no socket): the tests of the budgets choose the source address
- * and the clock (sv->realtime) themselves */
-void srvfix_oob(struct srvfix *f, const char *from_ip, const char *text);
+/* a connectionless datagram as it came from `from` ("a.b.c.d" or
+ * "a.b.c.d:port", port 27001 when absent), handed straight to the server
+ * (no socket): the tests of the budgets choose the source address and the
+ * clock (sv->realtime) themselves.  The server's answers go out of its
+ * socket to that address, where nobody listens. */
+void srvfix_oob(struct srvfix *f, const char *from, const char *text);
+/* a connect from `from` with the challenge the server would have given it
+ * (qport, QWDX asked or not); the slot it got, or -1 */
+int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
+		       bool qwdx);
 
 /* the server's log lines containing text */
 int srvfix_log_count(const struct srvfix *f, const char *text);
