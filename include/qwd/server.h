@@ -78,6 +78,7 @@ struct cvar {
 	float value;
 	int flags;
 	const char *help;
+	unsigned modified;	/* counts the stores: "has it changed since" */
 };
 
 /* ---- entities --------------------------------------------------------- */
@@ -184,6 +185,26 @@ struct sv_grid {
 	bool in[SV_MAX_CLIENTS];
 };
 
+/* ---- connectionless budgets ------------------------------------------ */
+
+/* Each kind of connectionless request has its own budget, per address
+ * and global (oob.c, docs/security.md "Connectionless budgets"), so a
+ * flood of one kind never starves another. */
+enum oob_kind {
+	OOB_PING,		/* 'k' and "ping": one byte back */
+	OOB_STATUS,		/* serverinfo and players: up to a datagram */
+	OOB_GETCHALLENGE,	/* a number back, smaller than the request */
+	OOB_CONNECT,		/* with a valid challenge: per address only */
+	OOB_RCON,
+	OOB_KINDS
+};
+
+struct oob_budget {
+	struct ratelimit rl;
+	unsigned applied;	/* the cvar's `modified` the rates came from */
+	bool ready;
+};
+
 /* ---- the server ------------------------------------------------------- */
 
 enum sv_bad_kind {		/* malformed input, counted by kind */
@@ -212,6 +233,10 @@ struct server_stats {
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
 	uint64_t ratelimited;
+	/* per kind of connectionless request: answered, refused by its
+	 * budget, and the payload bytes sent in answer */
+	uint64_t oob_answered[OOB_KINDS], oob_limited[OOB_KINDS];
+	uint64_t oob_bytes[OOB_KINDS];
 };
 
 struct server {
@@ -244,8 +269,9 @@ struct server {
 	struct net_recv_batch *rx;
 	struct net_send_batch *tx;
 	struct net_secret secret;
-	struct ratelimit rl_oob;	/* status, getchallenge, connect */
-	struct ratelimit rl_rcon;
+	struct oob_budget oob[OOB_KINDS];
+	struct cvar *sv_oob[OOB_KINDS];	/* "RATE BURST GLOBAL GLOBALBURST" */
+	size_t status_estimate;		/* bytes of the last status answer */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
 	int exec_depth;			/* nested exec: a config may not loop */
@@ -373,6 +399,12 @@ int cvar_set(struct server *sv, const char *name, const char *value);
 /* oob.c */
 void sv_connectionless(struct server *sv, const struct net_addr *from,
 		       struct msg_buf *msg);
+/* the cvar of a kind's budget, its default and what it means */
+const char *sv_oob_cvar_name(int kind);
+const char *sv_oob_cvar_default(int kind);
+const char *sv_oob_cvar_help(int kind);
+/* "ping", "status", ... */
+const char *sv_oob_kind_name(int kind);
 /* user.c */
 void sv_client_packet(struct server *sv, struct client *cl,
 		      struct msg_buf *msg);

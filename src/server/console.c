@@ -31,6 +31,7 @@ static void cvar_store(struct server *sv, struct cvar *v, const char *value)
 {
 	strlcpy(v->string, value, sizeof(v->string));
 	v->value = (float)atof(value);
+	v->modified++;
 	if (v->flags & CVAR_SERVERINFO) {
 		info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				       v->name, value);
@@ -119,6 +120,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 		(unsigned long long)sv->stats.chokes,
 		(unsigned long long)sv->stats.entity_cuts,
 		(unsigned long long)sv->stats.prints_dropped);
+	fprintf(out, "connectionless (answered/over budget):");
+	for (int k = 0; k < OOB_KINDS; k++)
+		fprintf(out, " %s %llu/%llu", sv_oob_kind_name(k),
+			(unsigned long long)sv->stats.oob_answered[k],
+			(unsigned long long)sv->stats.oob_limited[k]);
+	fprintf(out, "\n");
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];

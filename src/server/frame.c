@@ -148,6 +148,10 @@ static void register_cvars(struct server *sv)
 					     "game after connecting or a map change; "
 					     "a download in progress restarts it "
 					     "(0: no limit)");
+	for (int k = 0; k < OOB_KINDS; k++)
+		sv->sv_oob[k] = cvar_register(sv, sv_oob_cvar_name(k),
+					      sv_oob_cvar_default(k), 0,
+					      sv_oob_cvar_help(k));
 	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
 					 "commands one exec chain (a config and the "
 					 "configs it execs) may run in all");
@@ -235,14 +239,12 @@ int server_init(struct server *sv, const struct server_options *opt)
 	for (uint32_t i = 0; i < sv->hash_size; i++)
 		sv->hash[i] = -1;
 
+	/* the first status answer is taken to be a full datagram */
+	sv->status_estimate = NET_MAX_DATAGRAM;
 	if (!net_secret_init(&sv->secret)) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
 		return -1;
 	}
-	/* status/getchallenge/connect: 10 a second per address, 1000 in all;
-	 * rcon: one every 2 s per address after a burst of 3 */
-	ratelimit_init(&sv->rl_oob, &sv->secret, 10, 20, 1000, 2000);
-	ratelimit_init(&sv->rl_rcon, &sv->secret, 0.5, 3, 20, 40);
 
 	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
 	if (sv->sock < 0) {
