@@ -93,6 +93,17 @@ struct entity_state {
 	uint8_t frame, colormap, skinnum, effects;
 };
 
+/* ---- files served to clients (download.c) ---------------------------- */
+
+/* An open file: on disk (fd) or the loaded map's bytes (mem).  All-zero
+ * is closed. */
+struct sv_file {
+	bool open;
+	int fd;
+	const uint8_t *mem;
+	size_t size;
+};
+
 /* ---- clients ---------------------------------------------------------- */
 
 enum client_state {
@@ -168,10 +179,11 @@ struct client {
 	size_t backlog_len;
 	bool backlog_overflowed;
 
-	/* download in progress (the map or a served file) */
-	const uint8_t *dl_data;
-	size_t dl_size, dl_pos;
-	uint8_t *dl_owned;	/* file read for this download, freed after */
+	/* download in progress (the map or a served file), read a chunk at a
+	 * time at dl_pos */
+	struct sv_file dl;
+	size_t dl_pos;
+	char dl_name[128];
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -237,6 +249,8 @@ struct server_stats {
 	 * budget, and the payload bytes sent in answer */
 	uint64_t oob_answered[OOB_KINDS], oob_limited[OOB_KINDS];
 	uint64_t oob_bytes[OOB_KINDS];
+	uint64_t download_read;		/* bytes read from disk for downloads */
+	uint64_t download_repeats;	/* "download" of the file already going */
 };
 
 struct server {
@@ -449,6 +463,14 @@ int sv_add_model(struct server *sv, const char *name);
 int sv_add_sound(struct server *sv, const char *name);
 /* level.c: append a message to the signon buffers */
 void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
+/* download.c: open a served file by its checked relative name (the map
+ * being played, then the game folder, id1, the bundled maps); read len
+ * bytes at offset (fewer at the end; 0 on error or past it); close (a
+ * closed file may be closed again) */
+bool sv_file_open(struct server *sv, struct sv_file *f, const char *name);
+size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,
+		    void *buf, size_t len);
+void sv_file_close(struct sv_file *f);
 /* services.c: fill sv->game_svc */
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */

@@ -304,8 +304,6 @@ void server_shutdown(struct server *sv)
 		for (int i = 0; i < sv->maxclients; i++)
 			if (sv->clients[i].state >= CS_CONNECTED)
 				sv_drop_client(sv, &sv->clients[i], why);
-		for (int i = 0; i < sv->maxclients; i++)
-			free(sv->clients[i].dl_owned);
 	}
 	capture_close(sv->capture);
 	sv->capture = NULL;
