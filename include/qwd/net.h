@@ -355,7 +355,8 @@ bool net_secure_equal(const char *secret, const char *guess);
 /* Per-address token buckets in a fixed table, plus an optional global
  * bucket.  Addresses hash (keyed, so an attacker cannot aim at one set)
  * into sets of RATELIMIT_WAYS entries; a new address takes a free entry
- * or evicts the least recently seen one of its set.  Why: status, rcon
+ * or evicts the one of its set that forgets least (the fullest bucket,
+ * then the least recently seen).  Why: status, rcon
  * and getchallenge replies cost more than the request, so an unlimited
  * server is a reflector for spoofed floods and a password-guessing oracle;
  * the global bucket caps the total even when the sources are spoofed. */
@@ -367,6 +368,7 @@ struct ratelimit_entry {
 	bool used;
 	double tokens;
 	double last;
+	uint64_t stamp;		/* rl->tick when last looked up */
 };
 
 struct ratelimit {
@@ -375,6 +377,7 @@ struct ratelimit {
 	double global_rate, global_burst; /* rate <= 0: no global limit */
 	double global_tokens, global_last;
 	uint64_t allowed, denied, evictions;
+	uint64_t tick;			/* lookups so far: the LRU order */
 	struct ratelimit_entry set[RATELIMIT_SETS][RATELIMIT_WAYS];
 };
 
@@ -386,5 +389,13 @@ void ratelimit_init(struct ratelimit *rl, const struct net_secret *key,
 /* take one token from a's bucket (and the global one): true = answer */
 bool ratelimit_allow(struct ratelimit *rl, const struct net_addr *a,
 		     double now);
+/* the same, taking global_cost from the global bucket (a request costs
+ * one token of its address either way); global_cost 0 skips the global
+ * bucket, for requests that have proved their source */
+bool ratelimit_allow_cost(struct ratelimit *rl, const struct net_addr *a,
+			  double now, double global_cost);
+/* take global_cost more (or, negative, give back) from the global bucket:
+ * the correction once an answer's true cost is known */
+void ratelimit_charge(struct ratelimit *rl, double global_cost);
 
 #endif

@@ -78,6 +78,7 @@ struct cvar {
 	float value;
 	int flags;
 	const char *help;
+	unsigned modified;	/* counts the stores: "has it changed since" */
 };
 
 /* ---- entities --------------------------------------------------------- */
@@ -90,6 +91,17 @@ struct entity_state {
 	int16_t origin[3];	/* 1/8 units, rounded */
 	uint8_t angles[3];	/* 256 per turn */
 	uint8_t frame, colormap, skinnum, effects;
+};
+
+/* ---- files served to clients (download.c) ---------------------------- */
+
+/* An open file: on disk (fd) or the loaded map's bytes (mem).  All-zero
+ * is closed. */
+struct sv_file {
+	bool open;
+	int fd;
+	const uint8_t *mem;
+	size_t size;
 };
 
 /* ---- clients ---------------------------------------------------------- */
@@ -121,6 +133,8 @@ struct client {
 	char name[SV_MAX_NAME];
 	int spawncount;		/* the level the signon is for */
 	double connect_time;
+	double signon_since;	/* the signon (re)started or a download
+				 * moved: sv_signontimeout counts from here */
 	double zombie_until;
 	double last_cmd_time;
 
@@ -165,10 +179,11 @@ struct client {
 	size_t backlog_len;
 	bool backlog_overflowed;
 
-	/* download in progress (the map or a served file) */
-	const uint8_t *dl_data;
-	size_t dl_size, dl_pos;
-	uint8_t *dl_owned;	/* file read for this download, freed after */
+	/* download in progress (the map or a served file), read a chunk at a
+	 * time at dl_pos */
+	struct sv_file dl;
+	size_t dl_pos;
+	char dl_name[128];
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -180,6 +195,26 @@ struct sv_grid {
 	int16_t next[SV_MAX_CLIENTS];
 	int16_t cell_x[SV_MAX_CLIENTS], cell_y[SV_MAX_CLIENTS];
 	bool in[SV_MAX_CLIENTS];
+};
+
+/* ---- connectionless budgets ------------------------------------------ */
+
+/* Each kind of connectionless request has its own budget, per address
+ * and global (oob.c, docs/security.md "Connectionless budgets"), so a
+ * flood of one kind never starves another. */
+enum oob_kind {
+	OOB_PING,		/* 'k' and "ping": one byte back */
+	OOB_STATUS,		/* serverinfo and players: up to a datagram */
+	OOB_GETCHALLENGE,	/* a number back, smaller than the request */
+	OOB_CONNECT,		/* with a valid challenge: per address only */
+	OOB_RCON,
+	OOB_KINDS
+};
+
+struct oob_budget {
+	struct ratelimit rl;
+	unsigned applied;	/* the cvar's `modified` the rates came from */
+	bool ready;
 };
 
 /* ---- the server ------------------------------------------------------- */
@@ -210,6 +245,12 @@ struct server_stats {
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
 	uint64_t ratelimited;
+	/* per kind of connectionless request: answered, refused by its
+	 * budget, and the payload bytes sent in answer */
+	uint64_t oob_answered[OOB_KINDS], oob_limited[OOB_KINDS];
+	uint64_t oob_bytes[OOB_KINDS];
+	uint64_t download_read;		/* bytes read from disk for downloads */
+	uint64_t download_repeats;	/* "download" of the file already going */
 };
 
 struct server {
@@ -231,7 +272,8 @@ struct server {
 	struct cvar *sys_ticrate;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
-		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
+		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
+		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 
@@ -241,11 +283,15 @@ struct server {
 	struct net_recv_batch *rx;
 	struct net_send_batch *tx;
 	struct net_secret secret;
-	struct ratelimit rl_oob;	/* status, getchallenge, connect */
-	struct ratelimit rl_rcon;
+	struct oob_budget oob[OOB_KINDS];
+	struct cvar *sv_oob[OOB_KINDS];	/* "RATE BURST GLOBAL GLOBALBURST" */
+	size_t status_estimate;		/* bytes of the last status answer */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
 	int exec_depth;			/* nested exec: a config may not loop */
+	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
+	bool exec_cut;			/* the chain hit exec_limit (said once) */
+	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
 
 	/* time */
@@ -253,6 +299,8 @@ struct server {
 	double start_time;
 	double time;			/* game time of the level */
 	bool quit;
+	char quit_reason[32];		/* why the server stops ("SIGTERM"),
+					 * told to clients; "" a plain quit */
 
 	/* the level */
 	struct bsp_map *map;
@@ -365,6 +413,12 @@ int cvar_set(struct server *sv, const char *name, const char *value);
 /* oob.c */
 void sv_connectionless(struct server *sv, const struct net_addr *from,
 		       struct msg_buf *msg);
+/* the cvar of a kind's budget, its default and what it means */
+const char *sv_oob_cvar_name(int kind);
+const char *sv_oob_cvar_default(int kind);
+const char *sv_oob_cvar_help(int kind);
+/* "ping", "status", ... */
+const char *sv_oob_kind_name(int kind);
 /* user.c */
 void sv_client_packet(struct server *sv, struct client *cl,
 		      struct msg_buf *msg);
@@ -409,6 +463,14 @@ int sv_add_model(struct server *sv, const char *name);
 int sv_add_sound(struct server *sv, const char *name);
 /* level.c: append a message to the signon buffers */
 void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
+/* download.c: open a served file by its checked relative name (the map
+ * being played, then the game folder, id1, the bundled maps); read len
+ * bytes at offset (fewer at the end; 0 on error or past it); close (a
+ * closed file may be closed again) */
+bool sv_file_open(struct server *sv, struct sv_file *f, const char *name);
+size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,
+		    void *buf, size_t len);
+void sv_file_close(struct sv_file *f);
 /* services.c: fill sv->game_svc */
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */

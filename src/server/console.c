@@ -31,6 +31,7 @@ static void cvar_store(struct server *sv, struct cvar *v, const char *value)
 {
 	strlcpy(v->string, value, sizeof(v->string));
 	v->value = (float)atof(value);
+	v->modified++;
 	if (v->flags & CVAR_SERVERINFO) {
 		info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				       v->name, value);
@@ -119,6 +120,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 		(unsigned long long)sv->stats.chokes,
 		(unsigned long long)sv->stats.entity_cuts,
 		(unsigned long long)sv->stats.prints_dropped);
+	fprintf(out, "connectionless (answered/over budget):");
+	for (int k = 0; k < OOB_KINDS; k++)
+		fprintf(out, " %s %llu/%llu", sv_oob_kind_name(k),
+			(unsigned long long)sv->stats.oob_answered[k],
+			(unsigned long long)sv->stats.oob_limited[k]);
+	fprintf(out, "\n");
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];
@@ -217,6 +224,29 @@ static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 	}
 }
 
+/* Run a config file.  Two bounds, because a config can name itself (or a
+ * ring of files can): the depth (EXEC_MAX_DEPTH nested files, else the
+ * stack) and the commands one chain runs in all (sv_execlimit, read when
+ * the outermost exec starts), since ten lines of "exec self.cfg" eight
+ * deep are 10^8 commands and a server that never comes up.  Each cut is
+ * said once per chain (on out, and the budget's in the log too), so the
+ * answer to such a file stays a few lines. */
+enum { EXEC_MAX_DEPTH = 8 };
+
+static bool exec_budget(struct server *sv, const char *file, FILE *out)
+{
+	if (sv->exec_run < sv->exec_limit)
+		return true;
+	if (!sv->exec_cut) {
+		sv->exec_cut = true;
+		fprintf(out, "exec %s: more than %d commands in one exec chain, "
+			"the rest is not run (sv_execlimit)\n", file, sv->exec_limit);
+		qwd_logf(&sv->log, QWD_LOG_WARN, "exec %s: cut after %d commands "
+			 "(sv_execlimit)", file, sv->exec_limit);
+	}
+	return false;
+}
+
 static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 {
 	char path[SV_PATH + 128], line[NET_ARGS_LINE];
@@ -228,12 +258,22 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "exec: give a config file name under the game folder\n");
 		return;
 	}
-	if (sv->exec_depth >= 8) {
-		/* a config that execs itself would recurse until the stack
-		 * ran out */
-		fprintf(out, "exec %s: nested more than 8 deep, not run\n", file);
+	if (sv->exec_depth == 0) {	/* a new chain */
+		sv->exec_run = 0;
+		sv->exec_cut = false;
+		sv->exec_too_deep = false;
+		sv->exec_limit = sv->sv_execlimit->value >= 1
+				 ? (int)sv->sv_execlimit->value : 1;
+	}
+	if (sv->exec_depth >= EXEC_MAX_DEPTH) {
+		if (!sv->exec_too_deep)
+			fprintf(out, "exec %s: nested more than %d deep, not run\n",
+				file, EXEC_MAX_DEPTH);
+		sv->exec_too_deep = true;
 		return;
 	}
+	if (!exec_budget(sv, file, out))
+		return;
 	const char *dirs[3] = {sv->gamedir, "id1", NULL};
 	for (int i = 0; i < 2 && !f; i++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], file);
@@ -257,6 +297,9 @@ static void c_exec(struct server *sv, const struct net_args *a, FILE *out)
 			continue;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
+		if (!exec_budget(sv, file, out))
+			break;
+		sv->exec_run++;
 		sv->exec_depth++;
 		server_command(sv, line, out);
 		sv->exec_depth--;

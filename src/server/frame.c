@@ -140,6 +140,21 @@ static void register_cvars(struct server *sv)
 		      "0 free for all, 1 no team damage, 3 only self-damage spared");
 	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
 		      "1: exits restart the same level");
+	sv->sv_maxclientsperip = cvar_register(sv, "sv_maxclientsperip", "4", 0,
+					       "slots one address may hold "
+					       "(0: no limit)");
+	sv->sv_signontimeout = cvar_register(sv, "sv_signontimeout", "10", 0,
+					     "seconds a client has to enter the "
+					     "game after connecting or a map change; "
+					     "a download in progress restarts it "
+					     "(0: no limit)");
+	for (int k = 0; k < OOB_KINDS; k++)
+		sv->sv_oob[k] = cvar_register(sv, sv_oob_cvar_name(k),
+					      sv_oob_cvar_default(k), 0,
+					      sv_oob_cvar_help(k));
+	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
+					 "commands one exec chain (a config and the "
+					 "configs it execs) may run in all");
 	sv->sys_ticrate = cvar_register(sv, "sys_ticrate", "0", 0,
 					"shortest seconds between frames: packets "
 					"arriving sooner wait, so one wakeup serves "
@@ -225,14 +240,12 @@ int server_init(struct server *sv, const struct server_options *opt)
 	for (uint32_t i = 0; i < sv->hash_size; i++)
 		sv->hash[i] = -1;
 
+	/* the first status answer is taken to be a full datagram */
+	sv->status_estimate = NET_MAX_DATAGRAM;
 	if (!net_secret_init(&sv->secret)) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
 		return -1;
 	}
-	/* status/getchallenge/connect: 10 a second per address, 1000 in all;
-	 * rcon: one every 2 s per address after a burst of 3 */
-	ratelimit_init(&sv->rl_oob, &sv->secret, 10, 20, 1000, 2000);
-	ratelimit_init(&sv->rl_rcon, &sv->secret, 0.5, 3, 20, 40);
 
 	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
 	if (sv->sock < 0) {
@@ -282,11 +295,16 @@ int server_init(struct server *sv, const struct server_options *opt)
 void server_shutdown(struct server *sv)
 {
 	if (sv->clients) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "server shut down%s%s%s",
+			 sv->quit_reason[0] ? " (" : "", sv->quit_reason,
+			 sv->quit_reason[0] ? ")" : "");
+		/* the text rides with the svc_disconnect each drop sends */
+		sv_broadcast_printf(sv, PRINT_HIGH, "%s\n", why);
 		for (int i = 0; i < sv->maxclients; i++)
 			if (sv->clients[i].state >= CS_CONNECTED)
-				sv_drop_client(sv, &sv->clients[i], "server shut down");
-		for (int i = 0; i < sv->maxclients; i++)
-			free(sv->clients[i].dl_owned);
+				sv_drop_client(sv, &sv->clients[i], why);
 	}
 	capture_close(sv->capture);
 	sv->capture = NULL;
@@ -374,13 +392,7 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
 
 	msg_init_read(&m, p->data, p->len);
-	if (p->len == 1 && p->data[0] == A2A_PING) {
-		uint8_t ack = A2A_ACK;
-
-		sv_send_raw(sv, &p->from, &ack, 1);
-		return;
-	}
-	if (oob_is_connectionless(&m)) {
+	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
 		sv_connectionless(sv, &p->from, &m);
 		return;
 	}
@@ -419,6 +431,17 @@ static void check_timeouts(struct server *sv)
 			sv_broadcast_printf(sv, PRINT_HIGH, "%s timed out\n", cl->name);
 			sv_drop_client(sv, cl, "timed out");
 		}
+		/* a slot held in the signon is a slot nobody plays in: one
+		 * connect a minute per fake client would keep them all */
+		if (cl->state == CS_CONNECTED && sv->sv_signontimeout->value > 0 &&
+		    sv->realtime - cl->signon_since > sv->sv_signontimeout->value) {
+			char why[80];
+
+			snprintf(why, sizeof(why), "did not enter the game within "
+				 "%g s (sv_signontimeout)", sv->sv_signontimeout->value);
+			sv_reliable_printf(cl, PRINT_HIGH, "%s\n", why);
+			sv_drop_client(sv, cl, why);
+		}
 		if (cl->state == CS_ZOMBIE && sv->realtime > cl->zombie_until)
 			cl->state = CS_FREE;
 	}
@@ -430,6 +453,8 @@ static void read_console(struct server *sv)
 			 sizeof(sv->console_buf) - 1 - sv->console_len);
 	char *nl;
 
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;		/* a signal came: the loop looks at it first */
 	if (n <= 0) {
 		sv->console_fd = -1;	/* end of input: no console any more */
 		return;
@@ -479,8 +504,13 @@ void server_frame(struct server *sv, double wait)
 	}
 	tv.tv_sec = (time_t)wait;
 	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
-	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0 && errno != EINTR)
-		qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
+	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0) {
+		/* the set is as we filled it, not as select found it: a
+		 * console read on it would block (a signal, EINTR) */
+		FD_ZERO(&fds);
+		if (errno != EINTR)
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
+	}
 
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);

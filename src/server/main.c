@@ -19,9 +19,16 @@
  *   counters; -notimers turns the phase timers off (no clock read per
  *   phase or packet: the baseline of the overhead benchmark, qwexp
  *   overhead); "stats" and "counters" on the console and over rcon.
- *   SIGINT and SIGTERM end the loop; clients are told and the socket closed.
- *   The flag they set is the one global here: a signal handler has no other
- *   way to reach the loop.
+ *   Signals (docs/security.md, "Signals"): SIGINT and SIGTERM end the
+ *   loop within a frame whatever stdin is (a terminal, an open pipe,
+ *   closed): the handlers are installed without SA_RESTART, so a blocked
+ *   select() or read() returns, and the frame never trusts a descriptor
+ *   set that select() did not fill.  Clients are told why, the log names
+ *   the signal.  SIGHUP is logged and ignored: nothing is re-read behind
+ *   the operator's back (exec a config over the console or rcon instead),
+ *   and a closed terminal does not take the server down with it.
+ *   The numbers the handlers store are the only globals here: a signal
+ *   handler has no other way to reach the loop.
  */
 #include "qwd/server.h"
 
@@ -32,12 +39,47 @@
 
 #include <bsd/string.h>
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_signal;	/* SIGINT or SIGTERM, 0: none */
+static volatile sig_atomic_t hangups;		/* SIGHUPs not logged yet */
 
-static void on_signal(int sig)
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_hangup(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	hangups++;
+}
+
+static void catch_signal(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: blocking calls return EINTR */
+	sigaction(sig, &sa, NULL);
+}
+
+/* the loop has seen a stop signal: say which, and tell the clients why */
+static bool stopping(struct server *sv)
+{
+	if (hangups) {
+		hangups = 0;
+		qwd_logf(&sv->log, QWD_LOG_INFO,
+			 "SIGHUP ignored: nothing is re-read (exec a config to apply it)");
+	}
+	if (!stop_signal)
+		return false;
+	if (sv->quit_reason[0])
+		return true;	/* said already */
+	snprintf(sv->quit_reason, sizeof(sv->quit_reason), "%s",
+		 stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	qwd_logf(&sv->log, QWD_LOG_INFO, "%s received: shutting down", sv->quit_reason);
+	return true;
 }
 
 static void usage(void)
@@ -119,12 +161,13 @@ int main(int argc, char **argv)
 	}
 	if (notimers)
 		prof_set_timers(sv.prof, false);	/* from the reset below */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	catch_signal(SIGINT, on_stop);
+	catch_signal(SIGTERM, on_stop);
+	catch_signal(SIGHUP, on_hangup);
 	signal(SIGPIPE, SIG_IGN);
 
 	/* the "+" commands, in order; a failing map at start-up is fatal */
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc && !stopping(&sv); i++) {
 		char line[NET_ARGS_LINE];
 		size_t len = 0;
 
@@ -157,7 +200,7 @@ int main(int argc, char **argv)
 			continue;
 		server_command(&sv, line, stdout);
 	}
-	if (!have_map) {
+	if (!have_map && !stop_signal) {
 		if (server_map(&sv, "small", err, sizeof(err)) != 0) {
 			fprintf(stderr, "qwd: %s\n", err);
 			server_shutdown(&sv);
@@ -168,7 +211,7 @@ int main(int argc, char **argv)
 		sv.console_fd = STDIN_FILENO;
 	prof_reset(sv.prof);	/* the map load is not the first frame's idle */
 
-	while (!sv.quit && !stop_requested)
+	while (!sv.quit && !stopping(&sv))
 		server_frame(&sv, 0.05);
 	server_shutdown(&sv);
 	return 0;

@@ -10,18 +10,35 @@
  *   - challenges are stateless (keyed hash of the address and a time
  *     bucket, net.h): a flood of spoofed getchallenge packets cannot push a
  *     real client's challenge out of a table, because there is none;
- *   - status, getchallenge and connect cost more to answer than to send,
- *     so they are rate-limited per address and globally (a reflector for
- *     spoofed floods otherwise);
- *   - rcon compares the password in constant time and has its own, much
- *     slower, per-address limit, so guessing is slow even over many
- *     connections; a refused rcon is logged with the address.
+ *   - every kind (ping, status, getchallenge, connect, rcon) has a budget
+ *     of its own, per address and global (a cvar each, "RATE BURST
+ *     GLOBAL GLOBALBURST"), sized by what its answer costs and reflects:
+ *     a flood of one kind spends only that kind's budget.  The tables are
+ *     fixed (struct ratelimit): nothing is allocated per packet;
+ *   - status is the one answer much larger than its request, so its global
+ *     budget counts bytes sent, not replies: whatever the number of
+ *     spoofed sources, the server reflects at most that many bytes a
+ *     second, and at most the per-address rate to any one victim;
+ *   - getchallenge answers with less than it was sent, so its global
+ *     budget is high: it bounds the server's own send load, and a real
+ *     player's request still gets through a flood of spoofed ones;
+ *   - a connect whose challenge is valid has proved its address (the
+ *     challenge went there), so it passes even when the global connect
+ *     budget is spent by spoofed ones; only its address's budget applies;
+ *   - rcon compares the password in constant time and has the slowest
+ *     budget, so guessing is slow even over many connections; a refused
+ *     rcon is logged with the address.
  *   Refusals are texts a person can act on: "server is full", "wrong
  *   protocol", "bad challenge", "bad password", "banned".
  *
  *   connect: `connect 28 <qport> <challenge> "<userinfo>"`, optionally
  *   followed by a line `QWDX <version>` asking for qwd's extension
- *   (docs/protocol-extension.md).  Stock clients get slots 0..31 only.
+ *   (docs/protocol-extension.md).  Stock clients get slots 0..31 only;
+ *   extension clients take the slots above 31 first, so a few hundred of
+ *   them cannot lock stock clients out of a server with room.  One
+ *   address holds at most sv_maxclientsperip slots (docs/security.md,
+ *   "Slots"): one host cannot take every slot, while a LAN party behind
+ *   one NAT still fits.
  */
 #include "qwd/server.h"
 
@@ -31,11 +48,92 @@
 
 #include <bsd/string.h>
 
-static void send_text(struct server *sv, const struct net_addr *to,
-		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* the budgets: name, cvar, default, and why that size.  Per address:
+ * requests a second and the burst; global: the same over all addresses
+ * (status: bytes a second and bytes of burst). */
+static const struct {
+	const char *kind, *cvar, *value, *help;
+} budgets[OOB_KINDS] = {
+	[OOB_PING] = {"ping", "sv_oob_ping", "4 8 4000 8000",
+		"ping budget RATE BURST GLOBAL GLOBALBURST (one byte back)"},
+	[OOB_STATUS] = {"status", "sv_oob_status", "2 3 100000 20000",
+		"status budget RATE BURST per address, GLOBAL GLOBALBURST in bytes "
+		"(the answer is up to a datagram: reflection)"},
+	[OOB_GETCHALLENGE] = {"getchallenge", "sv_oob_getchallenge", "2 5 100000 20000",
+		"getchallenge budget RATE BURST GLOBAL GLOBALBURST (the answer is "
+		"smaller than the request)"},
+	[OOB_CONNECT] = {"connect", "sv_oob_connect", "2 5 500 1000",
+		"connect budget RATE BURST GLOBAL GLOBALBURST (a valid challenge "
+		"skips the global part)"},
+	[OOB_RCON] = {"rcon", "sv_oob_rcon", "0.5 3 20 40",
+		"rcon budget RATE BURST GLOBAL GLOBALBURST (password guessing)"},
+};
 
-static void send_text(struct server *sv, const struct net_addr *to,
-		      const char *fmt, ...)
+const char *sv_oob_kind_name(int kind)
+{
+	return kind >= 0 && kind < OOB_KINDS ? budgets[kind].kind : "?";
+}
+
+const char *sv_oob_cvar_name(int kind)
+{
+	return kind >= 0 && kind < OOB_KINDS ? budgets[kind].cvar : "?";
+}
+
+const char *sv_oob_cvar_default(int kind)
+{
+	return kind >= 0 && kind < OOB_KINDS ? budgets[kind].value : "";
+}
+
+const char *sv_oob_cvar_help(int kind)
+{
+	return kind >= 0 && kind < OOB_KINDS ? budgets[kind].help : "";
+}
+
+/* the limiter of a kind, its rates (re)read from the cvar when it changed;
+ * a value that does not parse leaves the default in force, said once */
+static struct ratelimit *budget(struct server *sv, enum oob_kind k)
+{
+	struct oob_budget *b = &sv->oob[k];
+	const struct cvar *v = sv->sv_oob[k];
+	double r, burst, g, gburst;
+	char extra;
+
+	if (b->ready && b->applied == v->modified)
+		return &b->rl;
+	if (sscanf(v->string, "%lf %lf %lf %lf %c", &r, &burst, &g, &gburst,
+		   &extra) != 4 || !(r >= 0) || !(burst >= 1) || !(g >= 0) ||
+	    !(gburst >= 1)) {
+		qwd_logf(&sv->log, QWD_LOG_WARN, "%s \"%s\": want RATE BURST "
+			 "GLOBAL GLOBALBURST (numbers, bursts >= 1); using \"%s\"",
+			 v->name, v->string, budgets[k].value);
+		sscanf(budgets[k].value, "%lf %lf %lf %lf", &r, &burst, &g, &gburst);
+	}
+	ratelimit_init(&b->rl, &sv->secret, r, burst, g, gburst);
+	b->applied = v->modified;
+	b->ready = true;
+	return &b->rl;
+}
+
+/* one token of the kind for this address, global_cost of its global
+ * bucket (0: skip it); counted either way */
+static bool within_budget(struct server *sv, enum oob_kind k,
+			  const struct net_addr *from, double global_cost)
+{
+	if (ratelimit_allow_cost(budget(sv, k), from, sv->realtime, global_cost)) {
+		sv->stats.oob_answered[k]++;
+		return true;
+	}
+	sv->stats.oob_limited[k]++;
+	sv->stats.ratelimited++;
+	return false;
+}
+
+static size_t send_text(struct server *sv, const struct net_addr *to,
+			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* returns the bytes sent */
+static size_t send_text(struct server *sv, const struct net_addr *to,
+			const char *fmt, ...)
 {
 	uint8_t buf[NET_MAX_DATAGRAM + 64];
 	char text[NET_MAX_DATAGRAM];
@@ -48,6 +146,7 @@ static void send_text(struct server *sv, const struct net_addr *to,
 	n = net_build_oob(buf, sizeof(buf), "%s", text);
 	if (n)
 		sv_send_raw(sv, to, buf, n);
+	return n;
 }
 
 static void refuse(struct server *sv, const struct net_addr *to,
@@ -63,7 +162,7 @@ static void refuse(struct server *sv, const struct net_addr *to,
 
 /* "status": serverinfo, then one line per player as qstat reads it:
  * userid frags minutes ping "name" "skin" top bottom */
-static void oob_status(struct server *sv, const struct net_addr *from)
+static size_t oob_status(struct server *sv, const struct net_addr *from)
 {
 	char text[NET_MAX_DATAGRAM - 16];
 	size_t len;
@@ -90,7 +189,7 @@ static void oob_status(struct server *sv, const struct net_addr *from)
 		}
 		len += (size_t)n;
 	}
-	send_text(sv, from, "%s", text);
+	return send_text(sv, from, "%s", text);
 }
 
 static int count_clients(const struct server *sv, bool spectators)
@@ -104,13 +203,43 @@ static int count_clients(const struct server *sv, bool spectators)
 	return n;
 }
 
+/* connected clients (spectators too) at the ip of a, any port */
+static int clients_from(const struct server *sv, const struct net_addr *a)
+{
+	int n = 0;
+
+	for (int i = 0; i < sv->maxclients; i++)
+		n += sv->clients[i].state >= CS_CONNECTED &&
+		     net_addr_equal_ip(&sv->clients[i].chan.remote, a);
+	return n;
+}
+
+/* The slot for a new client, or NULL.  A stock client fits only in the
+ * protocol-28 slots 0..31.  An extension client takes the slots from 32
+ * upward first and a low one only when none of those is free, so stock
+ * clients keep 0..31 for as long as the server has room elsewhere. */
+static struct client *free_slot(struct server *sv, bool extended)
+{
+	int stock = sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS;
+
+	if (extended)
+		for (int i = stock; i < sv->maxclients; i++)
+			if (sv->clients[i].state == CS_FREE)
+				return &sv->clients[i];
+	for (int i = 0; i < stock; i++)
+		if (sv->clients[i].state == CS_FREE)
+			return &sv->clients[i];
+	return NULL;
+}
+
+/* challenge_ok: the connect's challenge is the one this address was given */
 static void oob_connect(struct server *sv, const struct net_addr *from,
-			const struct net_args *args, const char *rest_lines)
+			const struct net_args *args, const char *rest_lines,
+			bool challenge_ok)
 {
 	char a[NET_ADDR_STRLEN], userinfo[MAX_INFO_STRING], value[64];
 	int version = atoi(net_args_argv(args, 1));
 	int qport = atoi(net_args_argv(args, 2));
-	int32_t challenge = (int32_t)strtol(net_args_argv(args, 3), NULL, 10);
 	bool extended = false, spectator;
 	struct client *cl = NULL;
 
@@ -130,7 +259,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, "wrong protocol: this server speaks QuakeWorld protocol 28");
 		return;
 	}
-	if (!challenge_check(&sv->secret, from, challenge, sv->realtime)) {
+	if (!challenge_ok) {
 		refuse(sv, from, "bad challenge: send getchallenge first");
 		return;
 	}
@@ -170,20 +299,19 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, "server is full");
 		return;
 	}
-	/* stock clients only fit in the protocol-28 slots */
-	int limit = extended ? sv->maxclients
-			     : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
-	for (int i = 0; i < limit; i++)
-		if (sv->clients[i].state == CS_FREE) {
-			cl = &sv->clients[i];
-			break;
-		}
-	if (!cl) {
-		bool ext_free = false;
+	int per_ip = (int)sv->sv_maxclientsperip->value;
 
-		for (int i = limit; i < sv->maxclients; i++)
-			ext_free |= sv->clients[i].state == CS_FREE;
-		refuse(sv, from, ext_free
+	if (per_ip > 0 && clients_from(sv, from) >= per_ip) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "too many clients from your address "
+			 "(%d; sv_maxclientsperip)", per_ip);
+		refuse(sv, from, why);
+		return;
+	}
+	cl = free_slot(sv, extended);
+	if (!cl) {
+		refuse(sv, from, free_slot(sv, true)
 			   ? "server is full for protocol 28 clients (the free slots need the QWDX extension)"
 			   : "server is full");
 		return;
@@ -197,6 +325,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	cl->spectator = spectator;
 	cl->userid = ++sv->next_userid;
 	cl->connect_time = sv->realtime;
+	cl->signon_since = sv->realtime;
 	cl->delta_sequence = -1;
 	strlcpy(cl->userinfo, userinfo, sizeof(cl->userinfo));
 	netchan_setup(&cl->chan, NETCHAN_SERVER, from, (uint16_t)qport, sv->realtime);
@@ -219,14 +348,13 @@ static void oob_rcon(struct server *sv, const struct net_addr *from,
 	char a[NET_ADDR_STRLEN];
 
 	net_addr_format(from, a);
-	if (!ratelimit_allow(&sv->rl_rcon, from, sv->realtime)) {
-		sv->stats.ratelimited++;
+	if (!within_budget(sv, OOB_RCON, from, 1.0))
 		return;
-	}
 	if (!sv->rcon_password->string[0] ||
 	    !net_secure_equal(sv->rcon_password->string, net_args_argv(args, 1))) {
 		qwd_logf(&sv->log, QWD_LOG_WARN, "bad rcon from %s", a);
-		send_text(sv, from, "%cbad rcon password.\n", A2C_PRINT);
+		sv->stats.oob_bytes[OOB_RCON] +=
+			send_text(sv, from, "%cbad rcon password.\n", A2C_PRINT);
 		return;
 	}
 	const char *cmd = net_args_rest(args, 2);
@@ -247,10 +375,21 @@ static void oob_rcon(struct server *sv, const struct net_addr *from,
 		n = 0;
 	out[n] = '\0';
 	for (long pos = 0; pos < n || pos == 0; pos += 1300) {
-		send_text(sv, from, "%c%.1300s", A2C_PRINT, out + pos);
+		sv->stats.oob_bytes[OOB_RCON] +=
+			send_text(sv, from, "%c%.1300s", A2C_PRINT, out + pos);
 		if (n == 0)
 			break;
 	}
+}
+
+static void oob_ping(struct server *sv, const struct net_addr *from)
+{
+	uint8_t ack = A2A_ACK;
+
+	if (!within_budget(sv, OOB_PING, from, 1.0))
+		return;
+	sv_send_raw(sv, from, &ack, 1);
+	sv->stats.oob_bytes[OOB_PING]++;
 }
 
 void sv_connectionless(struct server *sv, const struct net_addr *from,
@@ -258,10 +397,15 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 {
 	char line[NET_ARGS_LINE];
 	struct net_args *args = &sv->oob_args;
-	size_t len = msg->cursize - 4;
+	size_t len, n;
 	const char *nl;
 
 	sv->stats.oob_in++;
+	if (msg->cursize == 1) {	/* the bare ping byte */
+		oob_ping(sv, from);
+		return;
+	}
+	len = msg->cursize - 4;
 	if (len >= sizeof(line)) {
 		sv->stats.bad[BAD_OOB]++;
 		return;
@@ -280,31 +424,36 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 	const char *c = net_args_argv(args, 0);
 
 	if (strcmp(c, "ping") == 0) {
-		uint8_t ack = A2A_ACK;
-
-		sv_send_raw(sv, from, &ack, 1);
-		return;
-	}
-	if (strcmp(c, "rcon") == 0) {
+		oob_ping(sv, from);
+	} else if (strcmp(c, "rcon") == 0) {
 		oob_rcon(sv, from, args);
-		return;
-	}
-	if (strcmp(c, "status") != 0 && strcmp(c, "getchallenge") != 0 &&
-	    strcmp(c, "connect") != 0) {
-		sv->stats.bad[BAD_OOB]++;
-		return;
-	}
-	if (!ratelimit_allow(&sv->rl_oob, from, sv->realtime)) {
-		sv->stats.ratelimited++;
-		return;
-	}
-	if (strcmp(c, "status") == 0) {
-		oob_status(sv, from);
+	} else if (strcmp(c, "status") == 0) {
+		/* the global budget is in bytes: take the last answer's size,
+		 * then correct it by this one's */
+		if (!within_budget(sv, OOB_STATUS, from, (double)sv->status_estimate))
+			return;
+		n = oob_status(sv, from);
+		ratelimit_charge(budget(sv, OOB_STATUS),
+				 (double)n - (double)sv->status_estimate);
+		sv->status_estimate = n ? n : 1;
+		sv->stats.oob_bytes[OOB_STATUS] += n;
 	} else if (strcmp(c, "getchallenge") == 0) {
-		send_text(sv, from, "%c%d", S2C_CHALLENGE,
-			  challenge_make(&sv->secret, from, sv->realtime));
-	} else {
+		if (!within_budget(sv, OOB_GETCHALLENGE, from, 1.0))
+			return;
+		sv->stats.oob_bytes[OOB_GETCHALLENGE] +=
+			send_text(sv, from, "%c%d", S2C_CHALLENGE,
+				  challenge_make(&sv->secret, from, sv->realtime));
+	} else if (strcmp(c, "connect") == 0) {
+		int32_t ch = (int32_t)strtol(net_args_argv(args, 3), NULL, 10);
+		bool ok = challenge_check(&sv->secret, from, ch, sv->realtime);
+		uint64_t sent = sv->net.bytes_out;
+
+		if (!within_budget(sv, OOB_CONNECT, from, ok ? 0.0 : 1.0))
+			return;
 		nl = strchr(line, '\n');
-		oob_connect(sv, from, args, nl ? nl + 1 : NULL);
+		oob_connect(sv, from, args, nl ? nl + 1 : NULL, ok);
+		sv->stats.oob_bytes[OOB_CONNECT] += sv->net.bytes_out - sent;
+	} else {
+		sv->stats.bad[BAD_OOB]++;
 	}
 }

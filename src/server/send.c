@@ -969,7 +969,7 @@ void sv_send_replies(struct server *sv)
 		/* the rate: a spawned client's reply may be choked (and said
 		 * so in the next one), and so may a download; the rest of the
 		 * signon always goes */
-		if ((cl->state == CS_SPAWNED || cl->dl_data) &&
+		if ((cl->state == CS_SPAWNED || cl->dl.open) &&
 		    !netchan_can_packet(&cl->chan, sv->realtime)) {
 			cl->chokecount++;
 			sv->stats.chokes++;

@@ -443,28 +443,41 @@ static bool download_path_ok(const char *name)
 	return ok;
 }
 
+enum { DOWNLOAD_CHUNK = 768 };	/* file bytes in one svc_download */
+
+static void download_stop(struct client *cl)
+{
+	sv_file_close(&cl->dl);
+	cl->dl_name[0] = '\0';
+}
+
+/* the next chunk of the file, read now from its offset */
 static void download_chunk(struct server *sv, struct client *cl)
 {
-	uint8_t buf[MAX_MSGLEN];
+	uint8_t buf[MAX_MSGLEN], data[DOWNLOAD_CHUNK];
 	struct msg_buf m;
-	size_t left = cl->dl_size - cl->dl_pos;
-	size_t n = left > 768 ? 768 : left;
+	size_t n = sv_file_read(sv, &cl->dl, cl->dl_pos, data, sizeof(data));
 	int percent;
 
-	(void)sv;
+	if (n == 0) {	/* the file shrank or went away under us */
+		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read failed at %zu",
+			 cl->slot, cl->dl_name, cl->dl_pos);
+		download_stop(cl);
+		return;
+	}
+	/* a download in the signon (a map the client lacks) is progress:
+	 * the deadline to enter the game counts from the last chunk */
+	cl->signon_since = sv->realtime;
+	cl->dl_pos += n;
+	percent = (int)(cl->dl_pos * 100 / cl->dl.size);
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_download);
 	msg_write_short(&m, (int)n);
-	cl->dl_pos += n;
-	percent = cl->dl_size ? (int)(cl->dl_pos * 100 / cl->dl_size) : 100;
 	msg_write_byte(&m, percent);
-	msg_write_data(&m, cl->dl_data + cl->dl_pos - n, n);
+	msg_write_data(&m, data, n);
 	sv_reliable_write(cl, m.data, m.cursize);
-	if (cl->dl_pos >= cl->dl_size) {
-		free(cl->dl_owned);
-		cl->dl_owned = NULL;
-		cl->dl_data = NULL;
-	}
+	if (cl->dl_pos >= cl->dl.size)
+		download_stop(cl);
 }
 
 static void download_refuse(struct client *cl)
@@ -479,77 +492,45 @@ static void download_refuse(struct client *cl)
 	sv_reliable_write(cl, m.data, m.cursize);
 }
 
+/* "download NAME": the file is opened, not read; each reply to "nextdl"
+ * carries one chunk.  Asking again for the file that is already going
+ * costs nothing (the command is ignored), so a packet of hundreds of
+ * them is hundreds of string compares. */
 static void cmd_download(struct server *sv, struct client *cl,
 			 const struct net_args *a)
 {
 	const char *name = net_args_argv(a, 1);
-	char mapfile[96];
 
-	free(cl->dl_owned);
-	cl->dl_owned = NULL;
-	cl->dl_data = NULL;
+	if (cl->dl.open && strcmp(name, cl->dl_name) == 0) {
+		sv->stats.download_repeats++;
+		return;
+	}
+	download_stop(cl);
 	if (sv->allow_download->value == 0 || !download_path_ok(name)) {
 		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s refused",
 			 cl->slot, name);
 		download_refuse(cl);
 		return;
 	}
-	snprintf(mapfile, sizeof(mapfile), "maps/%s.bsp", sv->mapname);
-	if (strcmp(name, mapfile) == 0) {
-		cl->dl_data = sv->map->file;
-		cl->dl_size = sv->map->file_size;
-	} else {
-		/* another file: from the game folders, then the bundled maps
-		 * (the item box models maps/b_*.bsp), bounded in size */
-		const char *dirs[2] = {sv->gamedir, "id1"};
-
-		for (int i = 0; i < 3 && !cl->dl_owned; i++) {
-			char path[SV_PATH + 200];
-			FILE *f;
-			long len;
-
-			if (i < 2)
-				snprintf(path, sizeof(path), "%s/%s/%s", sv->basedir, dirs[i], name);
-			else if (strncmp(name, "maps/", 5) == 0)
-				snprintf(path, sizeof(path), "%s/%s", sv_bundled_map_dir(), name + 5);
-			else
-				break;
-			f = fopen(path, "rb");
-			if (!f)
-				continue;
-			if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
-			    len < (16 << 20) && fseek(f, 0, SEEK_SET) == 0) {
-				cl->dl_owned = malloc((size_t)len);
-				if (cl->dl_owned &&
-				    fread(cl->dl_owned, 1, (size_t)len, f) == (size_t)len) {
-					cl->dl_size = (size_t)len;
-				} else {
-					free(cl->dl_owned);
-					cl->dl_owned = NULL;
-				}
-			}
-			fclose(f);
-		}
-		cl->dl_data = cl->dl_owned;
-	}
-	if (!cl->dl_data) {
+	if (!sv_file_open(sv, &cl->dl, name)) {
 		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s: no such file",
 			 cl->slot, name);
 		download_refuse(cl);
 		return;
 	}
+	strlcpy(cl->dl_name, name, sizeof(cl->dl_name));
 	cl->dl_pos = 0;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes)",
-		 cl->slot, name, cl->dl_size);
+		 cl->slot, name, cl->dl.size);
 	download_chunk(sv, cl);
 }
 
 static void cmd_nextdl(struct server *sv, struct client *cl)
 {
-	if (!cl->dl_data)
+	if (!cl->dl.open)
 		return;
 	download_chunk(sv, cl);
-	if (!cl->dl_data)
+	if (!cl->dl.open)
 		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete", cl->slot);
 }
 
@@ -589,11 +570,9 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 		cmd_download(sv, cl, a);
 	else if (!strcmp(c, "nextdl"))
 		cmd_nextdl(sv, cl);
-	else if (!strcmp(c, "stopdl")) {
-		free(cl->dl_owned);
-		cl->dl_owned = NULL;
-		cl->dl_data = NULL;
-	} else if (!strcmp(c, "ptrack"))
+	else if (!strcmp(c, "stopdl"))
+		download_stop(cl);
+	else if (!strcmp(c, "ptrack"))
 		;	/* spectator tracking: nothing to keep yet */
 	else if (!strcmp(c, "serverinfo"))
 		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->serverinfo);
@@ -679,9 +658,7 @@ void sv_client_setup(struct server *sv, struct client *cl)
 	memset(cl->frames, 0, sizeof(cl->frames));
 	memset(cl->stats, 0, sizeof(cl->stats));
 	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
-	free(cl->dl_owned);
-	cl->dl_owned = NULL;
-	cl->dl_data = NULL;
+	download_stop(cl);
 }
 
 void sv_drop_client(struct server *sv, struct client *cl, const char *why)
@@ -704,9 +681,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	if (cl->state == CS_SPAWNED)
 		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
-	free(cl->dl_owned);
-	cl->dl_owned = NULL;
-	cl->dl_data = NULL;
+	download_stop(cl);
 	cl->state = CS_ZOMBIE;
 	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
 	cl->userinfo[0] = '\0';

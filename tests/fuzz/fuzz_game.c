@@ -279,7 +279,7 @@ static void game_restore(void)
 		struct game_player *p = &game->pl[i];
 		struct client *cl = &sv->clients[p->slot];
 
-		free(cl->dl_owned);	/* the copy has no download going */
+		sv_file_close(&cl->dl);	/* the copy has no download going */
 		*cl = p->cl;
 		cl->chan.message.data = cl->chan.message_buf;
 	}

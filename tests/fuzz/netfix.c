@@ -200,10 +200,12 @@ int fx_open(struct fx *f, int maxclients)
 	/* a known key: the connectionless target's challenges are constants;
 	 * limiters that never run dry, so they mask no path */
 	fx_fixed_secret(&sv->secret);
-	ratelimit_init(&sv->rl_oob, &sv->secret, 1e9, 1e12, 0, 1);
-	ratelimit_init(&sv->rl_rcon, &sv->secret, 1e9, 1e12, 0, 1);
+	for (int k = 0; k < OOB_KINDS; k++)
+		cvar_set(sv, sv_oob_cvar_name(k), "1e9 1e12 0 1");
 	cvar_set(sv, "rcon_password", FX_RCON_PASSWORD);
 	cvar_set(sv, "timeout", "100000000");
+	cvar_set(sv, "sv_signontimeout", "0");
+	cvar_set(sv, "sv_maxclientsperip", "0");
 	if (server_map(sv, f->mapname, err, sizeof(err)) != 0) {
 		fprintf(stderr, "netfix: map %s: %s\n", map, err);
 		return -1;

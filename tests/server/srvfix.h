@@ -1,0 +1,87 @@
+/*
+ * tests/server/srvfix.h -- an in-process server on the bundled map "small"
+ * with protocol-28 clients on loopback addresses, for the hardening tests
+ * (slots, connectionless budgets, downloads, config limits).
+ *
+ * Design note
+ *   The server runs in the test's thread: srvfix_step() is one
+ *   server_frame() of at most 1 ms and one receive/send turn of every
+ *   client, so a test drives both sides and every wait is bounded in real
+ *   time (a hang fails in seconds).  The base directory is a fresh
+ *   temporary folder, so a test can put config files and downloads under
+ *   qw/.  Each client has a socket of its own on an address the test
+ *   names, or the next of 127.0.0.2, .3, ...: all of 127/8 is loopback, so
+ *   addresses stand for distinct hosts.  The server's log lines are kept
+ *   (the last SRVFIX_LOG_LINES) so a test can ask what was said.
+ */
+#ifndef QWD_TESTS_SRVFIX_H
+#define QWD_TESTS_SRVFIX_H
+
+#include <stdbool.h>
+
+#include <qwd/client.h>
+#include <qwd/server.h>
+
+enum { SRVFIX_MAX_CLIENTS = 48, SRVFIX_LOG_LINES = 512, SRVFIX_LOG_LEN = 200 };
+
+struct srv_client {
+	struct qwc q;
+	int fd;
+	char info[160];		/* the userinfo the options point at */
+	struct net_stats net;
+};
+
+struct srvfix {
+	char dir[64];		/* the base directory */
+	struct server *sv;
+	struct net_recv_batch *rx;
+	uint32_t checksum2;	/* of the bundled "small" */
+	struct srv_client *cl[SRVFIX_MAX_CLIENTS];
+	int ncl;
+	int next_ip;		/* last byte of the next 127.0.0.N */
+	char log[SRVFIX_LOG_LINES][SRVFIX_LOG_LEN];
+	int log_count;		/* lines seen in all */
+};
+
+/* cmocka group set-up and tear-down: a fixture in *state, no server yet */
+int srvfix_setup(void **state);
+int srvfix_teardown(void **state);
+/* per-test tear-down: clients and server gone, the base folder kept */
+int srvfix_test_teardown(void **state);
+
+/* a server with maxclients slots on "small", listening on 127.0.0.1 */
+void srvfix_start(struct srvfix *f, int maxclients);
+/* write text into DIR/rel (folders made as needed) */
+void srvfix_write(struct srvfix *f, const char *rel, const char *text);
+
+/* a client bound to ip (NULL: the next 127.0.0.N); not connecting yet */
+struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
+				 const char *name, bool extension);
+/* drop a client's socket and memory, keeping the others in place */
+void srvfix_forget(struct srvfix *f, struct srv_client *c);
+
+/* one server frame, then one turn of every client (send: clients send) */
+void srvfix_step(struct srvfix *f, bool send);
+/* step until c reaches state s (true) or seconds pass (false) */
+bool srvfix_until(struct srvfix *f, struct srv_client *c, enum qwc_state s,
+		  double seconds);
+/* step for seconds */
+void srvfix_run(struct srvfix *f, double seconds, bool send);
+
+/* a connectionless datagram as it came from `from` ("a.b.c.d" or
+ * "a.b.c.d:port", port 27001 when absent), handed straight to the server
+ * (no socket): the tests of the budgets choose the source address and the
+ * clock (sv->realtime) themselves.  The server's answers go out of its
+ * socket to that address, where nobody listens. */
+void srvfix_oob(struct srvfix *f, const char *from, const char *text);
+/* a connect from `from` with the challenge the server would have given it
+ * (qport, QWDX asked or not); the slot it got, or -1 */
+int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
+		       bool qwdx);
+
+/* the server's log lines containing text */
+int srvfix_log_count(const struct srvfix *f, const char *text);
+/* the connected clients (state >= CS_CONNECTED) whose address is ip */
+int srvfix_clients_from(const struct srvfix *f, const char *ip);
+
+#endif

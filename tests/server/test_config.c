@@ -1,0 +1,118 @@
+/*
+ * test_config.c -- exec chains are bounded in the commands they run, not
+ * only in depth, and the cut is said once.
+ *
+ * Design note
+ *   A server.cfg of ten lines "exec self.cfg" nests eight deep and would
+ *   run 10^8 commands: the server would never come up.  The tests run
+ *   such files through the console command (server_command, as +exec and
+ *   rcon do) and check what ran (sv->exec_run, a cvar the lines set) and
+ *   what was said (the output and the log).
+ */
+#include "../harness.h"
+#include "srvfix.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+/* run a console line, its output into out (NUL-terminated) */
+static void console(struct srvfix *f, const char *line, char *out, size_t max)
+{
+	FILE *fp = fmemopen(out, max, "w");
+
+	assert_non_null(fp);
+	server_command(f->sv, line, fp);
+	fclose(fp);
+	out[max - 1] = '\0';
+}
+
+static int count_in(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* a server whose qw/self.cfg is ten lines "exec self.cfg" */
+static void start_with_fanout(struct srvfix *f)
+{
+	char cfg[256] = "";
+
+	srvfix_start(f, 4);
+	for (int i = 0; i < 10; i++)
+		strlcat(cfg, "exec self.cfg\n", sizeof(cfg));
+	srvfix_write(f, "qw/self.cfg", cfg);
+}
+
+static void test_exec_fanout_is_cut_once(void **state)
+{
+	struct srvfix *f = *state;
+	static char out[1 << 16];
+
+	start_with_fanout(f);
+	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "1000"), 0);
+
+	console(f, "exec self.cfg", out, sizeof(out));
+	assert_int_equal(f->sv->exec_run, 1000);
+	assert_int_equal(count_in(out, "the rest is not run"), 1);
+	assert_int_equal(count_in(out, "deep, not run"), 1);
+	assert_int_equal(srvfix_log_count(f, "cut after 1000 commands"), 1);
+	assert_int_equal(f->sv->exec_depth, 0);
+
+	/* the next chain starts with a full budget and is cut once again */
+	console(f, "exec self.cfg", out, sizeof(out));
+	assert_int_equal(f->sv->exec_run, 1000);
+	assert_int_equal(count_in(out, "the rest is not run"), 1);
+	assert_int_equal(srvfix_log_count(f, "cut after 1000 commands"), 2);
+}
+
+static void test_exec_default_limit_holds(void **state)
+{
+	struct srvfix *f = *state;
+	static char out[1 << 16];
+
+	start_with_fanout(f);
+	console(f, "exec self.cfg", out, sizeof(out));
+	assert_int_equal(f->sv->exec_run, (int)f->sv->sv_execlimit->value);
+	assert_true(f->sv->exec_run < 100000);
+	assert_int_equal(count_in(out, "the rest is not run"), 1);
+}
+
+static void test_exec_chain_within_budget(void **state)
+{
+	struct srvfix *f = *state;
+	char out[4096];
+
+	srvfix_start(f, 4);
+	srvfix_write(f, "qw/a.cfg", "hostname first\nexec b.cfg\ntimelimit 7\n");
+	srvfix_write(f, "qw/b.cfg", "hostname second\nfraglimit 9\n");
+	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "5"), 0);
+	console(f, "exec a.cfg", out, sizeof(out));
+	/* five lines in all: exactly the budget, nothing cut */
+	assert_int_equal(f->sv->exec_run, 5);
+	assert_string_equal(f->sv->hostname->string, "second");
+	assert_int_equal((int)f->sv->fraglimit->value, 9);
+	assert_int_equal((int)f->sv->timelimit->value, 7);
+	assert_int_equal(count_in(out, "the rest is not run"), 0);
+
+	/* one line fewer of budget: the last line of a.cfg is the one cut */
+	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "4"), 0);
+	assert_int_equal(cvar_set(f->sv, "timelimit", "0"), 0);
+	console(f, "exec a.cfg", out, sizeof(out));
+	assert_int_equal(f->sv->exec_run, 4);
+	assert_int_equal((int)f->sv->timelimit->value, 0);
+	assert_int_equal(count_in(out, "the rest is not run"), 1);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_teardown(test_exec_fanout_is_cut_once, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_exec_default_limit_holds, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_exec_chain_within_budget, srvfix_test_teardown),
+};
+
+QWD_TEST_GROUP(config, tests, srvfix_setup, srvfix_teardown)
