@@ -66,7 +66,8 @@ enum {
 	 * rest is kept for the client's own reliable data (send.c) */
 	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
 	SV_TEXTS_EXT = SV_BACKLOG / 2,
-	SV_FP_MAX = 16			/* chat times kept (fp_messages at most) */
+	SV_FP_MAX = 16,			/* chat times kept (fp_messages at most) */
+	SV_LOG_HELD = 16		/* sources named in "lines suppressed" */
 };
 
 /* A client's command budgets (user.c), a token bucket each: every string
@@ -217,6 +218,21 @@ struct sv_grid {
 
 /* ---- the server ------------------------------------------------------- */
 
+/* Log lines a remote source drives (loglimit.c): a token bucket per
+ * source address and kind of line and one for all of them, and the counts
+ * of the lines held back, told in a summary line each now and then. */
+struct sv_log_limit {
+	struct ratelimit rl;
+	struct {
+		struct net_addr from;
+		const char *fmt;	/* the kind: the call's format */
+		uint32_t lines;
+	} held[SV_LOG_HELD];
+	int num_held;
+	uint32_t others;	/* held lines of sources past the table */
+	double last_summary;
+};
+
 enum sv_bad_kind {		/* malformed input, counted by kind */
 	BAD_SHORT_HEADER,	/* too short for a netchan header */
 	BAD_UNKNOWN_CLIENT,	/* not connectionless, no such client */
@@ -245,6 +261,7 @@ struct server_stats {
 	uint64_t says_muted;	/* chat refused by flood protection */
 	uint64_t mutes;		/* clients muted by flood protection */
 	uint64_t flood_drops;	/* clients dropped far over their budget */
+	uint64_t log_suppressed;	/* remote-driven log lines held back */
 	uint64_t bad[BAD_KINDS];
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
@@ -273,7 +290,8 @@ struct server {
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed;
 	/* the defences against floods (docs/security.md) */
 	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
-		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead;
+		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead,
+		*sv_lograte, *sv_logburst, *sv_logtotal;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 
@@ -285,6 +303,7 @@ struct server {
 	struct net_secret secret;
 	struct ratelimit rl_oob;	/* status, getchallenge, connect */
 	struct ratelimit rl_rcon;
+	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
 	int exec_depth;			/* nested exec: a config may not loop */
@@ -465,6 +484,14 @@ void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */
 void sv_send_frags(struct server *sv, int slot);
+/* loglimit.c: a log line driven by a remote source, rate-limited per
+ * source address and in all (sv_lograte, sv_logburst, sv_logtotal) */
+void sv_log_limit_init(struct server *sv);
+void sv_log_from(struct server *sv, const struct net_addr *from, int level,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* loglimit.c: the "N similar lines suppressed" summaries, every few
+ * seconds (frame.c's upkeep) and at shutdown (force) */
+void sv_log_summaries(struct server *sv, bool force);
 /* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
  * "record" (console and rcon) */
 void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);

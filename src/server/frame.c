@@ -154,6 +154,17 @@ static void register_defence_cvars(struct server *sv)
 	sv->fp_secondsdead = cvar_register(sv, "fp_secondsdead", "10", 0,
 					   "chat flood protection: seconds a flooder "
 					   "is muted");
+	sv->sv_lograte = cvar_register(sv, "sv_lograte", "1", 0,
+				       "log lines of one kind (chat, refused connects, "
+				       "downloads, rcon...) one address may cause a "
+				       "second, sustained; more are counted and "
+				       "summarised (0: no limit)");
+	sv->sv_logburst = cvar_register(sv, "sv_logburst", "10", 0,
+					"log lines of one kind one address may cause "
+					"at once");
+	sv->sv_logtotal = cvar_register(sv, "sv_logtotal", "50", 0,
+					"log lines all addresses together may cause a "
+					"second, four seconds' worth at once (0: no limit)");
 }
 
 static void register_cvars(struct server *sv)
@@ -326,6 +337,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
 	sv->realtime = sv->start_time = server_clock();
+	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
 	return 0;
@@ -382,6 +394,7 @@ void server_shutdown(struct server *sv)
 		sv_defence_counts(sv, line, sizeof(line));
 		qwd_logf(&sv->log, QWD_LOG_INFO, "%s", line);
 	}
+	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
 }
 
@@ -391,13 +404,14 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 
 	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
 		 "commands ignored %llu, chat muted %llu (%llu mutes), "
-		 "flood drops %llu",
+		 "flood drops %llu, log lines suppressed %llu",
 		 (unsigned long long)st->prints_dropped,
 		 (unsigned long long)st->infos_folded,
 		 (unsigned long long)st->cmds_ignored,
 		 (unsigned long long)st->says_muted,
 		 (unsigned long long)st->mutes,
-		 (unsigned long long)st->flood_drops);
+		 (unsigned long long)st->flood_drops,
+		 (unsigned long long)st->log_suppressed);
 }
 
 static const char *const bad_names[BAD_KINDS] = {
@@ -474,8 +488,8 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 	if (cl->chan.remote.port != p->from.port) {
 		char a[NET_ADDR_STRLEN];
 
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d moved to %s", cl->slot,
-			 net_addr_format(&p->from, a));
+		sv_log_from(sv, &p->from, QWD_LOG_INFO, "client %d moved to %s",
+			    cl->slot, net_addr_format(&p->from, a));
 		cl->chan.remote.port = p->from.port;
 	}
 	sv_client_packet(sv, cl, &m);
@@ -596,6 +610,7 @@ void server_frame(struct server *sv, double wait)
 		read_console(sv);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
+		sv_log_summaries(sv, false);
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;

@@ -37,7 +37,8 @@
  *   download over budget is refused rather than ignored (the client waits
  *   for an answer before it asks for the next file).  Chat
  *   has QuakeWorld's flood protection on top (fp_messages, fp_persecond,
- *   fp_secondsdead).
+ *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
+ *   through the per-address limiter (loglimit.c).
  */
 #include "qwd/server.h"
 
@@ -229,7 +230,7 @@ static void cmd_new(struct server *sv, struct client *cl)
 		msg_write_string(&m, line);
 	}
 	sv_reliable_write(cl, m.data, m.cursize);
-	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: new", cl->slot);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_DEBUG, "client %d: new", cl->slot);
 }
 
 static bool stale_level(struct server *sv, struct client *cl,
@@ -238,8 +239,9 @@ static bool stale_level(struct server *sv, struct client *cl,
 	if (atoi(net_args_argv(a, 1)) == sv->spawncount)
 		return false;
 	/* the level changed under the client: start it over */
-	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: %s for level %s, not %d: restart",
-		 cl->slot, what, net_args_argv(a, 1), sv->spawncount);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_DEBUG,
+		    "client %d: %s for level %s, not %d: restart",
+		    cl->slot, what, net_args_argv(a, 1), sv->spawncount);
 	sv->stats.bad[BAD_SIGNON]++;
 	cl->state = CS_CONNECTED;
 	cmd_new(sv, cl);
@@ -382,8 +384,8 @@ static void cmd_begin(struct server *sv, struct client *cl,
 	sv_userinfo_changed(sv, cl);
 	sv_grid_move(sv, cl->slot,
 		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" entered the game",
-		 cl->slot, cl->name);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+		    "client %d \"%s\" entered the game", cl->slot, cl->name);
 }
 
 /* ---- command budgets -------------------------------------------------- */
@@ -485,8 +487,9 @@ static bool chat_allowed(struct server *sv, struct client *cl)
 		sv->stats.says_muted++;
 		sv_reliable_printf(cl, PRINT_CHAT, "FloodProt: You can't talk for %d seconds.\n",
 				   (int)sv->fp_secondsdead->value);
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" muted for %.0f s: chat flood",
-			 cl->slot, cl->name, sv->fp_secondsdead->value);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+			    "client %d \"%s\" muted for %.0f s: chat flood", cl->slot,
+			    cl->name, sv->fp_secondsdead->value);
 		return false;
 	}
 	cl->said_head = (cl->said_head + 1) % SV_FP_MAX;
@@ -513,7 +516,8 @@ static void cmd_say(struct server *sv, struct client *cl,
 	}
 	if (!chat_allowed(sv, cl))
 		return;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "%s%s: %s", team ? "(team) " : "", cl->name, text);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "%s%s: %s",
+		    team ? "(team) " : "", cl->name, text);
 	sv_broadcast_printf(sv, PRINT_CHAT, "%s%s: %s\n", team ? "(" : "",
 			    cl->name, text);
 }
@@ -603,8 +607,8 @@ static void cmd_download(struct server *sv, struct client *cl,
 	cl->dl_owned = NULL;
 	cl->dl_data = NULL;
 	if (sv->allow_download->value == 0 || !download_path_ok(name)) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s refused",
-			 cl->slot, name);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+			    "client %d: download %s refused", cl->slot, name);
 		download_refuse(cl);
 		return;
 	}
@@ -647,14 +651,14 @@ static void cmd_download(struct server *sv, struct client *cl,
 		cl->dl_data = cl->dl_owned;
 	}
 	if (!cl->dl_data) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s: no such file",
-			 cl->slot, name);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+			    "client %d: download %s: no such file", cl->slot, name);
 		download_refuse(cl);
 		return;
 	}
 	cl->dl_pos = 0;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes)",
-		 cl->slot, name, cl->dl_size);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+		    "client %d: downloading %s (%zu bytes)", cl->slot, name, cl->dl_size);
 	download_chunk(sv, cl);
 }
 
@@ -664,7 +668,8 @@ static void cmd_nextdl(struct server *sv, struct client *cl)
 		return;
 	download_chunk(sv, cl);
 	if (!cl->dl_data)
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete", cl->slot);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+			    "client %d: download complete", cl->slot);
 }
 
 /* ---- dispatch --------------------------------------------------------- */
