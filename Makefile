@@ -99,7 +99,8 @@ tools: $(TOOL_BINS)
 tests: $(TEST_BINS)
 
 # Run every test program; scripts/run-tests.sh prints the totals line.
-run-tests: $(TEST_BINS) $(TOOL_BINS) maps
+# The tests start qwd and the tools as children, on the bundled maps.
+run-tests: $(TEST_BINS) $(BUILD)/qwd $(TOOL_BINS) maps
 	@sh scripts/run-tests.sh $(BUILD) $(TEST_BINS)
 
 # make check: the whole suite under AddressSanitizer and UBSan.

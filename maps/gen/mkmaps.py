@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""mkmaps.py -- generate maps/small.map and maps/large.map, and the table of
-named test points the map tests use (tests/maps/map_layout.h).
+"""mkmaps.py -- generate maps/small.map, maps/large.map and maps/arena.map,
+and the table of named test points the map tests use
+(tests/maps/map_layout.h: small and large).
 
 Design note
   The build never runs this: the generated files are committed, and
@@ -541,6 +542,36 @@ def large_map():
     return m
 
 
+# ---- the arena ---------------------------------------------------------------
+
+ARENA_HALF = 1024         # the hall is 2048 x 2048 inside, 256 high
+ARENA_GRID = 224          # spawn points: 8 x 8, this far apart
+
+
+def arena_map():
+    """One open hall and nothing else: every spot is in view of every other
+    (a single convex space), for the tests that need more players in one
+    view than the stock protocol's 32 (the small map's rooms show only
+    their neighbours)."""
+    m = Map("arena", "qwd arena: one open hall")
+    h = ARENA_HALF
+    m.room("hall", (-h, -h, 0, h, h, 256), "fl_arena", "wa_arena", "ce_arena")
+    for j in range(8):
+        for i in range(8):
+            x = (i - 3.5) * ARENA_GRID
+            y = (j - 3.5) * ARENA_GRID
+            m.spawn(int(x), int(y), 0, 0 if x < 0 else 180)
+    m.point("info_player_start", (-784, -784, 24), angle=45)
+    m.point("info_intermission", (0, 0, 200), mangle="30 45 0")
+    m.item("weapon_rocketlauncher", 0, 0, 0)
+    m.item("item_rockets", 112, 0, 0)
+    m.item("item_rockets", -112, 0, 0)
+    for x, y in ((-896, 0), (896, 0), (0, -896), (0, 896)):
+        m.item("item_health", x, y, 0)
+    m.item("item_armor1", 0, 112, 0)
+    return m
+
+
 # ---- the test table ----------------------------------------------------------
 
 
@@ -602,8 +633,9 @@ def c_points(maps):
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # the arena has no rooms to tell apart: it stays out of the table
     maps = [small_map(), large_map()]
-    for m in maps:
+    for m in maps + [arena_map()]:
         if not m.airs:
             continue
         path = os.path.join(root, "maps", m.name + ".map")

@@ -4,19 +4,21 @@
 # Design note: tools/qwprof/qwprof runs qwd under valgrind (cachegrind with
 # cache and branch simulation, lackey) against qwbots and prints the
 # study's Tables I-III labelled "simulated".  This runs it with 2 bots for
-# a 2 s window on lqdm1 (real map from ../shared/realmaps) and checks what a
-# reader would check: it exits 0; each table is printed with its
-# "simulated (cachegrind, ...)" label; the rows carry numbers; the figures
+# a 2 s window on the project's small map (build/maps, made by `make
+# maps`; $QWD_MAPS_DIR overrides) and checks what a reader would check:
+# it exits 0; each table is printed with its "simulated (cachegrind,
+# ...)" label; the rows carry numbers; the figures
 # are consistent (branch share and miss rates between 0 and 100%, the
 # three levels of Table III adding up to 100%, more than 0 instructions
 # under load once the start-up baseline is subtracted); the lackey table
-# has a floating-point share.  Skipped cleanly without valgrind or without
-# the real map.  Bounded: about 30 s (four short valgrind runs).
-# Prints "qwprof-smoke: N passed, M failed" as its last line.
+# has a floating-point share.  Skipped cleanly without valgrind (an
+# optional peer); a missing map or program is a failure.  Bounded: about
+# 30 s (four short valgrind runs).  Prints "qwprof-smoke: N passed, M
+# failed" as its last line (", 1 skipped (why)" without valgrind).
 set -u
 
 build=${1:-build}
-real=${QWD_REALMAPS:-../shared/realmaps}
+maps=${QWD_MAPS_DIR:-build/maps}
 passed=0
 failed=0
 
@@ -28,7 +30,7 @@ finish() {
 
 skip() {
 	echo "qwprof-smoke: $1: skipped"
-	echo "qwprof-smoke: 0 passed, 0 failed, 1 skipped"
+	echo "qwprof-smoke: 0 passed, 0 failed, 1 skipped ($1)"
 	exit 0
 }
 
@@ -42,8 +44,8 @@ check() {	# check NAME STATUS
 	fi
 }
 
-command -v valgrind >/dev/null 2>&1 || skip "no valgrind"
-[ -f "$real/lqdm1.bsp" ] || skip "no $real/lqdm1.bsp"
+command -v valgrind >/dev/null 2>&1 || skip "no valgrind (Debian package valgrind)"
+[ -f "$maps/small.bsp" ] || { check "$maps/small.bsp exists (make maps)" 1; finish; }
 for p in qwd qwbots; do
 	[ -x "$build/$p" ] || { check "$build/$p exists (make first)" 1; finish; }
 done
@@ -51,7 +53,7 @@ done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-timeout 55 sh tools/qwprof/qwprof --build "$build" --map "$real/lqdm1.bsp" \
+timeout 55 sh tools/qwprof/qwprof --build "$build" --map "$maps/small.bsp" \
 	--bots 2 --rate 5 --duration 2 --warmup 1 --lackey --lackey-bots 2 \
 	--lackey-duration 2 >"$out" 2>&1
 status=$?

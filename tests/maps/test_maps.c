@@ -22,7 +22,10 @@
  *       large >= 4 x small;
  *     - capacity: a server with 1024 slots spawns 1024 players on each map
  *       (src/server/level.c choose_spawn) with no two overlapping, none in
- *       the world or a door, each above a dry floor.
+ *       the world or a door, each above a dry floor;
+ *     - the arena (maps/arena.map, for tests that need more players in
+ *       one view than the stock protocol's 32): more than 32 usable spawn
+ *       points, each in the PVS and the line of sight of every other.
  *   The .bsp files are found in build/maps ($QWD_MAPS_DIR overrides), so the
  *   maps must be built first: `make test` builds `all`, which builds them.
  */
@@ -411,6 +414,47 @@ static void test_large_pvs(void **state)
 	check_pvs(&large_desc);
 }
 
+/* The arena's promise: whoever spawns there sees everyone else. */
+static void test_arena_in_view(void **state)
+{
+	struct bsp_map *m = load("arena");
+	vec3_t spots[128];
+	int32_t leafs[128];
+	int n = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < m->ents.num_ents; i++) {
+		const char *c = ent_value(&m->ents, i, "classname");
+
+		if (!c || strcmp(c, "info_player_deathmatch") != 0)
+			continue;
+		assert_true(n < 128);
+		if (!entity_origin(m, i, spots[n]))
+			fail_msg("arena: entity %u has no origin", i);
+		leafs[n] = bsp_point_leaf(m, spots[n]);
+		if (leafs[n] <= 0 || m->leafs[leafs[n]].contents != CONTENTS_EMPTY ||
+		    !box_free(m, spots[n]) || floor_below(m, spots[n], FLOOR_REACH) < 0)
+			fail_msg("arena: spawn (%g %g %g) is not usable", spots[n][0],
+				 spots[n][1], spots[n][2]);
+		n++;
+	}
+	print_message("arena: %d deathmatch spawn points\n", n);
+	assert_true(n > MAX_CLIENTS);
+	assert_true(m->num_visleafs > 0 && m->vis_size > 0);
+	for (int i = 0; i < n; i++) {
+		for (int j = i + 1; j < n; j++) {
+			struct trace tr;
+
+			if (!bsp_vis_test(bsp_leaf_pvs(m, leafs[i]), leafs[j]))
+				fail_msg("arena: spawn %d is not in the PVS of spawn %d", j, i);
+			bsp_trace_box(m, 0, zero, zero, zero, spots[i], spots[j], &tr);
+			if (tr.startsolid || tr.fraction < 1.0f)
+				fail_msg("arena: no line of sight from spawn %d to %d", i, j);
+		}
+	}
+	bsp_free(m);
+}
+
 /* ---- floor area ------------------------------------------------------------ */
 
 /* Square units of dry floor a player can stand on: on a GRID-spaced set of
@@ -595,6 +639,7 @@ static const struct CMUnitTest map_tests[] = {
 	cmocka_unit_test(test_large_objects),
 	cmocka_unit_test(test_small_pvs),
 	cmocka_unit_test(test_large_pvs),
+	cmocka_unit_test(test_arena_in_view),
 	cmocka_unit_test(test_floor_area),
 	cmocka_unit_test_setup_teardown(test_small_capacity, capacity_setup,
 					capacity_teardown),

@@ -1,15 +1,20 @@
 /*
- * test_cli.c -- the qwbots program end to end, against a qwd child.
+ * test_cli.c -- the qwbots program end to end, against qwd children.
  *
  * Design note: both programs are found beside the test program's folder
  * (BUILD/tests/test_qwbots -> BUILD/qwbots, BUILD/qwd), where make puts
- * them; without them, or without the real maps, the tests are skipped.
- * The group starts one qwd (lqdm1, 64 slots, a free port) in a temporary
- * base directory and stops it at the end; each run of qwbots is bounded
- * by timeout(1), so a hang fails instead of stalling the suite.  What is
- * checked is what a user relies on: the exit status, the JSON totals
- * (every bot reached the game, replies answer requests), the files
- * written, the messages for bad input.
+ * them, and the maps are the project's (build/maps/: qwd finds them by
+ * name, the bots read them by path); `make run-tests` builds all of
+ * them, so without one the group fails to set up.  The group starts two
+ * qwd children (64 slots, free ports) in an empty temporary base
+ * directory and stops them at the end: one on small, the bots' usual
+ * ground, and one on arena, where all 40 bots of the QWDX run stand in
+ * view of each other (small's rooms show only their neighbours, fewer
+ * than 32 players).  Each run of qwbots is bounded by timeout(1), so a
+ * hang fails instead of stalling the suite.  What is checked is what a
+ * user relies on: the exit status, the JSON totals (every bot reached
+ * the game, replies answer requests), the files written, the messages
+ * for bad input.
  */
 #include "../harness.h"
 
@@ -29,12 +34,16 @@
 
 #include "qwd/protocol.h"
 
+struct server {
+	char map[PATH_MAX];	/* the map's path, for the bots */
+	pid_t pid;
+	int port;
+};
+
 struct fixture {
 	char dir[64];
 	char bin[PATH_MAX];	/* the build folder */
-	char map[PATH_MAX];
-	pid_t qwd;
-	int port;
+	struct server small, arena;
 	int status;
 	char *out, *err;	/* of the last run */
 };
@@ -106,53 +115,74 @@ static bool server_up(int port)
 	return up;
 }
 
-static int setup(void **state)
+/* a qwd child on a bundled map, its output in qwd-<map>.log */
+static bool start_qwd(const struct fixture *f, struct server *s, const char *map)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	char path[PATH_MAX + 64];
-	const char *src = qwd_realmap("lqdm1.bsp");
-
-	if (!f)
-		return -1;
-	*state = f;
-	f->qwd = -1;
-	if (!exe_dir(f->bin, sizeof(f->bin)) || !exists(f->bin, "qwbots") ||
-	    !exists(f->bin, "qwd") || !src || !realpath(src, f->map))
-		return 0;	/* every test skips */
-	strcpy(f->dir, "/tmp/qwbots-test-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/id1", f->dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/id1/maps/lqdm1.bsp", f->dir);
-	if (symlink(f->map, path) != 0)
-		return -1;
-	f->port = free_port();
-	f->qwd = fork();
-	if (f->qwd < 0)
-		return -1;
-	if (f->qwd == 0) {
+	if (!realpath(qwd_bundled_map(map), s->map)) {
+		fprintf(stderr, "no %s (make maps)\n", qwd_bundled_map(map));
+		return false;
+	}
+	s->port = free_port();
+	s->pid = fork();
+	if (s->pid < 0)
+		return false;
+	if (s->pid == 0) {
 		char port[16], exe[PATH_MAX + 16], log[128];
 		int fd;
 
-		snprintf(port, sizeof(port), "%d", f->port);
+		snprintf(port, sizeof(port), "%d", s->port);
 		snprintf(exe, sizeof(exe), "%s/qwd", f->bin);
-		snprintf(log, sizeof(log), "%s/qwd.log", f->dir);
+		snprintf(log, sizeof(log), "%s/qwd-%s.log", f->dir, map);
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
 		execl(exe, "qwd", "-noconsole", "-basedir", f->dir, "-ip", "127.0.0.1",
-		      "-port", port, "+maxclients", "64", "+map", "lqdm1", (char *)NULL);
+		      "-port", port, "+maxclients", "64", "+map", map, (char *)NULL);
 		_exit(127);
 	}
-	if (!server_up(f->port)) {
-		fprintf(stderr, "qwd did not answer on port %d\n", f->port);
+	if (!server_up(s->port)) {
+		fprintf(stderr, "qwd (%s) did not answer on port %d\n", map, s->port);
+		return false;
+	}
+	return true;
+}
+
+static void stop_qwd(struct server *s)
+{
+	int st;
+
+	if (s->pid <= 0)
+		return;
+	kill(s->pid, SIGTERM);
+	for (int i = 0; i < 50 && waitpid(s->pid, &st, WNOHANG) == 0; i++)
+		usleep(100000);
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &st, 0);
+	s->pid = -1;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	*state = f;
+	f->small.pid = f->arena.pid = -1;
+	if (!exe_dir(f->bin, sizeof(f->bin)) || !exists(f->bin, "qwbots") ||
+	    !exists(f->bin, "qwd")) {
+		fprintf(stderr, "no qwd and qwbots beside %s (make builds them)\n", f->bin);
 		return -1;
 	}
+	strcpy(f->dir, "/tmp/qwbots-test-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		f->dir[0] = '\0';
+		return -1;
+	}
+	if (!start_qwd(f, &f->small, "small") || !start_qwd(f, &f->arena, "arena"))
+		return -1;
 	return 0;
 }
 
@@ -161,15 +191,10 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[128];
 
-	if (f->qwd > 0) {
-		int st;
-
-		kill(f->qwd, SIGTERM);
-		for (int i = 0; i < 50 && waitpid(f->qwd, &st, WNOHANG) == 0; i++)
-			usleep(100000);
-		kill(f->qwd, SIGKILL);
-		waitpid(f->qwd, &st, 0);
-	}
+	if (!f)
+		return 0;
+	stop_qwd(&f->small);
+	stop_qwd(&f->arena);
 	if (f->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 		if (system(cmd) != 0)
@@ -179,12 +204,6 @@ static int teardown(void **state)
 	free(f->err);
 	free(f);
 	return 0;
-}
-
-static void need(struct fixture *f)
-{
-	if (f->qwd <= 0)
-		skip();
 }
 
 static char *slurp(const char *path)
@@ -251,7 +270,6 @@ static void test_usage(void **state)
 {
 	struct fixture *f = *state;
 
-	need(f);
 	qwbots(f, "--help");
 	assert_int_equal(f->status, 0);
 	for (const char *const *o = (const char *const[]){
@@ -278,11 +296,10 @@ static void test_check_actions(void **state)
 	char path[128];
 	FILE *o;
 
-	need(f);
 	snprintf(path, sizeof(path), "%s/bad.act", f->dir);
 	o = fopen(path, "w");
 	assert_non_null(o);
-	fputs("qwbots-actions 1\nmap lqdm1\n0 1 2 3\n0 1 0 0 0 0 0 0 0 999\n", o);
+	fputs("qwbots-actions 1\nmap small\n0 1 2 3\n0 1 0 0 0 0 0 0 0 999\n", o);
 	fclose(o);
 	qwbots(f, "--check-actions bad.act");
 	assert_int_equal(f->status, 1);
@@ -297,14 +314,13 @@ static void test_check_actions(void **state)
 static void test_run_16(void **state)
 {
 	struct fixture *f = *state;
-	char args[1024];
+	char args[PATH_MAX + 1024];
 	char *json, *csv;
 
-	need(f);
 	snprintf(args, sizeof(args),
-		 "--server 127.0.0.1:%d --bots 16 --rate 30 --duration 3 --map id1/maps/lqdm1.bsp "
+		 "--server 127.0.0.1:%d --bots 16 --rate 30 --duration 3 --map '%s' "
 		 "--json run.json --csv run.csv --series series.csv --seed 3 --no-progress",
-		 f->port);
+		 f->small.port, f->small.map);
 	qwbots(f, args);
 	if (f->status != 0)
 		fail_msg("exit %d: %s", f->status, f->err);
@@ -331,27 +347,26 @@ static void test_run_16(void **state)
 static void test_record_replay(void **state)
 {
 	struct fixture *f = *state;
-	char args[1024];
+	char args[PATH_MAX + 1024];
 	char *json;
 
-	need(f);
 	snprintf(args, sizeof(args),
-		 "--server 127.0.0.1:%d --bots 2 --duration 3 --map id1/maps/lqdm1.bsp --record rec.act "
+		 "--server 127.0.0.1:%d --bots 2 --duration 3 --map '%s' --record rec.act "
 		 "--record-bot 1 --no-progress",
-		 f->port);
+		 f->small.port, f->small.map);
 	qwbots(f, args);
 	if (f->status != 0)
 		fail_msg("exit %d: %s", f->status, f->err);
 	qwbots(f, "--check-actions rec.act");
 	if (f->status != 0)
 		fail_msg("exit %d: %s", f->status, f->err);
-	assert_non_null(strstr(f->out, "map lqdm1, spawn "));
+	assert_non_null(strstr(f->out, "map small, spawn "));
 	assert_null(strstr(f->out, "spawn none"));
 
 	snprintf(args, sizeof(args),
-		 "--server 127.0.0.1:%d --bots 3 --duration 3 --map id1/maps/lqdm1.bsp --actions rec.act "
+		 "--server 127.0.0.1:%d --bots 3 --duration 3 --map '%s' --actions rec.act "
 		 "--match-spawn 0 --json replay.json --no-progress",
-		 f->port);
+		 f->small.port, f->small.map);
 	qwbots(f, args);
 	if (f->status != 0)
 		fail_msg("exit %d: %s", f->status, f->err);
@@ -368,15 +383,15 @@ static void test_record_replay(void **state)
 static void test_qwdx(void **state)
 {
 	struct fixture *f = *state;
-	char args[1024];
+	char args[PATH_MAX + 1024];
 	char *json;
 
-	need(f);
-	/* more than 32 players: the extension is asked for by itself */
+	/* more than 32 players: the extension is asked for by itself; in
+	 * the arena every bot sees all the others */
 	snprintf(args, sizeof(args),
-		 "--server 127.0.0.1:%d --bots 40 --duration 1 --map id1/maps/lqdm1.bsp --json x.json "
+		 "--server 127.0.0.1:%d --bots 40 --duration 1 --map '%s' --json x.json "
 		 "--no-progress",
-		 f->port);
+		 f->arena.port, f->arena.map);
 	qwbots(f, args);
 	if (f->status != 0)
 		fail_msg("exit %d: %s", f->status, f->err);
@@ -390,15 +405,14 @@ static void test_qwdx(void **state)
 static void test_no_server(void **state)
 {
 	struct fixture *f = *state;
-	char args[1024];
+	char args[PATH_MAX + 1024];
 	char *json;
 
-	need(f);
 	/* nobody answers: the bots never get in, the exit status says so */
 	snprintf(args, sizeof(args),
 		 "--server 127.0.0.1:%d --bots 3 --duration 0.2 --join-timeout 1 "
-		 "--map id1/maps/lqdm1.bsp --json none.json --no-progress",
-		 free_port());
+		 "--map '%s' --json none.json --no-progress",
+		 free_port(), f->small.map);
 	qwbots(f, args);
 	assert_int_equal(f->status, 1);
 	assert_non_null(strstr(f->err, "never reached the game"));
@@ -473,7 +487,6 @@ static void test_bad_replies(void **state)
 	pid_t pid;
 	int fd, st;
 
-	need(f);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	assert_true(fd >= 0);
 	sa.sin_family = AF_INET;

@@ -3,13 +3,18 @@
  * (src/client), end to end over UDP on the loopback, in one thread.
  *
  * Design note
- *   Each test starts a struct server in-process on 127.0.0.1, loads a real
- *   map from a temporary base directory (id1/maps/<name>.bsp symlinked
- *   from the realmaps folder; skipped when absent), then alternates
- *   server_frame(sv, 0.001) with client steps (receive what came, send
- *   what is due).  Every wait is bounded in real time, so a hang fails in
- *   seconds instead of stalling the suite; assertions are about behaviour
- *   (states, positions, counters), never about how long things took.
+ *   Each test starts a struct server in-process on 127.0.0.1 with an
+ *   empty temporary base directory and loads one of the project's maps
+ *   (small, changing to large: build/maps/, which the server finds by
+ *   name), then alternates server_frame(sv, 0.001) with client steps
+ *   (receive what came, send what is due).  A second group runs the
+ *   tests that walk and shoot and change maps again on two community
+ *   maps (lqdm1, lqdm2, linked into id1/maps/ from the realmaps folder):
+ *   a map compiled by another tool is an extra check, skipped when that
+ *   folder is absent.  Every wait is bounded in real time, so a hang
+ *   fails in seconds instead of stalling the suite; assertions are about
+ *   behaviour (states, positions, counters), never about how long things
+ *   took.
  *   Clients needing a fresh rate-limit bucket bind 127.0.0.N (all of
  *   127/8 is loopback on Linux), since the server limits connectionless
  *   requests per address.
@@ -46,7 +51,9 @@ struct fixture {
 	struct server *sv;
 	struct net_recv_batch *rx;
 	struct net_stats net;	/* of the raw sockets */
-	uint32_t sum_lqdm1, sum_lqdm2;
+	const char *maps[2];	/* the first map, the one a map change loads */
+	uint32_t sums[2];	/* their checksum2, for the clients */
+	bool have_maps;		/* false: the community maps are absent */
 	struct tclient *tc[MAX_TC];
 	int ntc;
 	int next_ip;	/* last byte of the next 127.0.0.N */
@@ -54,23 +61,34 @@ struct fixture {
 
 /* ---- set-up ----------------------------------------------------------- */
 
-static bool link_map(const char *dir, const char *name, uint32_t *sum)
+static bool map_checksum(const char *path, uint32_t *sum)
 {
-	char path[256], target[256], err[128];
-	const char *src = qwd_realmap(name);
-	struct bsp_map *map;
+	char err[128];
+	struct bsp_map *map = bsp_load(path, err, sizeof(err));
 
-	if (!src)
+	if (!map) {
+		fprintf(stderr, "%s: %s\n", path, err);
 		return false;
-	snprintf(path, sizeof(path), "%s/id1/maps/%s", dir, name);
-	if (!realpath(src, target) || symlink(target, path) != 0)
-		return false;
-	map = bsp_load(src, err, sizeof(err));
-	if (!map)
-		return false;
+	}
 	*sum = map->checksum2;
 	bsp_free(map);
 	return true;
+}
+
+/* a community map into the base directory's id1/maps/ */
+static bool link_realmap(const char *dir, const char *name, uint32_t *sum)
+{
+	char file[64], path[256], target[256];
+	const char *src;
+
+	snprintf(file, sizeof(file), "%s.bsp", name);
+	src = qwd_realmap(file);
+	if (!src)
+		return false;
+	snprintf(path, sizeof(path), "%s/id1/maps/%s", dir, file);
+	if (!realpath(src, target) || symlink(target, path) != 0)
+		return false;
+	return map_checksum(src, sum);
 }
 
 static void quiet_sink(void *ctx, int level, const char *line)
@@ -98,35 +116,63 @@ static int start_server(struct fixture *f, int maxclients)
 	if (server_init(f->sv, &o) != 0)
 		return -1;
 	f->sv->log.sink = quiet_sink;
-	if (server_map(f->sv, "lqdm1", err, sizeof(err)) != 0) {
+	if (server_map(f->sv, f->maps[0], err, sizeof(err)) != 0) {
 		fprintf(stderr, "map: %s\n", err);
 		return -1;
 	}
 	return 0;
 }
 
-static int setup(void **state)
+/* the group's state, with an empty base directory; NULL on failure */
+static struct fixture *new_fixture(void **state, const char *first,
+				   const char *second)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[192];
 
-	if (!f)
-		return -1;
 	*state = f;
+	if (!f)
+		return NULL;
+	f->maps[0] = first;
+	f->maps[1] = second;
 	f->next_ip = 2;
 	strlcpy(f->dir, "/tmp/qwdtest.XXXXXX", sizeof(f->dir));
-	if (!mkdtemp(f->dir))
-		return -1;
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		*state = NULL;
+		return NULL;
+	}
 	snprintf(path, sizeof(path), "%s/id1", f->dir);
 	mkdir(path, 0700);
 	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
 	mkdir(path, 0700);
 	f->rx = calloc(1, sizeof(*f->rx));
-	if (!f->rx)
+	return f->rx ? f : NULL;
+}
+
+/* the project's maps: built with the program, so a missing one fails */
+static int setup(void **state)
+{
+	struct fixture *f = new_fixture(state, "small", "large");
+
+	if (!f)
 		return -1;
-	if (!link_map(f->dir, "lqdm1.bsp", &f->sum_lqdm1) ||
-	    !link_map(f->dir, "lqdm2.bsp", &f->sum_lqdm2))
-		f->sv = NULL;	/* no maps: every test skips */
+	for (int i = 0; i < 2; i++)
+		if (!map_checksum(qwd_bundled_map(f->maps[i]), &f->sums[i]))
+			return -1;
+	f->have_maps = true;
+	return 0;
+}
+
+/* the community maps, when the realmaps folder is there */
+static int setup_realmaps(void **state)
+{
+	struct fixture *f = new_fixture(state, "lqdm1", "lqdm2");
+
+	if (!f)
+		return -1;
+	f->have_maps = link_realmap(f->dir, f->maps[0], &f->sums[0]) &&
+		       link_realmap(f->dir, f->maps[1], &f->sums[1]);
 	return 0;
 }
 
@@ -135,6 +181,8 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char path[192];
 
+	if (!f)
+		return 0;
 	for (int i = 0; i < f->ntc; i++) {
 		qwc_free(&f->tc[i]->q);
 		net_udp_close(f->tc[i]->fd);
@@ -145,10 +193,10 @@ static int teardown(void **state)
 		server_shutdown(f->sv);
 		free(f->sv);
 	}
-	snprintf(path, sizeof(path), "%s/id1/maps/lqdm1.bsp", f->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/id1/maps/lqdm2.bsp", f->dir);
-	unlink(path);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/id1/maps/%s.bsp", f->dir, f->maps[i]);
+		unlink(path);
+	}
 	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/id1", f->dir);
@@ -161,9 +209,7 @@ static int teardown(void **state)
 
 static void need_server(struct fixture *f, int maxclients)
 {
-	if (!qwd_realmap("lqdm1.bsp") || !qwd_realmap("lqdm2.bsp")) {
-		skip();
-	}
+	assert_true(f->have_maps);
 	if (f->sv) {
 		server_shutdown(f->sv);
 		free(f->sv);
@@ -195,14 +241,25 @@ static int test_teardown(void **state)
 static bool map_sum(void *ctx, const char *model, uint32_t *sum)
 {
 	struct fixture *f = ctx;
+	char name[64];
 
-	if (strcmp(model, "maps/lqdm1.bsp") == 0)
-		*sum = f->sum_lqdm1;
-	else if (strcmp(model, "maps/lqdm2.bsp") == 0)
-		*sum = f->sum_lqdm2;
-	else
-		return false;
-	return true;
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[i]);
+		if (strcmp(model, name) == 0) {
+			*sum = f->sums[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "maps/<name>.bsp" of the fixture's first or second map */
+static const char *map_model(const struct fixture *f, int which)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[which]);
+	return name;
 }
 
 static int open_socket(struct fixture *f)
@@ -397,7 +454,12 @@ static void test_oob_queries(void **state)
 	/* status: 'n', the serverinfo with the map */
 	assert_true(oob_text(f, fd, "status\n", text, sizeof(text)) > 1);
 	assert_int_equal(text[0], A2C_PRINT);
-	assert_non_null(strstr(text, "\\map\\lqdm1"));
+	{
+		char map[64];
+
+		snprintf(map, sizeof(map), "\\map\\%s", f->maps[0]);
+		assert_non_null(strstr(text, map));
+	}
 	assert_non_null(strstr(text, "\\maxclients\\8"));
 
 	/* getchallenge: 'c' and a positive number */
@@ -454,7 +516,7 @@ static void test_connect_spawn_move(void **state)
 		dump_client(t);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(t->q.protocol, PROTOCOL_VERSION);
-	assert_string_equal(t->q.mapmodel, "maps/lqdm1.bsp");
+	assert_string_equal(t->q.mapmodel, map_model(f, 0));
 	assert_int_equal(t->q.playernum, 0);
 	assert_int_equal(f->sv->clients[0].state, CS_SPAWNED);
 	assert_true(t->q.setangles > 0);
@@ -731,7 +793,8 @@ static void test_32_clients(void **state)
 		}
 		/* told of all 32 through userinfo updates */
 		assert_int_equal(infos, 32);
-		/* players on lqdm1's few spawns stand near each other */
+		/* 32 players on small's 72 spots: nine rooms, each open
+		 * to its neighbours, so nobody stands alone */
 		assert_true(others_seen > 0);
 		assert_true(q->self_seen);
 		for (int k = 0; k < QWC_BAD_KINDS; k++)
@@ -755,7 +818,7 @@ static void test_map_change(void **state)
 	client_connect(new_client(f, "b", false));
 	assert_true(run_until_active(f, 5.0));
 	old = f->tc[0]->q.servercount;
-	assert_int_equal(server_map(f->sv, "lqdm2", err, sizeof(err)), 0);
+	assert_int_equal(server_map(f->sv, f->maps[1], err, sizeof(err)), 0);
 	/* the clients fall back to the signon and come through it again */
 	{
 		double end = server_clock() + 5.0;
@@ -773,7 +836,7 @@ static void test_map_change(void **state)
 			dump_client(f->tc[i]);
 		assert_int_equal(f->tc[i]->q.state, QWC_ACTIVE);
 		assert_int_equal(f->tc[i]->q.servercount, f->sv->spawncount);
-		assert_string_equal(f->tc[i]->q.mapmodel, "maps/lqdm2.bsp");
+		assert_string_equal(f->tc[i]->q.mapmodel, map_model(f, 1));
 		assert_int_equal(f->tc[i]->q.stats.signons, 2);
 		assert_int_equal(f->sv->clients[f->tc[i]->q.playernum].state, CS_SPAWNED);
 	}
@@ -949,7 +1012,7 @@ static void test_rcon(void **state)
 	oob_text(f, fd, "rcon secret serverinfo\n", text, sizeof(text));
 	assert_int_equal(text[0], A2C_PRINT);
 	assert_null(strstr(text, "bad rcon password"));
-	assert_non_null(strstr(text, "lqdm1"));
+	assert_non_null(strstr(text, f->maps[0]));
 	net_udp_close(fd);
 }
 
@@ -964,10 +1027,8 @@ static void test_quakestat(void **state)
 	int status = 0;
 	bool exited = false;
 
-	if (access("/usr/bin/quakestat", X_OK) != 0) {
-		fprintf(stderr, "quakestat not installed (Debian package qstat): skipped\n");
-		skip();
-	}
+	if (access("/usr/bin/quakestat", X_OK) != 0)
+		qwd_skip("no /usr/bin/quakestat (Debian package qstat)");
 	need_server(f, 8);
 	client_connect(new_client(f, "statme", false));
 	assert_true(run_until_active(f, 5.0));
@@ -1019,7 +1080,7 @@ static void test_quakestat(void **state)
 	fprintf(stderr, "quakestat said:\n%s", out);
 	assert_true(exited);
 	assert_non_null(strstr(out, addr));
-	assert_non_null(strstr(out, "lqdm1"));
+	assert_non_null(strstr(out, f->maps[0]));
 	assert_non_null(strstr(out, "statme"));
 }
 
@@ -1041,3 +1102,39 @@ static const struct CMUnitTest tests[] = {
 };
 
 QWD_TEST_GROUP(server_protocol, tests, setup, teardown)
+
+/* The same walk, game and map change on maps another compiler made. */
+static void need_realmaps(const struct fixture *f, const char *test)
+{
+	if (!f->have_maps) {
+		qwd_skip_reason(test, "no community maps lqdm1.bsp, lqdm2.bsp in "
+				"$QWD_REALMAPS or ../shared/realmaps");
+		skip();
+	}
+}
+
+static void test_realmaps_spawn_move(void **state)
+{
+	need_realmaps(*state, __func__);
+	test_connect_spawn_move(state);
+}
+
+static void test_realmaps_items_rocket_frags(void **state)
+{
+	need_realmaps(*state, __func__);
+	test_game_items_rocket_frags(state);
+}
+
+static void test_realmaps_map_change(void **state)
+{
+	need_realmaps(*state, __func__);
+	test_map_change(state);
+}
+
+static const struct CMUnitTest realmap_tests[] = {
+	cmocka_unit_test_setup_teardown(test_realmaps_spawn_move, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_items_rocket_frags, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_map_change, NULL, test_teardown),
+};
+
+QWD_TEST_GROUP(server_protocol_realmaps, realmap_tests, setup_realmaps, teardown)
