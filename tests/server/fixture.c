@@ -28,20 +28,85 @@ static void count_sink(void *ctx, int level, const char *line)
 		fprintf(stderr, "server: %s\n", line);
 }
 
-int fx_setup(void **state)
+static bool map_checksum(const char *path, uint32_t *sum)
+{
+	char err[128];
+	struct bsp_map *map = bsp_load(path, err, sizeof(err));
+
+	if (!map) {
+		fprintf(stderr, "%s: %s\n", path, err);
+		return false;
+	}
+	*sum = map->checksum2;
+	bsp_free(map);
+	return true;
+}
+
+/* a community map into the base directory's id1/maps/ */
+static bool link_realmap(const char *dir, const char *name, uint32_t *sum)
+{
+	char file[64], path[256], target[256];
+	const char *src;
+
+	snprintf(file, sizeof(file), "%s.bsp", name);
+	src = qwd_realmap(file);
+	if (!src)
+		return false;
+	snprintf(path, sizeof(path), "%s/id1/maps/%s", dir, file);
+	if (!realpath(src, target) || symlink(target, path) != 0)
+		return false;
+	return map_checksum(src, sum);
+}
+
+/* the group's state, with an empty base directory; NULL on failure */
+static struct fx *new_fx(void **state, const char *first, const char *second)
 {
 	struct fx *f = calloc(1, sizeof(*f));
+	char path[192];
 
-	if (!f)
-		return -1;
 	*state = f;
+	if (!f)
+		return NULL;
+	f->maps[0] = first;
+	f->maps[1] = second;
 	f->next_ip = 2;
 	f->track_entities = true;
 	strlcpy(f->dir, "/tmp/qwdfx.XXXXXX", sizeof(f->dir));
-	if (!mkdtemp(f->dir))
-		return -1;
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		*state = NULL;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/id1", f->dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
+	mkdir(path, 0700);
 	f->rx = calloc(1, sizeof(*f->rx));
-	return f->rx ? 0 : -1;
+	return f->rx ? f : NULL;
+}
+
+int fx_setup(void **state)
+{
+	struct fx *f = new_fx(state, "small", "large");
+
+	if (!f)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (!map_checksum(qwd_bundled_map(f->maps[i]), &f->sums[i]))
+			return -1;
+	f->have_maps = true;
+	return 0;
+}
+
+int fx_setup_realmaps(void **state)
+{
+	struct fx *f = new_fx(state, "lqdm1", "lqdm2");
+
+	if (!f)
+		return -1;
+	f->have_maps = link_realmap(f->dir, f->maps[0], &f->sums[0]) &&
+		       link_realmap(f->dir, f->maps[1], &f->sums[1]);
+	return 0;
 }
 
 /* the clients closed and the server stopped */
@@ -75,19 +140,31 @@ int fx_test_teardown(void **state)
 int fx_teardown(void **state)
 {
 	struct fx *f = *state;
+	char path[192];
 
-	fx_test_teardown(state);
+	if (!f)
+		return 0;
+	stop(f);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/id1/maps/%s.bsp", f->dir, f->maps[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/id1", f->dir);
+	rmdir(path);
 	rmdir(f->dir);
 	free(f->rx);
 	free(f);
 	return 0;
 }
 
-void fx_start(struct fx *f, int maxclients, const char *map)
+void fx_start(struct fx *f, int maxclients)
 {
 	struct server_options o = {0};
 	char err[256];
 
+	assert_true(f->have_maps);
 	stop(f);
 	f->sv = calloc(1, sizeof(*f->sv));
 	assert_non_null(f->sv);
@@ -99,31 +176,31 @@ void fx_start(struct fx *f, int maxclients, const char *map)
 	assert_int_equal(server_init(f->sv, &o), 0);
 	f->sv->log.sink = count_sink;
 	f->sv->log.ctx = f;
-	if (server_map(f->sv, map, err, sizeof(err)) != 0)
-		fail_msg("map %s: %s", map, err);
+	if (server_map(f->sv, f->maps[0], err, sizeof(err)) != 0)
+		fail_msg("map %s: %s", f->maps[0], err);
+}
+
+const char *fx_map_model(const struct fx *f, int which)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[which]);
+	return name;
 }
 
 /* ---- clients ---------------------------------------------------------- */
 
-/* checksum2 of "maps/<name>.bsp" from the bundled maps */
+/* checksum2 of the fixture's first or second map, by model name */
 static bool map_sum(void *ctx, const char *model, uint32_t *sum)
 {
-	char name[64], err[128];
-	struct bsp_map *map;
-	size_t n;
+	struct fx *f = ctx;
 
-	(void)ctx;
-	if (strncmp(model, "maps/", 5) != 0 || (n = strlen(model)) < 9 ||
-	    strcmp(model + n - 4, ".bsp") != 0 || n - 9 >= sizeof(name))
-		return false;
-	memcpy(name, model + 5, n - 9);
-	name[n - 9] = '\0';
-	map = bsp_load(qwd_bundled_map(name), err, sizeof(err));
-	if (!map)
-		return false;
-	*sum = map->checksum2;
-	bsp_free(map);
-	return true;
+	for (int i = 0; i < 2; i++)
+		if (strcmp(model, fx_map_model(f, i)) == 0) {
+			*sum = f->sums[i];
+			return true;
+		}
+	return false;
 }
 
 static void on_print(void *ctx, struct qwc *c, int level, const char *text)
@@ -213,22 +290,23 @@ void fx_run_for(struct fx *f, double seconds, bool send)
 		fx_step_all(f, send);
 }
 
+bool fx_all_in_state(const struct fx *f, enum qwc_state s)
+{
+	for (int i = 0; i < f->ntc; i++)
+		if (f->tc[i]->q.state != s)
+			return false;
+	return true;
+}
+
 bool fx_run_until_active(struct fx *f, double seconds)
 {
 	double end = server_clock() + seconds;
 
 	while (server_clock() < end) {
-		bool all = true;
-
 		fx_step_all(f, true);
-		for (int i = 0; i < f->ntc && all; i++)
-			all = f->tc[i]->q.state == QWC_ACTIVE;
-		if (all)
+		if (fx_all_in_state(f, QWC_ACTIVE))
 			return true;
 	}
-	for (int i = 0; i < f->ntc; i++)
-		if (f->tc[i]->q.state != QWC_ACTIVE)
-			fx_dump_client(f->tc[i]);
 	return false;
 }
 
@@ -241,7 +319,8 @@ void fx_dump_client(const struct fx_client *t)
 		if (t->q.stats.bad[k])
 			fprintf(stderr, " %s=%llu", qwc_bad_name(k),
 				(unsigned long long)t->q.stats.bad[k]);
-	fprintf(stderr, "\n");
+	fprintf(stderr, " (last unknown svc %d after %d)\n",
+		t->q.stats.last_bad_svc, t->q.stats.last_svc);
 }
 
 /* ---- what an attacker sends ------------------------------------------- */
@@ -270,4 +349,62 @@ size_t fx_stringcmds(uint8_t *buf, size_t max, const char *text, int count)
 		n += len;
 	}
 	return n;
+}
+
+/* ---- connectionless exchanges ----------------------------------------- */
+
+size_t fx_oob_exchange(struct fx *f, int fd, const void *req, size_t reqlen,
+		       uint8_t *reply, size_t max)
+{
+	struct net_addr to;
+	double end = server_clock() + 2.0;
+
+	assert_true(net_addr_parse("127.0.0.1", (uint16_t)f->sv->port, &to));
+	assert_true(net_udp_send(fd, &to, req, reqlen, &f->net));
+	while (server_clock() < end) {
+		server_frame(f->sv, 0.001);
+		if (net_udp_recv_batch(fd, f->rx, &f->net) > 0) {
+			size_t n = f->rx->packets[0].len < max ? f->rx->packets[0].len : max;
+
+			memcpy(reply, f->rx->packets[0].data, n);
+			return n;
+		}
+	}
+	return 0;
+}
+
+size_t fx_oob_text(struct fx *f, int fd, const char *text, char *reply,
+		   size_t max)
+{
+	uint8_t req[1500], rep[1500];
+	size_t n = qwc_build_oob(req, sizeof(req), text);
+	size_t r = fx_oob_exchange(f, fd, req, n, rep, sizeof(rep));
+
+	if (r < 4) {
+		reply[0] = '\0';
+		return r;
+	}
+	r -= 4;
+	if (r >= max)
+		r = max - 1;
+	memcpy(reply, rep + 4, r);
+	reply[r] = '\0';
+	return r;
+}
+
+void fx_raw_connect(struct fx *f, int protocol, bool bad_challenge, bool qwdx,
+		    char *reply, size_t max)
+{
+	char text[512], rep[512];
+	int fd = fx_open_socket(f, NULL);
+
+	assert_true(fd >= 0);
+	fx_oob_text(f, fd, "getchallenge\n", rep, sizeof(rep));
+	assert_int_equal(rep[0], 'c');
+	snprintf(text, sizeof(text), "connect %d %d %ld \"\\name\\raw%d\"\n%s",
+		 protocol, 27000 + f->next_ip,
+		 atol(rep + 1) + (bad_challenge ? 1 : 0), f->next_ip,
+		 qwdx ? "QWDX 1\n" : "");
+	fx_oob_text(f, fd, text, reply, max);
+	net_udp_close(fd);
 }

@@ -35,7 +35,7 @@ static void test_limiter(void **state)
 	struct net_addr a, a2, b;
 	double t0;
 
-	fx_start(f, 2, "small");
+	fx_start(f, 2);
 	sv = f->sv;
 	t0 = sv->realtime;
 	a = addr("10.0.0.1:27001");
@@ -115,7 +115,7 @@ static void test_port_hopping_flood(void **state)
 	struct fx_client *t;
 	double start, elapsed;
 
-	fx_start(f, 4, "small");
+	fx_start(f, 4);
 	t = fx_client(f, "hopper", false, NULL);
 	fx_connect(t);
 	assert_true(fx_run_until_active(f, 5.0));
