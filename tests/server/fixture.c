@@ -333,7 +333,8 @@ void fx_send_raw(struct fx_client *t, int fd, const void *payload, size_t len)
 
 	assert_true(n > 0);
 	assert_true(n + len <= sizeof(pkt));
-	memcpy(pkt + n, payload, len);
+	if (len)
+		memcpy(pkt + n, payload, len);
 	assert_true(net_udp_send(fd >= 0 ? fd : t->fd, &t->q.opt.server, pkt,
 				 n + len, &t->net));
 }
