@@ -39,7 +39,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean maps FORCE
+.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean maps install FORCE
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
@@ -68,10 +68,12 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(EXTRA_DEFS) -MMD -MP -c $< -o $@
 
-# the bundled maps are found next to the build, wherever qwd is started from
+# the bundled maps are found next to the build, wherever qwd is started
+# from; the tests also find their sources (maps/*.map)
 MAPDIR := $(CURDIR)/build/maps
 $(BUILD)/src/server/level.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
-$(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
+$(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"' \
+	-DQWD_MAPSRC='"$(CURDIR)/maps"'
 
 $(BUILD)/qwd: $(BUILD)/src/server/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -132,6 +134,18 @@ fuzz: fuzz-build
 # --- running ------------------------------------------------------------
 run: all
 	@sh scripts/run.sh $(BUILD) $(ARGS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the server, its tools
+# and the bundled maps (qwd finds them in ../share/qwd/maps beside itself)
+PREFIX ?= /usr/local
+INSTALL_TOOLS := qwbots qwmap bspinfo qwcap
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qwd/maps \
+		$(DESTDIR)$(PREFIX)/share/doc/qwd
+	install -m 755 $(BUILD)/qwd $(DESTDIR)$(PREFIX)/bin/qwd
+	for t in $(INSTALL_TOOLS); do install -m 755 $(BUILD)/$$t $(DESTDIR)$(PREFIX)/bin/$$t; done
+	install -m 644 build/maps/*.bsp $(DESTDIR)$(PREFIX)/share/qwd/maps/
+	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(PREFIX)/share/doc/qwd/
 
 clean:
 	rm -rf build

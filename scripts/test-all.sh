@@ -3,7 +3,8 @@
 #
 # Design note: the unit and protocol tests (one cmocka program per module)
 # run as built for use, then again under AddressSanitizer and UBSan (make
-# check); then the interoperability tests (tests/interop/*.sh: real peers
+# check); then the experiment runner's Python tests (tests/experiment/);
+# then the interoperability tests (tests/interop/*.sh: real peers
 # such as ezQuake and MVDSV, as Debian packages) run against the plain
 # build.  Each stage prints its own totals line, "NAME: N passed, M failed,
 # K skipped (why)"; this script adds them up into the last line,
@@ -26,6 +27,10 @@ $make --no-print-directory run-tests >"$log.1" 2>&1; rc=$?
 cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 [ $rc -eq 0 ] || status=1
 $make --no-print-directory check >"$log.1" 2>&1; rc=$?
+cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+[ $rc -eq 0 ] || status=1
+# the experiment runner's own tests (Python, standard library)
+python3 tests/experiment/run.py >"$log.1" 2>&1; rc=$?
 cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 [ $rc -eq 0 ] || status=1
 for t in tests/interop/*.sh; do

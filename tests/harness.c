@@ -7,9 +7,11 @@
  */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 enum { MAX_GROUPS = 64 };
@@ -25,13 +27,18 @@ void qwd_test_register(const struct qwd_test_group *g)
 	groups[num_groups++] = g;
 }
 
-const char *qwd_realmaps_dir(void)
+const char *qwd_realmaps_where(void)
 {
 	const char *dir = getenv("QWD_REALMAPS");
+
+	return dir && *dir ? dir : "../shared/realmaps";
+}
+
+const char *qwd_realmaps_dir(void)
+{
+	const char *dir = qwd_realmaps_where();
 	struct stat st;
 
-	if (!dir || !*dir)
-		dir = "../shared/realmaps";
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return NULL;
 	return dir;
@@ -66,6 +73,44 @@ const char *qwd_bundled_map(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s.bsp", QWD_MAPDIR, name);
 	return path;
+}
+
+const char *qwd_bundled_map_source(const char *name)
+{
+	static char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s.map", QWD_MAPSRC, name);
+	return path;
+}
+
+static int is_map_source(const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	return n > 4 && strcmp(de->d_name + n - 4, ".map") == 0;
+}
+
+int qwd_each_bundled_map(void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **list;
+	int n = scandir(QWD_MAPSRC, &list, is_map_source, alphasort);
+
+	if (n < 0) {
+		fprintf(stderr, "harness: %s: cannot list the map sources\n",
+			QWD_MAPSRC);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(strlen(list[i]->d_name) - 4), list[i]->d_name);
+		fn(name, arg);
+	}
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return n;
 }
 
 uint8_t *qwd_read_file(const char *path, size_t *size)

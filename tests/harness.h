@@ -43,7 +43,9 @@ void qwd_test_register(const struct qwd_test_group *g);
 
 /* folder of the real maps, or NULL when it is not there */
 const char *qwd_realmaps_dir(void);
-/* path of a real map in a static buffer, or NULL (and the test skipped) */
+/* the folder looked in for them, there or not */
+const char *qwd_realmaps_where(void);
+/* path of a real map in a static buffer, or NULL when they are absent */
 const char *qwd_realmap(const char *file);
 /* say why the running test is skipped, then skip it (cmocka's skip()) */
 void qwd_skip_reason(const char *func, const char *fmt, ...)
@@ -53,9 +55,20 @@ void qwd_skip_reason(const char *func, const char *fmt, ...)
 		qwd_skip_reason(__func__, __VA_ARGS__); \
 		skip();                                 \
 	} while (0)
+/* skip the running test: it needs the community maps, which are absent */
+#define qwd_skip_no_realmaps()                                               \
+	qwd_skip("no community maps in %s (optional; set QWD_REALMAPS)", \
+		 qwd_realmaps_where())
 /* path of a map the build compiled from maps/<name>.map (build/maps/) */
 const char *qwd_bundled_map(const char *name);
-/* read a whole file into a malloc'd buffer; NULL on failure */
+/* path of that map's source, maps/<name>.map of the source tree */
+const char *qwd_bundled_map_source(const char *name);
+/* call fn once per bundled map (each maps/<name>.map, by name in C
+ * order) with its name; returns how many there were (0: the folder
+ * could not be read, which the caller's assertion turns into a failure) */
+int qwd_each_bundled_map(void (*fn)(const char *name, void *arg), void *arg);
+/* read a whole file into a malloc'd buffer, one byte longer than *size
+ * (room for a terminating NUL); NULL on failure */
 uint8_t *qwd_read_file(const char *path, size_t *size);
 
 #endif

@@ -221,6 +221,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	strlcpy(sv->basedir, opt->basedir ? opt->basedir : ".", sizeof(sv->basedir));
 	strlcpy(sv->gamedir, opt->gamedir ? opt->gamedir : "qw", sizeof(sv->gamedir));
 	strlcpy(sv->bind_ip, opt->ip ? opt->ip : "", sizeof(sv->bind_ip));
+	(void)sv_bundled_map_dir();	/* found now, a constant from here on */
 	/* port: < 0 the default, 0 an ephemeral one (tests), else as given */
 	sv->port = (uint16_t)(opt->port < 0 ? PORT_SERVER : opt->port);
 	sv->maxclients = opt->maxclients > 0 ? opt->maxclients : 32;

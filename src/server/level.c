@@ -20,9 +20,12 @@
  *   the array, which only extension clients are told about.
  *
  *   Map names resolve as QuakeWorld servers resolve them: maps/<name>.bsp
- *   under <basedir>/<gamedir>, then <basedir>/id1, then the maps folder this
- *   binary was built with (QWD_MAPDIR, so `qwd` with no arguments finds
- *   its bundled map); a name ending in ".bsp" is taken as a path.
+ *   under <basedir>/<gamedir>, then <basedir>/id1, then the bundled maps
+ *   (so `qwd` with no arguments finds "small"); a name ending in ".bsp" is
+ *   taken as a path.  The bundled maps are found beside the binary, so the
+ *   same binary works where it was built (build/qwd, build/maps/), where
+ *   `make install` put it (bin/qwd, share/qwd/maps/) and in the container,
+ *   and else in the folder it was built with (QWD_MAPDIR).
  */
 #include "qwd/server.h"
 
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bsd/string.h>
 
@@ -93,7 +97,7 @@ static bool resolve_map(const struct server *sv, const char *name,
 		if (file_exists(path))
 			return true;
 	}
-	snprintf(path, pathlen, "%s/%s.bsp", QWD_MAPDIR, name);
+	snprintf(path, pathlen, "%s/%s.bsp", sv_bundled_map_dir(), name);
 	return file_exists(path);
 }
 
@@ -121,9 +125,47 @@ int sv_add_sound(struct server *sv, const char *name)
 	return sv->num_sounds++;
 }
 
+/* A folder holding small.bsp, the map qwd serves by default. */
+static bool is_map_dir(const char *dir)
+{
+	char path[2 * SV_PATH];
+
+	snprintf(path, sizeof(path), "%s/small.bsp", dir);
+	return file_exists(path);
+}
+
+/* The bundled maps' folder, found once (at server_init, before anything
+ * else runs) and a constant of the process from then on:
+ * <exe dir>/maps, <exe dir>/../share/qwd/maps, else QWD_MAPDIR. */
 const char *sv_bundled_map_dir(void)
 {
-	return QWD_MAPDIR;
+	static char dir[SV_PATH];
+	char exe[SV_PATH];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	strlcpy(dir, QWD_MAPDIR, sizeof(dir));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return dir;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return dir;
+	*slash = '\0';
+	{
+		char near[SV_PATH + 32], shared[SV_PATH + 32];
+
+		snprintf(near, sizeof(near), "%s/maps", exe);
+		snprintf(shared, sizeof(shared), "%s/../share/qwd/maps", exe);
+		if (is_map_dir(near))
+			strlcpy(dir, near, sizeof(dir));
+		else if (is_map_dir(shared))
+			strlcpy(dir, shared, sizeof(dir));
+	}
+	return dir;
 }
 
 /* entity index of a player slot (see the design note) */
@@ -240,7 +282,8 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	}
 	if (!resolve_map(sv, name, path, sizeof(path))) {
 		snprintf(err, errlen, "map \"%s\": no maps/%s.bsp under %s/%s, %s/id1 or %s",
-			 name, name, sv->basedir, sv->gamedir, sv->basedir, QWD_MAPDIR);
+			 name, name, sv->basedir, sv->gamedir, sv->basedir,
+			 sv_bundled_map_dir());
 		return -1;
 	}
 	map = bsp_load(path, err, errlen);

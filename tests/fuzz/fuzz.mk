@@ -16,6 +16,12 @@
 #   build/fuzz/fuzz_oob        connectionless packets (sv_connectionless)
 #   build/fuzz/fuzz_game       a connected client's packets and the reply
 #   build/fuzz/fuzz_client     the client library's qwc_receive
+#   build/fuzz/fuzz_stringcmd  fuzz_game.c again (-DFUZZ_STRINGCMDS): text
+#                              lines as in-game string commands
+#   build/fuzz/fuzz_console    server.cfg / console / rcon command lines
+#   build/fuzz/fuzz_mapsrc     qwmap's .map reader and compiler; its
+#                              objects are tools/qwmap's, instrumented too
+#   build/fuzz/fuzz_actions    the action-file reader of tools/qwbots
 #   build/fuzz/mkpackets       packet seeds from a real in-process session
 # The packet targets and mkpackets share tests/fuzz/netfix.c (a server on a
 # real map, clients in lockstep with it).  mkpackets links the same
@@ -37,12 +43,17 @@ LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
 TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities
 NET_TARGETS := $(FUZZ_BUILD)/fuzz_oob $(FUZZ_BUILD)/fuzz_game \
-               $(FUZZ_BUILD)/fuzz_client
+               $(FUZZ_BUILD)/fuzz_client $(FUZZ_BUILD)/fuzz_console
+TOOL_TARGETS := $(FUZZ_BUILD)/fuzz_mapsrc $(FUZZ_BUILD)/fuzz_actions
+# the tools' own files a tool target reaches (their main.c left out)
+QWMAP_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out tools/qwmap/main.c,$(wildcard tools/qwmap/*.c)))
+QWBOTS_OBJ := $(FUZZ_BUILD)/tools/qwbots/actions.o
 NETFIX  := $(FUZZ_BUILD)/tests/fuzz/netfix.o
 
 .PHONY: all
 .SECONDARY:
-all: $(TARGETS) $(NET_TARGETS) $(FUZZ_BUILD)/mkseeds $(FUZZ_BUILD)/mkpackets
+all: $(TARGETS) $(NET_TARGETS) $(FUZZ_BUILD)/fuzz_stringcmd $(TOOL_TARGETS) \
+	$(FUZZ_BUILD)/mkseeds $(FUZZ_BUILD)/mkpackets
 
 $(FUZZ_BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -51,6 +62,14 @@ $(FUZZ_BUILD)/src/%.o: src/%.c
 $(FUZZ_BUILD)/tests/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(SAN) $(BASE) $(WARN) -Werror -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/tools/%.o: tools/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SAN) $(BASE) $(WARN) -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/tests/fuzz/fuzz_stringcmd.o: tests/fuzz/fuzz_game.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(SAN) $(BASE) $(WARN) -Werror -DFUZZ_STRINGCMDS -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -63,6 +82,15 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 $(NET_TARGETS): $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(NETFIX) $(LIB)
 	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
 
+$(FUZZ_BUILD)/fuzz_stringcmd: $(FUZZ_BUILD)/tests/fuzz/fuzz_stringcmd.o $(NETFIX) $(LIB)
+	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
+$(FUZZ_BUILD)/fuzz_mapsrc: $(FUZZ_BUILD)/tests/fuzz/fuzz_mapsrc.o $(QWMAP_OBJ) $(LIB)
+	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
+$(FUZZ_BUILD)/fuzz_actions: $(FUZZ_BUILD)/tests/fuzz/fuzz_actions.o $(QWBOTS_OBJ) $(LIB)
+	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
 $(FUZZ_BUILD)/mkpackets: $(FUZZ_BUILD)/tests/fuzz/mkpackets.o $(NETFIX) $(LIB)
 	$(FUZZ_CC) -fsanitize=address,undefined -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
 
@@ -73,4 +101,7 @@ $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c
 
 -include $(LIB_OBJ:.o=.d) $(TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
 	$(NET_TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
-	$(NETFIX:.o=.d) $(FUZZ_BUILD)/tests/fuzz/mkpackets.d
+	$(NETFIX:.o=.d) $(FUZZ_BUILD)/tests/fuzz/mkpackets.d \
+	$(QWMAP_OBJ:.o=.d) $(QWBOTS_OBJ:.o=.d) \
+	$(TOOL_TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
+	$(FUZZ_BUILD)/tests/fuzz/fuzz_stringcmd.d

@@ -56,6 +56,14 @@
  *     (truncated, unknown svc, out of range, bad delta base, bad entity
  *     list, stuffed line too long; game_check_reply says why signon order
  *     is not checked).
+ *
+ *   Built a second time with -DFUZZ_STRINGCMDS as fuzz_stringcmd: the
+ *   same set-up, checks and option byte, but the rest of the input is
+ *   text, one in-game string command a line ("say ...", "setinfo ...",
+ *   "download ...", "kill", the signon steps), each sent as its own
+ *   clc_stringcmd in one datagram.  The packet target spends most of its
+ *   inputs on the datagram's framing; this one spends them on what the
+ *   commands' own parsers and budgets do with their arguments.
  */
 #include <math.h>
 #include <poll.h>
@@ -109,6 +117,8 @@ struct game_fix {
 	struct game_player pl[GAME_PLAYERS];
 	struct game_level level;
 	uint8_t pkt[NET_MAX_UDP_PACKET];
+	/* fuzz_stringcmd: the commands of one input, as a datagram's payload */
+	uint8_t cmds[NET_MAX_UDP_PACKET - NETCHAN_HEADER_QPORT];
 };
 
 static struct game_fix *game;
@@ -428,6 +438,29 @@ static void game_exchange(struct game_player *p, size_t n, double now)
 	game_check_reply(p);
 }
 
+#ifdef FUZZ_STRINGCMDS
+/* text lines -> clc_stringcmd messages in game->cmds, cut where a
+ * datagram's payload ends; returns the payload's length */
+static size_t game_stringcmds(const uint8_t *text, size_t len)
+{
+	size_t room = sizeof(game->cmds), n = 0, i = 0;
+
+	while (i < len) {
+		const uint8_t *nl = memchr(text + i, '\n', len - i);
+		size_t line = nl ? (size_t)(nl - (text + i)) : len - i;
+
+		if (n + line + 2 > room)
+			break;
+		game->cmds[n++] = clc_stringcmd;
+		for (size_t k = 0; k < line; k++)	/* a NUL would end it early */
+			game->cmds[n++] = text[i + k] ? text[i + k] : ' ';
+		game->cmds[n++] = '\0';
+		i += line + 1;
+	}
+	return n;
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct game_player *p;
@@ -444,7 +477,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* anything still queued on the socket belongs to an older input */
 	game_drain(p->c->fd, NULL, 0);
 
+#ifdef FUZZ_STRINGCMDS
+	n = game_stringcmds(data + 1, size - 1);
+	game_exchange(p, game_build(p, data[0], game->cmds, n), p->c->now);
+#else
 	game_exchange(p, game_build(p, data[0], data + 1, size - 1), p->c->now);
+#endif
 	if (!(data[0] & GAME_ANSWER) || q->state < QWC_CONNECTED ||
 	    q->state > QWC_ACTIVE)
 		return 0;

@@ -43,18 +43,22 @@ static void fx_log_sink(void *ctx, int level, const char *line)
 	fprintf(stderr, "qwd[%d]: %s\n", level, line);
 }
 
-/* the map file: QWD_FUZZ_MAP, else FX_MAP in the realmaps folder */
+/* the map file: QWD_FUZZ_MAP, else FX_MAP in the realmaps folder, else
+ * the bundled map FX_BUNDLED_MAP (make builds it) */
 static bool fx_find_map(char *path, size_t len)
 {
 	const char *env = getenv("QWD_FUZZ_MAP");
 	const char *dir = getenv("QWD_REALMAPS");
 	char rel[PATH_MAX];
 
-	if (env && *env)
+	if (env && *env) {
 		strlcpy(rel, env, sizeof(rel));
-	else
+	} else {
 		snprintf(rel, sizeof(rel), "%s/%s",
 			 dir && *dir ? dir : "../shared/realmaps", FX_MAP);
+		if (access(rel, R_OK) != 0)
+			strlcpy(rel, FX_BUNDLED_MAP, sizeof(rel));
+	}
 	if (len < PATH_MAX || !realpath(rel, path)) {
 		fprintf(stderr, "netfix: no map at %s (set QWD_FUZZ_MAP or "
 			"QWD_REALMAPS): %s\n", rel, strerror(errno));

@@ -40,6 +40,7 @@
 #define FX_SIGNER_IP "127.0.0.4"	/* the script's client in its signon */
 #define FX_RCON_PASSWORD "fuzzpw"
 #define FX_MAP "lqdm11.bsp"		/* small deathmatch map, 224 KB */
+#define FX_BUNDLED_MAP "build/maps/small.bsp"	/* without the real maps */
 #define FX_SERVED_FILE "skins/fuzz.pcx"	/* a file the server lets clients fetch */
 
 enum {
@@ -92,7 +93,7 @@ typedef void (*fx_snap_fn)(void *ctx, const struct fx_client *c,
 			   enum fx_point p);
 
 /* Find the map (QWD_FUZZ_MAP, else FX_MAP under QWD_REALMAPS or
- * ../shared/realmaps), make a base directory holding it and a served file,
+ * ../shared/realmaps, else FX_BUNDLED_MAP), make a base directory holding it and a served file,
  * start a quiet server on 127.0.0.1 with an ephemeral port and load the
  * map.  The secret is FX_SECRET, both rate limiters are effectively off,
  * rcon_password is FX_RCON_PASSWORD and the timeout is long (the fuzz

@@ -6,7 +6,8 @@
 # runs this from the repository root.  The map loader stages keep half of
 # N, the packet targets share the other half:
 #   loader  N/2: bsp-small N/8, bsp N/8, ent N/4
-#   packets N/2: oob, game and client N/6 each
+#   packets N/2: oob, game, client, stringcmd, console, mapsrc and
+#               actions N/14 each
 # Each run is one in-process libFuzzer (the same as -jobs=1 -workers=1,
 # without the fork and the fuzz-0.log indirection), with -rss_limit_mb=4096
 # (also the largest single malloc allowed) and -timeout=30 s per input.
@@ -32,8 +33,24 @@
 #              connected client's datagrams and the reply built for them.
 #   client     fuzz_client, corpus fuzz-out/corpus-client, max_len 1600:
 #              the client library reading what a server sends.
-# The packet targets run a server in-process on a real map: lqdm11.bsp
-# from the realmaps (QWD_FUZZ_MAP overrides), else mkseeds' synthetic map.
+#   stringcmd  fuzz_stringcmd, corpus fuzz-out/corpus-stringcmd, max_len
+#              1400: text lines as a connected client's string commands
+#              (seeds: tests/fuzz/seeds/stringcmd).
+#   console    fuzz_console, corpus fuzz-out/corpus-console, max_len 8192:
+#              a server.cfg run with exec (seeds: tests/fuzz/seeds/console).
+#   mapsrc     fuzz_mapsrc, corpus fuzz-out/corpus-mapsrc, max_len 16384:
+#              qwmap's .map reader and compiler (seeds: maps/*.map and
+#              tests/qwmap/maps/*.map).
+#   actions    fuzz_actions, corpus fuzz-out/corpus-actions, max_len 4096:
+#              the action-file reader (seeds: tests/fuzz/seeds/actions).
+# The packet targets run a server in-process on a map: lqdm11.bsp from
+# the realmaps (QWD_FUZZ_MAP overrides), else the bundled map
+# build/maps/small.bsp (make builds it), else mkseeds' synthetic map.
+#
+# FUZZ_RUNS=N runs each target for N inputs instead of a time
+# (libFuzzer's -runs; SECONDS is then ignored), the way the executions
+# per target are reported; FUZZ_TARGETS="mapsrc actions ..." runs only
+# the named ones (names as above).
 # Their seeds come from mkpackets, which runs the targets' own scripted
 # session and captures every datagram (tests/fuzz/mkpackets.c).
 #
@@ -72,8 +89,8 @@ half=$((secs / 2))
 [ "$half" -ge 4 ] || half=4
 quarter=$((half / 4))
 packets=$((secs - half))
-[ "$packets" -ge 3 ] || packets=3
-third=$((packets / 3))
+[ "$packets" -ge 7 ] || packets=7
+seventh=$((packets / 7))
 
 build=${FUZZ_BUILD:-build/fuzz}
 out=${FUZZ_OUT:-fuzz-out}
@@ -91,8 +108,16 @@ fi
 
 # --- seeds ---------------------------------------------------------------
 for c in corpus-bsp-small corpus-bsp corpus-ent corpus-oob corpus-game \
-	corpus-client; do
+	corpus-client corpus-stringcmd corpus-console corpus-mapsrc \
+	corpus-actions; do
 	mkdir -p "$out/$c" || exit 2
+done
+# the committed seeds of the text targets (copied, so the corpora may grow)
+for t in stringcmd console actions; do
+	cp -n tests/fuzz/seeds/$t/* "$out/corpus-$t/" || exit 2
+done
+for m in maps/*.map tests/qwmap/maps/*.map; do
+	[ "$(wc -c <"$m")" -le 16384 ] && cp -n "$m" "$out/corpus-mapsrc/"
 done
 "$build/mkseeds" bsp "$out/corpus-bsp-small" || exit 2
 "$build/mkseeds" bsp "$out/corpus-bsp" || exit 2
@@ -121,6 +146,7 @@ fi
 # the packet targets' map; mkpackets must see the same one
 if [ -z "${QWD_FUZZ_MAP:-}" ]; then
 	QWD_FUZZ_MAP="$maps/lqdm11.bsp"
+	[ -f "$QWD_FUZZ_MAP" ] || QWD_FUZZ_MAP=build/maps/small.bsp
 	[ -f "$QWD_FUZZ_MAP" ] || QWD_FUZZ_MAP="$out/corpus-bsp-small/synth-bsp29.bsp"
 fi
 export QWD_FUZZ_MAP
@@ -164,13 +190,20 @@ run_target() {
 	name=$1 bin=$2 t=$3 maxlen=$4 dict=$5 corpus=$6
 	log="$out/$name.log"
 	mode=""
+	case " ${FUZZ_TARGETS:-$name} " in
+	*" $name "*) ;;
+	*) return 0 ;;
+	esac
 	[ "$keep_going" = 1 ] &&
 		mode="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+	budget="-max_total_time=$t"
+	[ -n "${FUZZ_RUNS:-}" ] && budget="-runs=$FUZZ_RUNS" t="$FUZZ_RUNS runs, "
+	[ -n "$dict" ] && mode="$mode -dict=$dict"
 
 	echo "fuzz: $name for ${t}s (log $log)"
 	# shellcheck disable=SC2086
-	"$bin" $mode -max_total_time="$t" -rss_limit_mb=4096 -timeout=30 \
-		-max_len="$maxlen" -print_final_stats=1 -dict="$dict" \
+	"$bin" $mode $budget -rss_limit_mb=4096 -timeout=30 \
+		-max_len="$maxlen" -print_final_stats=1 \
 		-artifact_prefix="$out/$name-" "$corpus" >"$log" 2>&1
 	rc=$?
 
@@ -222,12 +255,20 @@ run_target bsp "$build/fuzz_bsp" "$quarter" "$bsp_max" \
 	tests/fuzz/bsp.dict "$out/corpus-bsp"
 run_target ent "$build/fuzz_entities" "$((half - 2 * quarter))" "$ent_max" \
 	tests/fuzz/entities.dict "$out/corpus-ent"
-run_target oob "$build/fuzz_oob" "$third" 2048 \
+run_target oob "$build/fuzz_oob" "$seventh" 2048 \
 	tests/fuzz/oob.dict "$out/corpus-oob"
-run_target game "$build/fuzz_game" "$third" 1500 \
+run_target game "$build/fuzz_game" "$seventh" 1500 \
 	tests/fuzz/game.dict "$out/corpus-game"
-run_target client "$build/fuzz_client" "$((packets - 2 * third))" 1600 \
+run_target client "$build/fuzz_client" "$seventh" 1600 \
 	tests/fuzz/client.dict "$out/corpus-client"
+run_target stringcmd "$build/fuzz_stringcmd" "$seventh" 1400 \
+	"" "$out/corpus-stringcmd"
+run_target console "$build/fuzz_console" "$seventh" 8192 \
+	"" "$out/corpus-console"
+run_target mapsrc "$build/fuzz_mapsrc" "$seventh" 16384 \
+	"" "$out/corpus-mapsrc"
+run_target actions "$build/fuzz_actions" "$seventh" 4096 \
+	"" "$out/corpus-actions"
 
 if [ $status -ne 0 ]; then
 	echo "fuzz: FINDINGS (see above and $out/*.log)"

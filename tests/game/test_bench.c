@@ -1,16 +1,18 @@
 /*
- * tests/game/test_bench.c -- the game on real maps: the project's own
- * maps and every LibreQuake deathmatch map spawn and play, and the game
- * holds up under the benchmark's load, 256 bots firing rockets
- * continuously.
+ * tests/game/test_bench.c -- the game on whole maps: the project's own
+ * maps and (an optional extra) every LibreQuake deathmatch map spawn and
+ * play, and the game holds up under the benchmark's load, 256 bots firing
+ * rockets continuously.
  *
- * Design note: the bots join lqdm1 (skipped without the real maps), each
- * with a rocket launcher and ammunition topped up, running forward while
- * turning at its own rate, fire held except one tick in ten (so the dead
- * release and press the button, and respawn), for 4 s of game time at
- * 13 ms a tick.  The test asserts behaviour only -- rockets flew, players
- * died and came back, no entity slot leaked; the time of that world
- * update is measured by tools/gamebench (make bench, docs/gamebench.md).
+ * Design note: the bots join the bundled small map (build/maps/small.bsp),
+ * and lqdm1, the map tools/gamebench measures, when the community maps are
+ * there; each with a rocket launcher and ammunition topped up, running
+ * forward while turning at its own rate, fire held except one tick in ten
+ * (so the dead release and press the button, and respawn), for 4 s of
+ * game time at 13 ms a tick.  The test asserts behaviour only -- rockets
+ * flew, players died and came back, no entity slot leaked; the time of
+ * that world update is measured by tools/gamebench (make bench,
+ * docs/gamebench.md).
  */
 #include "../harness.h"
 
@@ -23,16 +25,12 @@
 
 enum { BOTS = 256, BENCH_ENTITIES = 4096 };
 
-static void test_bench_256_bots(void **state)
+static void bench_on(const char *path)
 {
-	const char *path = qwd_realmap("lqdm1.bsp");
 	struct scen *s;
 	char err[256] = "";
 	int ticks = (int)(4.0 / SCEN_TICK), max_live = 0, respawns = 0;
 
-	(void)state;
-	if (!path)
-		skip();
 	s = calloc(1, sizeof(*s));
 	assert_non_null(s);
 	if (scen_start_file(s, path, BOTS, BENCH_ENTITIES, err, sizeof(err)) != 0)
@@ -83,6 +81,14 @@ static void test_bench_256_bots(void **state)
 	free(s);
 }
 
+static void test_bench_256_bots(void **state)
+{
+	(void)state;
+	bench_on(qwd_bundled_map("small"));
+	if (qwd_realmaps_dir())
+		bench_on(qwd_realmap("lqdm1.bsp"));
+}
+
 /* every LibreQuake deathmatch map (and the four single-player ones, with
  * their monsters reported and skipped) spawns and plays: items on
  * floors, movers and triggers in place, eight players running and firing */
@@ -94,8 +100,8 @@ static void test_real_maps_play(void **state)
 		"lq_e1m1.bsp", "lq_e1m2.bsp", "lq_e2m2.bsp", "lq_e3m3.bsp"};
 
 	(void)state;
-	if (!qwd_realmap("lqdm1.bsp"))
-		skip();
+	if (!qwd_realmaps_dir())
+		qwd_skip_no_realmaps();
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		const char *path = qwd_realmap(maps[m]);
 		struct scen *s = calloc(1, sizeof(*s));
@@ -138,23 +144,22 @@ static void test_real_maps_play(void **state)
  * it fails to drop and is removed, as QuakeC's droptofloor does.) */
 static void test_project_maps_play(void **state)
 {
-	static const char *const maps[] = {"maps/small.map", "maps/large.map"};
+	static const char *const maps[] = {"small", "large"};
 
 	(void)state;
 	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
 		size_t size;
-		char *text = (char *)qwd_read_file(maps[m], &size);
+		char *text = (char *)qwd_read_file(qwd_bundled_map_source(maps[m]), &size);
 		struct scen *s;
 		char err[256] = "";
 		int items = 0;
 
 		if (!text)
-			skip();	/* not run from the source tree */
+			fail_msg("%s: cannot read the map source",
+				 qwd_bundled_map_source(maps[m]));
 		s = calloc(1, sizeof(*s));
 		assert_non_null(s);
-		text = realloc(text, size + 1);
-		assert_non_null(text);
-		text[size] = '\0';
+		text[size] = '\0';	/* qwd_read_file leaves room for it */
 		if (scen_start(s, text, SCEN_MAX_CLIENTS, 2048, err, sizeof(err)) != 0)
 			fprintf(stderr, "%s: %s\n", maps[m], err);
 		free(text);

@@ -2,7 +2,9 @@
  * tests/game/test_pmove.c -- QuakeWorld player movement (src/game/pmove.c).
  *
  * Design note: the maps are built from brushes in memory (brush_map.h) so
- * every height and distance is known; one test walks the real staircase of
+ * every height and distance is known; one test climbs the west stairs of
+ * the bundled large map (maps/gen/mkmaps.py), compiled by qwmap, and one,
+ * when the community maps are there, the real staircase of
  * ewt_stairsteptest.bsp.  Expected numbers come from the movement rules
  * themselves, recomputed here in double precision frame by frame:
  *   ground friction  v -= max(v, stopspeed) * friction * ft  (x2 at a drop)
@@ -381,30 +383,42 @@ static void build_stairs(struct fx *f, int steps, float rise)
 	fx_ready(f);
 }
 
-static void test_stairs_full_speed(void **state)
+/* Run frames of c with the player moving at speed along axis (0 x, 1 y)
+ * up stairs of 16-unit steps from a floor at height floor: no speed is
+ * lost on any step, the move stays on its line and on the ground, never
+ * goes down, and always rests on a step top. */
+static void climb(struct fx *f, const struct usercmd *c, int axis,
+		  float speed, double floor, int frames)
 {
-	struct fx *f = *state;
-	struct usercmd c = mkcmd(MSEC, 0, 0, 400, 0, 0, 0);
-	float last_z;
-	double x = 0;
+	double at = f->p.origin[axis];
+	const float across = f->p.origin[!axis];
+	float last_z = f->p.origin[2];
 
-	build_stairs(f, 5, 16);
-	fx_place(f, 0, 0, REST);
-	f->p.velocity[0] = 320;
-	last_z = f->p.origin[2];
-	for (int i = 0; i < 80; i++) {
-		run(f, &c);
-		x += 320 * FT;
-		/* no speed lost on any step */
-		assert_true(f->p.velocity[0] == 320);
+	f->p.velocity[axis] = speed;
+	for (int i = 0; i < frames; i++) {
+		run(f, c);
+		at += speed * FT;
+		assert_true(f->p.velocity[axis] == speed);
+		assert_true(f->p.velocity[!axis] == 0);
 		assert_true(f->p.velocity[2] == 0);
-		assert_near(f->p.origin[0], x, 1e-2);
+		assert_near(f->p.origin[axis], at, 1e-2);
+		assert_true(f->p.origin[!axis] == across);
 		assert_true(f->p.onground);
 		assert_true(f->p.origin[2] >= last_z);
 		last_z = f->p.origin[2];
 		/* on a step top, at rest height above it */
-		assert_near(fmod(f->p.origin[2] - REST + 0.5, 16), 0.5, 1e-3);
+		assert_near(fmod(f->p.origin[2] - floor - REST + 0.5, 16), 0.5, 1e-3);
 	}
+}
+
+static void test_stairs_full_speed(void **state)
+{
+	struct fx *f = *state;
+	struct usercmd c = mkcmd(MSEC, 0, 0, 400, 0, 0, 0);
+
+	build_stairs(f, 5, 16);
+	fx_place(f, 0, 0, REST);
+	climb(f, &c, 0, 320, 0, 80);
 	assert_near(f->p.origin[2], 5 * 16 + REST, 1e-3);
 }
 
@@ -433,6 +447,27 @@ static void test_step_height_limit(void **state)
 	assert_true(f->p.onground);
 }
 
+/* The west stairs of the bundled large map: 16 steps of 16 up towards +y,
+ * 32 deep, from the west hall (floor 0, y < 768) to the west gallery
+ * (floor 256, y >= 1280), 128 wide around x = -2368. */
+static void test_bundled_stairs(void **state)
+{
+	struct fx *f = *state;
+	const char *path = qwd_bundled_map("large");
+	/* leftwards at yaw 0, so the wish is exactly along +y */
+	struct usercmd c = mkcmd(MSEC, 0, 0, 0, -400, 0, 0);
+	char err[256];
+
+	f->loaded = bsp_load(path, err, sizeof(err));
+	if (!f->loaded)
+		fail_msg("%s (make maps)", err);
+	world_init(&f->w, f->loaded, f->objs, MAX_OBJS);
+	fx_place(f, -2368, 600, REST);
+	climb(f, &c, 1, 320, 0, 200);
+	/* y = 1432: in the gallery */
+	assert_near(f->p.origin[2], 256 + REST, 1e-3);
+}
+
 /* The staircase of ericw-tools' stairsteptest: 7 steps of 16 up towards -x
  * (floor at -80, top at 32), 32 units deep, for y in [-177, 63]. */
 static void test_real_stairs(void **state)
@@ -442,29 +477,15 @@ static void test_real_stairs(void **state)
 	/* backwards, so the wish is exactly along -x */
 	struct usercmd c = mkcmd(MSEC, 0, 0, -400, 0, 0, 0);
 	char err[256];
-	float last_z;
-	double x = 100;
 
 	if (!path)
-		skip();
+		qwd_skip_no_realmaps();
 	f->loaded = bsp_load(path, err, sizeof(err));
 	if (!f->loaded)
-		skip();
+		fail_msg("%s", err);
 	world_init(&f->w, f->loaded, f->objs, MAX_OBJS);
-
-	fx_place(f, x, -50, -80 + REST);
-	f->p.velocity[0] = -320;
-	last_z = f->p.origin[2];
-	for (int i = 0; i < 80; i++) {
-		run(f, &c);
-		x -= 320 * FT;
-		assert_true(f->p.velocity[0] == -320);
-		assert_true(f->p.velocity[1] == 0);
-		assert_near(f->p.origin[0], x, 1e-2);
-		assert_true(f->p.onground);
-		assert_true(f->p.origin[2] >= last_z);
-		last_z = f->p.origin[2];
-	}
+	fx_place(f, 100, -50, -80 + REST);
+	climb(f, &c, 0, -320, -80, 80);
 	/* x = -232.8: on the top landing */
 	assert_near(f->p.origin[2], 32 + REST, 1e-3);
 }
@@ -1226,6 +1247,7 @@ static const struct CMUnitTest pmove_tests[] = {
 	T(test_ceiling_stops_rise),
 	T(test_stairs_full_speed),
 	T(test_step_height_limit),
+	T(test_bundled_stairs),
 	T(test_real_stairs),
 	T(test_step_over_lip),
 	T(test_walk_off_ledge),

@@ -725,6 +725,51 @@ static void test_compile_errors(void **state)
 	qm_output_free(&c.out);
 }
 
+/* Found by fuzz_mapsrc: sources qwmap compiled into maps the loader then
+ * refused.  Now the compiler refuses them, with the reason. */
+static void test_compile_refuses_unloadable(void **state)
+{
+	static const char skip_only[] =
+		"{\n\"classname\" \"worldspawn\"\n{\n"
+		"( 0 0 0 ) ( 0 32 0 ) ( 0 0 240 ) skip 0 0 0 1 1\n"
+		"( 48 -24 40 ) ( 48 -16 -16 ) ( 48 -24 -16 ) skip 0 0 0 1 1\n"
+		"( -16 -24 -16 ) ( -16 -24 40 ) ( 48 -24 -16 ) skip 0 0 0 1 1\n"
+		"( 48 -16 -16 ) ( -16 -16 40 ) ( -16 -16 -16 ) skip 0 0 0 1 1\n"
+		"( -16 -24 -16 ) ( 48 -24 -16 ) ( -16 -16 -16 ) skip 0 0 0 1 1\n"
+		"( -16 -16 40 ) ( 48 -24 40 ) ( -16 -24 40 ) skip 0 0 0 1 1\n"
+		"}\n}\n{\n\"classname\" \"info_null\"\n\"origin\" \"-8 -8 8\"\n}\n";
+	struct compiled c;
+	char path[1024], *tiny, *at;
+	size_t size;
+	uint8_t *text;
+
+	(void)state;
+	/* every face skip: no vertex, no edge, nothing a client could draw */
+	compile_text(skip_only, true, &c);
+	assert_int_equal(c.rc, -1);
+	if (!strstr(c.err, "nothing to draw"))
+		fail_msg("got \"%s\"", c.err);
+	qm_output_free(&c.out);
+	/* a scale so close to 0 that the axes overflow a float */
+	snprintf(path, sizeof(path), "%s/room.map", maps_dir());
+	text = qwd_read_file(path, &size);
+	assert_non_null(text);
+	text[size] = '\0';
+	tiny = malloc(size + 32);
+	assert_non_null(tiny);
+	at = strstr((char *)text, "] 0 1 1");
+	assert_non_null(at);
+	snprintf(tiny, size + 32, "%.*s] 0 1e-300 1%s", (int)(at - (char *)text),
+		 (char *)text, at + strlen("] 0 1 1"));
+	compile_text(tiny, false, &c);
+	assert_int_equal(c.rc, -1);
+	if (!strstr(c.err, "t.map:8: texture axes out of range"))
+		fail_msg("got \"%s\"", c.err);
+	qm_output_free(&c.out);
+	free(tiny);
+	free(text);
+}
+
 static void test_rle(void **state)
 {
 	uint8_t row[700], out[1500];
@@ -757,6 +802,7 @@ static const struct CMUnitTest compile_tests[] = {
 	cmocka_unit_test(test_face_geometry),
 	cmocka_unit_test(test_leak),
 	cmocka_unit_test(test_compile_errors),
+	cmocka_unit_test(test_compile_refuses_unloadable),
 	cmocka_unit_test(test_rle),
 };
 

@@ -4,8 +4,12 @@
  * Design note: small texts check the grammar (quoted and bare tokens,
  * comments, \r\n, a NUL ending the text, trailing spaces of keys, the first
  * of repeated keys winning) and each refusal with the line it names; every
- * limit is checked on both sides of its edge.  Then every real map is
- * loaded and its entities counted against the corpus README.
+ * limit is checked on both sides of its edge.  Then every bundled map's
+ * entities are checked against its source, maps/NAME.map, read here by a
+ * scanner of its own (not qwmap's parser, not ent_parse): the same
+ * entities in the same order with the same pairs, and a "model" "*N" for
+ * each entity that has brushes.  As an optional extra, every community
+ * map is loaded and its entities counted against the corpus README.
  */
 #include "../harness.h"
 
@@ -286,7 +290,7 @@ static void test_realmaps(void **state)
 {
 	(void)state;
 	if (!qwd_realmaps_dir())
-		skip();
+		qwd_skip_no_realmaps();
 	for (size_t i = 0; i < sizeof(realmaps) / sizeof(realmaps[0]); i++) {
 		const struct realmap_ents *r = &realmaps[i];
 		char err[512];
@@ -321,7 +325,7 @@ static void test_lqdm5_lump(void **state)
 
 	(void)state;
 	if (!path)
-		skip();
+		qwd_skip_no_realmaps();
 	file = qwd_read_file(path, &size);
 	assert_non_null(file);
 	assert_true(size >= 4 + 8 * BSP_NUM_LUMPS);
@@ -341,6 +345,162 @@ static void test_lqdm5_lump(void **state)
 	free(file);
 }
 
+/* ---- bundled maps against their sources ------------------------------ */
+
+/* The next token of .map text: a brace, a quoted string (its contents) or
+ * a bare word; // comments skipped.  Returns its length, or -1 at the end;
+ * *quoted tells a string from a word. */
+static int map_token(const char **p, const char **tok, bool *quoted)
+{
+	const char *s = *p;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+			s++;
+		if (s[0] == '/' && s[1] == '/') {
+			while (*s && *s != '\n')
+				s++;
+			continue;
+		}
+		break;
+	}
+	if (!*s)
+		return -1;
+	*quoted = *s == '"';
+	if (*quoted) {
+		const char *end = strchr(s + 1, '"');
+
+		assert_non_null(end);
+		*tok = s + 1;
+		*p = end + 1;
+		return (int)(end - s - 1);
+	}
+	*tok = s;
+	if (*s == '{' || *s == '}') {
+		*p = s + 1;
+		return 1;
+	}
+	while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+		s++;
+	*p = s;
+	return (int)(s - *tok);
+}
+
+/* Walk the source's entities alongside the loaded map's: entity e of the
+ * source has every one of its pairs in entity e of the map, and nothing
+ * else but the "model" of its brushes. */
+static void match_source(const struct bsp_map *m, const char *src,
+			 const char *name)
+{
+	const char *p = src, *tok;
+	char key[ENT_MAX_KEY], val[ENT_MAX_VALUE];
+	uint32_t e = 0, pairs = 0;
+	int depth = 0, brushes = 0, models = 0, len;
+	bool quoted, have_key = false;
+
+	while ((len = map_token(&p, &tok, &quoted)) >= 0) {
+		if (!quoted && *tok == '{') {
+			depth++;
+			brushes += depth == 2;
+			assert_true(depth <= 2);
+			continue;
+		}
+		if (!quoted && *tok == '}') {
+			if (--depth > 0)
+				continue;
+			assert_int_equal(depth, 0);
+			assert_true(e < m->ents.num_ents);
+			if (brushes && e > 0) {
+				char want[16];
+
+				snprintf(want, sizeof(want), "*%d", ++models);
+				pairs++;
+				if (!ent_value(&m->ents, e, "model") ||
+				    strcmp(ent_value(&m->ents, e, "model"), want) != 0)
+					fail_msg("%s: entity %u: model %s, want %s", name,
+						 e, ent_value(&m->ents, e, "model"), want);
+			}
+			assert_int_equal(m->ents.ents[e].num_pairs, pairs);
+			e++;
+			pairs = 0;
+			brushes = 0;
+			continue;
+		}
+		if (depth != 1)
+			continue;	/* inside a brush */
+		assert_true(quoted);
+		assert_true(len < ENT_MAX_VALUE);
+		if (!have_key) {
+			assert_true(len < ENT_MAX_KEY);
+			snprintf(key, sizeof(key), "%.*s", len, tok);
+		} else {
+			const char *got;
+
+			snprintf(val, sizeof(val), "%.*s", len, tok);
+			got = ent_value(&m->ents, e, key);
+			if (!got || strcmp(got, val) != 0)
+				fail_msg("%s: entity %u: \"%s\" is \"%s\", source "
+					 "says \"%s\"", name, e, key, got ? got : "(none)",
+					 val);
+			pairs++;
+		}
+		have_key = !have_key;
+	}
+	assert_int_equal(depth, 0);
+	assert_false(have_key);
+	assert_int_equal(e, m->ents.num_ents);
+	assert_int_equal(models + 1, m->num_models);
+}
+
+static void bundled_against_source(const char *name, void *arg)
+{
+	size_t size = 0, fsize = 0;
+	char *src = (char *)qwd_read_file(qwd_bundled_map_source(name), &size);
+	uint8_t *file = qwd_read_file(qwd_bundled_map(name), &fsize);
+	struct bsp_map *m;
+	struct ent_list l;
+	char err[512];
+	uint32_t ofs, len;
+
+	assert_non_null(src);
+	if (!file)
+		fail_msg("%s: cannot read the bundled map (make maps)",
+			 qwd_bundled_map(name));
+	src[size] = '\0';
+	m = bsp_load(qwd_bundled_map(name), err, sizeof(err));
+	if (!m)
+		fail_msg("%s", err);
+	assert_string_equal(ent_value(&m->ents, 0, "classname"), "worldspawn");
+	assert_int_equal(m->ents.ents[0].line, 1);
+	match_source(m, src, name);
+
+	/* the lump straight from the file gives the loader's numbers */
+	ofs = (uint32_t)file[4] | (uint32_t)file[5] << 8 | (uint32_t)file[6] << 16 |
+	      (uint32_t)file[7] << 24;
+	len = (uint32_t)file[8] | (uint32_t)file[9] << 8 | (uint32_t)file[10] << 16 |
+	      (uint32_t)file[11] << 24;
+	assert_true((uint64_t)ofs + len <= fsize);
+	if (ent_parse((const char *)file + ofs, len, &l, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", name, err);
+	assert_int_equal(l.num_ents, m->ents.num_ents);
+	assert_int_equal(l.num_pairs, m->ents.num_pairs);
+	*(uint32_t *)arg += l.num_ents;
+	ent_free(&l);
+	bsp_free(m);
+	free(file);
+	free(src);
+}
+
+static void test_bundled_maps(void **state)
+{
+	uint32_t ents = 0;
+
+	(void)state;
+	assert_true(qwd_each_bundled_map(bundled_against_source, &ents) >= 2);
+	/* small's 108 and large's entities at least */
+	assert_true(ents > 200);
+}
+
 static const struct CMUnitTest entities_tests[] = {
 	cmocka_unit_test(test_parse_basic),
 	cmocka_unit_test(test_parse_nul_ends_text),
@@ -349,6 +509,7 @@ static const struct CMUnitTest entities_tests[] = {
 	cmocka_unit_test(test_limits),
 	cmocka_unit_test(test_limit_entities),
 	cmocka_unit_test(test_limit_text),
+	cmocka_unit_test(test_bundled_maps),
 	cmocka_unit_test(test_realmaps),
 	cmocka_unit_test(test_lqdm5_lump),
 };

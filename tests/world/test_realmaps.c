@@ -1,13 +1,14 @@
 /*
- * test_realmaps.c -- the world model against every real map: spawn points.
+ * test_realmaps.c -- the world model against every whole map: spawn points.
  *
- * Design note: the maps in ../shared/realmaps were compiled by the
- * community's compiler, so their spawn points are where a stock server
- * puts players.  For each info_player_* the world must agree that it is a
+ * Design note: for each info_player_* the world must agree that it is a
  * place a player can stand: its leaf is empty, a player box there is not
  * stuck, a trace straight down meets a floor within 256 units, and the
  * spot's PVS contains its own leaf.  These are the facts the server relies
- * on when it spawns a client.
+ * on when it spawns a client.  The maps are every bundled one (maps/NAME.map
+ * compiled by qwmap) and, as an optional extra, every map in
+ * ../shared/realmaps: those were compiled by the community's compiler, so
+ * their spawn points are where a stock server puts players.
  */
 #include "harness.h"
 
@@ -48,12 +49,13 @@ static const struct known_bad *find_known(const char *file, const char *cls)
 static const vec3_t player_mins = {-16, -16, -24};
 static const vec3_t player_maxs = {16, 16, 32};
 
-static int check_map(const char *dir, const char *file, int *spots)
+/* check the spawn points of the map at path (file: its name, for the
+ * known exceptions and the messages); adds their number to *spots */
+static void check_map(const char *path, const char *file, int *spots)
 {
-	char path[1024], err[512];
+	char err[512];
 	struct bsp_map *m;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	m = bsp_load(path, err, sizeof(err));
 	if (!m)
 		fail_msg("%s", err);
@@ -110,7 +112,6 @@ static int check_map(const char *dir, const char *file, int *spots)
 			fail_msg("%s: %s leaf %d is not in its own PVS", file, cls, leaf);
 	}
 	bsp_free(m);
-	return 0;
 }
 
 static void spawn_points_on_every_map(void **state)
@@ -122,15 +123,17 @@ static void spawn_points_on_every_map(void **state)
 
 	(void)state;
 	if (!dir)
-		skip();
+		qwd_skip_no_realmaps();
 	d = opendir(dir);
 	assert_non_null(d);
 	while ((de = readdir(d)) != NULL) {
 		size_t n = strlen(de->d_name);
+		char path[1024];
 
 		if (n < 4 || strcmp(de->d_name + n - 4, ".bsp") != 0)
 			continue;
-		check_map(dir, de->d_name, &spots);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		check_map(path, de->d_name, &spots);
 		maps++;
 	}
 	closedir(d);
@@ -140,7 +143,25 @@ static void spawn_points_on_every_map(void **state)
 	print_message("checked %d spawn points on %d maps\n", spots, maps);
 }
 
+static void check_bundled(const char *name, void *spots)
+{
+	check_map(qwd_bundled_map(name), name, spots);
+}
+
+static void spawn_points_on_every_bundled_map(void **state)
+{
+	int spots = 0, maps;
+
+	(void)state;
+	maps = qwd_each_bundled_map(check_bundled, &spots);
+	/* small's 72 and large's 68 deathmatch spots and a start each */
+	assert_true(maps >= 2);
+	assert_true(spots >= 142);
+	print_message("checked %d spawn points on %d maps\n", spots, maps);
+}
+
 static const struct CMUnitTest realmap_tests[] = {
+	cmocka_unit_test(spawn_points_on_every_bundled_map),
 	cmocka_unit_test(spawn_points_on_every_map),
 };
 

@@ -5,9 +5,11 @@
  * stops 1/32 unit in front of the plane it hits, points on a plane count
  * as its front side, and hull 1 is the world grown by the player box.  The
  * synthetic room (room_map.h) makes every expected value computable by
- * hand; the real maps then check what must hold on any sane map: players
+ * hand; whole maps then check what must hold on any sane map: players
  * spawn free and stand on floors, a segment's obstructions agree seen from
- * either end, and brush submodels trace in their own space.
+ * either end, and brush submodels (doors) trace in their own space.  The
+ * whole maps are the bundled ones (maps/NAME.map, compiled by qwmap) and,
+ * as an optional extra, the community deathmatch maps.
  */
 #include "../harness.h"
 
@@ -403,19 +405,19 @@ static const char *const dm_maps[] = {
 	"lqdm11_2psb.bsp",
 };
 
-static struct bsp_map *load_or_skip(const char *file)
+static struct bsp_map *load_path(const char *path)
 {
-	const char *path = qwd_realmap(file);
 	char err[512];
-	struct bsp_map *map;
+	struct bsp_map *map = bsp_load(path, err, sizeof(err));
 
-	if (!path)
-		skip();
-	map = bsp_load(path, err, sizeof(err));
 	if (!map)
 		fail_msg("%s", err);
 	return map;
 }
+
+static const char *const bundled_dm[] = {"small", "large"};
+
+enum { MAX_SPOTS = 128 };
 
 /* origins of every entity of this class; returns how many (at most max) */
 static int class_origins(const struct bsp_map *map, const char *classname,
@@ -435,43 +437,62 @@ static int class_origins(const struct bsp_map *map, const char *classname,
 	return n;
 }
 
+/* every deathmatch spawn point (at least 8) is free and over a floor */
+static void check_spawns(const struct bsp_map *map)
+{
+	vec3_t spots[MAX_SPOTS];
+	int n = class_origins(map, "info_player_deathmatch", spots, MAX_SPOTS);
+
+	assert_true(n >= 8);
+	for (int i = 0; i < n; i++) {
+		struct trace tr;
+		vec3_t down;
+
+		bsp_trace_box(map, 0, zero, player_mins, player_maxs,
+			      spots[i], spots[i], &tr);
+		if (tr.startsolid)
+			fail_msg("%s: spawn %d (%g %g %g) in solid", map->name, i,
+				 spots[i][0], spots[i][1], spots[i][2]);
+
+		vec_copy(spots[i], down);
+		down[2] -= 256;
+		bsp_trace_box(map, 0, zero, player_mins, player_maxs,
+			      spots[i], down, &tr);
+		if (tr.fraction >= 1 || tr.plane.normal[2] <= 0.7f)
+			fail_msg("%s: spawn %d: no floor (fraction %g "
+				 "normal z %g)", map->name, i,
+				 tr.fraction, tr.plane.normal[2]);
+		assert_false(tr.startsolid);
+		/* standing on it: the hull is clear at the end */
+		assert_int_not_equal(
+			bsp_hull_point_contents(
+				&map->models[0].hulls[1],
+				map->models[0].hulls[1].firstclipnode,
+				tr.endpos),
+			CONTENTS_SOLID);
+	}
+}
+
+static void test_bundled_spawns(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < sizeof(bundled_dm) / sizeof(bundled_dm[0]); m++) {
+		struct bsp_map *map = load_path(qwd_bundled_map(bundled_dm[m]));
+
+		check_spawns(map);
+		bsp_free(map);
+	}
+}
+
 static void test_realmap_spawns(void **state)
 {
 	(void)state;
+	if (!qwd_realmaps_dir())
+		qwd_skip_no_realmaps();
 	for (size_t m = 0; m < sizeof(dm_maps) / sizeof(dm_maps[0]); m++) {
-		struct bsp_map *map = load_or_skip(dm_maps[m]);
-		vec3_t spots[32];
-		int n = class_origins(map, "info_player_deathmatch", spots, 32);
+		struct bsp_map *map = load_path(qwd_realmap(dm_maps[m]));
 
-		assert_true(n >= 8);
-		for (int i = 0; i < n; i++) {
-			struct trace tr;
-			vec3_t down;
-
-			bsp_trace_box(map, 0, zero, player_mins, player_maxs,
-				      spots[i], spots[i], &tr);
-			if (tr.startsolid)
-				fail_msg("%s: spawn %d (%g %g %g) in solid",
-					 dm_maps[m], i, spots[i][0],
-					 spots[i][1], spots[i][2]);
-
-			vec_copy(spots[i], down);
-			down[2] -= 256;
-			bsp_trace_box(map, 0, zero, player_mins, player_maxs,
-				      spots[i], down, &tr);
-			if (tr.fraction >= 1 || tr.plane.normal[2] <= 0.7f)
-				fail_msg("%s: spawn %d: no floor (fraction %g "
-					 "normal z %g)", dm_maps[m], i,
-					 tr.fraction, tr.plane.normal[2]);
-			assert_false(tr.startsolid);
-			/* standing on it: the hull is clear at the end */
-			assert_int_not_equal(
-				bsp_hull_point_contents(
-					&map->models[0].hulls[1],
-					map->models[0].hulls[1].firstclipnode,
-					tr.endpos),
-				CONTENTS_SOLID);
-		}
+		check_spawns(map);
 		bsp_free(map);
 	}
 }
@@ -487,79 +508,106 @@ static float dist3(const vec3_t a, const vec3_t b)
 /*
  * Between two open points, the first obstruction seen from one end comes
  * no later than the last seen from the other, and a clear segment is clear
- * both ways.  The ends are nudged off the map grid: spawn points sit on
- * whole units, and a segment through the exact edge of a brush may graze
- * it one way and not the other, which is how QuakeWorld's trace behaves
- * (a point on a plane counts as its front).
+ * both ways.  The ends are nudged a few units off the map grid: spawn
+ * points sit on whole units, and a segment that passes within 1/32 unit
+ * of a brush edge may graze it one way and not the other, which is how
+ * QuakeWorld's trace behaves (it splits a move 1/32 short of each plane).
+ * The bundled maps put their spawn points and walls on one lattice, so
+ * with nudges under a unit some segments pass that close to a corner
+ * (small: 4 of 5112, e.g. (-960 -960) to (-832 -128) crosses the corner
+ * (-896 -544) of the corridor's wall).
  */
-static void test_realmap_reverse(void **state)
+struct reverse_count {
+	int pairs, blocked;
+};
+
+static void check_reverse(const struct bsp_map *map, struct reverse_count *c)
 {
-	static const vec3_t nudge_a = {0.37f, 0.23f, 0.5f};
-	static const vec3_t nudge_b = {-0.29f, 0.41f, 0.7f};
-	int pairs = 0, blocked = 0;
+	static const vec3_t nudge_a = {3.7f, 2.3f, 0.5f};
+	static const vec3_t nudge_b = {-2.9f, 4.1f, 0.7f};
+	vec3_t spots[MAX_SPOTS];
+	int n = class_origins(map, "info_player_deathmatch", spots, MAX_SPOTS);
 
-	(void)state;
-	for (size_t m = 0; m < sizeof(dm_maps) / sizeof(dm_maps[0]); m++) {
-		struct bsp_map *map = load_or_skip(dm_maps[m]);
-		vec3_t spots[32];
-		int n = class_origins(map, "info_player_deathmatch", spots, 32);
+	for (int h = 0; h < 2; h++) {
+		const vec3_t *bmin = h ? &player_mins : &zero;
+		const vec3_t *bmax = h ? &player_maxs : &zero;
 
-		for (int h = 0; h < 2; h++) {
-			const vec3_t *bmin = h ? &player_mins : &zero;
-			const vec3_t *bmax = h ? &player_maxs : &zero;
+		for (int i = 0; i < n; i++) {
+			for (int j = i + 1; j < n; j++) {
+				struct trace f, b;
+				vec3_t pa, pb;
+				float len;
 
-			for (int i = 0; i < n; i++) {
-				for (int j = i + 1; j < n; j++) {
-					struct trace f, b;
-					vec3_t pa, pb;
-					float len;
-
-					vec_add(spots[i], nudge_a, pa);
-					vec_add(spots[j], nudge_b, pb);
-					len = dist3(pa, pb);
-					bsp_trace_box(map, 0, zero, *bmin, *bmax,
-						      pa, pb, &f);
-					bsp_trace_box(map, 0, zero, *bmin, *bmax,
-						      pb, pa, &b);
-					assert_false(f.startsolid);
-					assert_false(b.startsolid);
-					pairs++;
-					if ((f.fraction < 1) != (b.fraction < 1))
-						fail_msg("%s: %d-%d hull %d: "
-							 "fractions %g / %g",
-							 dm_maps[m], i, j, h,
-							 f.fraction, b.fraction);
-					if (f.fraction == 1)
-						continue;
-					blocked++;
-					assert_true(dist3(pa, f.endpos) +
-						    dist3(pb, b.endpos) <=
-						    len + 0.1f);
-					/* the fraction measures the end point */
-					assert_float_equal(f.fraction * len,
-							   dist3(pa, f.endpos),
-							   0.05);
-					assert_float_equal(b.fraction * len,
-							   dist3(pb, b.endpos),
-							   0.05);
-				}
+				vec_add(spots[i], nudge_a, pa);
+				vec_add(spots[j], nudge_b, pb);
+				len = dist3(pa, pb);
+				bsp_trace_box(map, 0, zero, *bmin, *bmax, pa, pb, &f);
+				bsp_trace_box(map, 0, zero, *bmin, *bmax, pb, pa, &b);
+				assert_false(f.startsolid);
+				assert_false(b.startsolid);
+				c->pairs++;
+				if ((f.fraction < 1) != (b.fraction < 1))
+					fail_msg("%s: %d-%d hull %d: fractions %g / %g",
+						 map->name, i, j, h, f.fraction,
+						 b.fraction);
+				if (f.fraction == 1)
+					continue;
+				c->blocked++;
+				assert_true(dist3(pa, f.endpos) + dist3(pb, b.endpos) <=
+					    len + 0.1f);
+				/* the fraction measures the end point */
+				assert_float_equal(f.fraction * len,
+						   dist3(pa, f.endpos), 0.05);
+				assert_float_equal(b.fraction * len,
+						   dist3(pb, b.endpos), 0.05);
 			}
 		}
-		bsp_free(map);
 	}
-	/* the test must have looked at both kinds of segment */
-	print_message("%d segments, %d blocked\n", pairs, blocked);
-	assert_true(pairs > 100);
-	assert_true(blocked > 10 && blocked < pairs);
 }
 
-/* Doors on ewt_lightstest1: brush models traced in their own space. */
-static void test_realmap_doors(void **state)
+/* the test must have looked at both kinds of segment */
+static void check_reverse_count(const struct reverse_count *c)
 {
-	struct bsp_map *map = load_or_skip("ewt_lightstest1.bsp");
-	int doors = 0;
+	print_message("%d segments, %d blocked\n", c->pairs, c->blocked);
+	assert_true(c->pairs > 100);
+	assert_true(c->blocked > 10 && c->blocked < c->pairs);
+}
+
+static void test_bundled_reverse(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < sizeof(bundled_dm) / sizeof(bundled_dm[0]); m++) {
+		struct bsp_map *map = load_path(qwd_bundled_map(bundled_dm[m]));
+		struct reverse_count c = {0, 0};
+
+		check_reverse(map, &c);
+		check_reverse_count(&c);
+		bsp_free(map);
+	}
+}
+
+static void test_realmap_reverse(void **state)
+{
+	struct reverse_count c = {0, 0};
 
 	(void)state;
+	if (!qwd_realmaps_dir())
+		qwd_skip_no_realmaps();
+	for (size_t m = 0; m < sizeof(dm_maps) / sizeof(dm_maps[0]); m++) {
+		struct bsp_map *map = load_path(qwd_realmap(dm_maps[m]));
+
+		check_reverse(map, &c);
+		bsp_free(map);
+	}
+	check_reverse_count(&c);
+}
+
+/* Every func_door of a map: brush models traced in their own space.
+ * Returns how many doors there were. */
+static int check_doors(const struct bsp_map *map)
+{
+	int doors = 0;
+
 	for (uint32_t i = 0; i < map->ents.num_ents; i++) {
 		const char *c = ent_value(&map->ents, i, "classname");
 		const char *mod = ent_value(&map->ents, i, "model");
@@ -613,7 +661,37 @@ static void test_realmap_doors(void **state)
 
 		doors++;
 	}
-	assert_int_equal(doors, 3);
+	return doors;
+}
+
+/* small's four corridor doors; large's four round the courtyard and the
+ * tunnel's (maps/gen/mkmaps.py) */
+static void test_bundled_doors(void **state)
+{
+	static const struct {
+		const char *name;
+		int doors;
+	} maps[] = {{"small", 4}, {"large", 5}};
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
+		struct bsp_map *map = load_path(qwd_bundled_map(maps[m].name));
+
+		assert_int_equal(check_doors(map), maps[m].doors);
+		bsp_free(map);
+	}
+}
+
+/* ericw-tools' lightstest1, compiled by another compiler: three doors */
+static void test_realmap_doors(void **state)
+{
+	struct bsp_map *map;
+
+	(void)state;
+	if (!qwd_realmaps_dir())
+		qwd_skip_no_realmaps();
+	map = load_path(qwd_realmap("ewt_lightstest1.bsp"));
+	assert_int_equal(check_doors(map), 3);
 	bsp_free(map);
 }
 
@@ -630,11 +708,14 @@ static const struct CMUnitTest trace_tests[] = {
 	cmocka_unit_test(test_trace_backoff),
 };
 
-static const struct CMUnitTest trace_realmap_tests[] = {
+static const struct CMUnitTest trace_map_tests[] = {
+	cmocka_unit_test(test_bundled_spawns),
 	cmocka_unit_test(test_realmap_spawns),
+	cmocka_unit_test(test_bundled_reverse),
 	cmocka_unit_test(test_realmap_reverse),
+	cmocka_unit_test(test_bundled_doors),
 	cmocka_unit_test(test_realmap_doors),
 };
 
 QWD_TEST_GROUP(trace, trace_tests, setup_room, teardown_room)
-QWD_TEST_GROUP(trace_realmaps, trace_realmap_tests, NULL, NULL)
+QWD_TEST_GROUP(trace_maps, trace_map_tests, NULL, NULL)

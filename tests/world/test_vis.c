@@ -7,10 +7,14 @@
  * PHS, fat PVS and box leafs can be worked out on paper (the comments show
  * the working).  The wide one has 36 visible leafs (five-byte rows) to
  * exercise runs of zeros, stray bits past the last leaf and the refusals of
- * bad vis data.  Then every real map is loaded through bsp_load and
- * checked against properties that must hold for any correct PVS: spawn
- * points sit in open leafs that see themselves, PHS contains PVS, rows
- * agree with an independent decoder, and maps without vis see everything.
+ * bad vis data.  Then the bundled maps (maps/NAME.map compiled by qwmap)
+ * and, when they are there, the community maps are loaded through
+ * bsp_load and checked against properties that must hold for any correct
+ * PVS: spawn points sit in open leafs that see themselves, PHS contains
+ * PVS, rows agree with an independent decoder, a room does not see the
+ * whole map, and maps without vis see everything (the bundled small map
+ * with its vis lump removed in memory, as a leaking compile writes it;
+ * lqdm3, which leaked under qbsp).
  */
 #include "../harness.h"
 
@@ -449,10 +453,10 @@ static const char *const realmap_files[] = {
 	"lqdm11_2psb.bsp",
 };
 
-static struct bsp_map *load_realmap(const char *file)
+static struct bsp_map *load_map(const char *path)
 {
 	char err[512];
-	struct bsp_map *m = bsp_load(qwd_realmap(file), err, sizeof(err));
+	struct bsp_map *m = bsp_load(path, err, sizeof(err));
 
 	if (!m)
 		fail_msg("%s", err);
@@ -608,10 +612,10 @@ static void test_realmaps_vis(void **state)
 {
 	(void)state;
 	if (!qwd_realmaps_dir())
-		skip();
+		qwd_skip_no_realmaps();
 	for (size_t i = 0; i < sizeof(realmap_files) / sizeof(realmap_files[0]); i++) {
 		const char *file = realmap_files[i];
-		struct bsp_map *m = load_realmap(file);
+		struct bsp_map *m = load_map(qwd_realmap(file));
 
 		check_tables(m, file);
 		check_tree_leafs(m, file);
@@ -621,20 +625,32 @@ static void test_realmaps_vis(void **state)
 	}
 }
 
-/* lqdm3 leaked under qbsp, so it has no vis data: everything sees and
- * hears everything, from anywhere. */
-static void test_lqdm3_no_vis(void **state)
+static void bundled_vis(const char *name, void *arg)
 {
-	struct bsp_map *m;
-	uint8_t *fat;
-	static const vec3_t org = {360, 944, 52};	/* the leak's occupant */
+	struct bsp_map *m = load_map(qwd_bundled_map(name));
+
+	check_tables(m, name);
+	check_tree_leafs(m, name);
+	*(int *)arg += check_spawns(m, name);
+	bsp_free(m);
+}
+
+static void test_bundled_vis(void **state)
+{
+	int spawns = 0;
 
 	(void)state;
-	if (!qwd_realmap("lqdm3.bsp"))
-		skip();
-	m = load_realmap("lqdm3.bsp");
+	assert_true(qwd_each_bundled_map(bundled_vis, &spawns) >= 2);
+	/* small's 72 and large's 68 at least */
+	assert_true(spawns >= 140);
+}
+
+/* Without vis data everything sees and hears everything, from anywhere. */
+static void check_no_vis(const struct bsp_map *m, const vec3_t org)
+{
+	uint8_t *fat;
+
 	assert_int_equal(m->vis_size, 0);
-	assert_int_equal(m->num_visleafs, 4701);
 	for (int32_t leaf = 1; leaf <= m->num_visleafs; leaf += 97)
 		for (int32_t other = 1; other <= m->num_visleafs; other++) {
 			assert_true(bsp_vis_test(bsp_leaf_pvs(m, leaf), other));
@@ -646,26 +662,90 @@ static void test_lqdm3_no_vis(void **state)
 	for (int32_t other = 1; other <= m->num_visleafs; other++)
 		assert_true(bsp_vis_test(fat, other));
 	free(fat);
+}
+
+/* lqdm3 leaked under qbsp, so it has no vis data. */
+static void test_lqdm3_no_vis(void **state)
+{
+	struct bsp_map *m;
+	static const vec3_t org = {360, 944, 52};	/* the leak's occupant */
+
+	(void)state;
+	if (!qwd_realmap("lqdm3.bsp"))
+		qwd_skip_no_realmaps();
+	m = load_map(qwd_realmap("lqdm3.bsp"));
+	assert_int_equal(m->num_visleafs, 4701);
+	check_no_vis(m, org);
 	bsp_free(m);
 }
 
-/* With vis, a spawn room does not see the whole of a deathmatch map. */
-static void test_lqdm1_pvs_is_selective(void **state)
+static uint32_t rd32(const uint8_t *p)
 {
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The bundled small map as a leaking compile leaves it (lqdm3's layout):
+ * an empty visibility lump, every leaf's offset -1 but leaf 0's, 0. */
+static void test_bundled_no_vis(void **state)
+{
+	static const vec3_t org = {-832, -832, 48};	/* the sw room */
+	size_t size = 0;
+	uint8_t *d = qwd_read_file(qwd_bundled_map("small"), &size);
+	uint8_t *leafs;
+	uint32_t num;
 	struct bsp_map *m;
-	int32_t seen = 0, heard = 0;
+	char err[512];
 
 	(void)state;
-	if (!qwd_realmap("lqdm1.bsp"))
-		skip();
-	m = load_realmap("lqdm1.bsp");
+	assert_non_null(d);
+	assert_true(rd32(d + 8 + 8 * LUMP_VISIBILITY) > 0);
+	memset(d + 8 + 8 * LUMP_VISIBILITY, 0, 4);
+	leafs = d + rd32(d + 4 + 8 * LUMP_LEAFS);
+	num = rd32(d + 8 + 8 * LUMP_LEAFS) / 28;
+	for (uint32_t i = 0; i < num; i++)
+		memset(leafs + 28 * i + 4, i ? 0xff : 0, 4);
+	m = bsp_load_mem("small-novis.bsp", d, size, err, sizeof(err));
+	if (!m)
+		fail_msg("%s", err);
+	assert_true(m->num_visleafs > 1);
+	check_no_vis(m, org);
+	bsp_free(m);
+	free(d);
+}
+
+/* With vis, a room does not see the whole of a deathmatch map. */
+static void check_selective(const struct bsp_map *m)
+{
+	int32_t seen = 0, heard = 0;
+
 	for (int32_t leaf = 1; leaf <= m->num_visleafs; leaf++) {
 		seen += bsp_vis_test(bsp_leaf_pvs(m, 1), leaf);
 		heard += bsp_vis_test(bsp_leaf_phs(m, 1), leaf);
 	}
-	assert_true(seen > 0 && seen < m->num_visleafs);
+	if (!(seen > 0 && seen < m->num_visleafs))
+		fail_msg("%s: leaf 1 sees %d of %d leafs", m->name, seen,
+			 m->num_visleafs);
 	assert_true(heard >= seen && heard <= m->num_visleafs);
-	bsp_free(m);
+}
+
+static void test_pvs_is_selective(void **state)
+{
+	static const char *const names[] = {"small", "large"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct bsp_map *m = load_map(qwd_bundled_map(names[i]));
+
+		check_selective(m);
+		bsp_free(m);
+	}
+	if (qwd_realmaps_dir()) {
+		struct bsp_map *m = load_map(qwd_realmap("lqdm1.bsp"));
+
+		check_selective(m);
+		bsp_free(m);
+	}
 }
 
 static const struct CMUnitTest vis_tests[] = {
@@ -677,9 +757,11 @@ static const struct CMUnitTest vis_tests[] = {
 	cmocka_unit_test(test_small_truncated),
 	cmocka_unit_test(test_wide_decompress),
 	cmocka_unit_test(test_wide_errors),
+	cmocka_unit_test(test_bundled_vis),
 	cmocka_unit_test(test_realmaps_vis),
+	cmocka_unit_test(test_bundled_no_vis),
 	cmocka_unit_test(test_lqdm3_no_vis),
-	cmocka_unit_test(test_lqdm1_pvs_is_selective),
+	cmocka_unit_test(test_pvs_is_selective),
 };
 
 QWD_TEST_GROUP(vis, vis_tests, NULL, NULL)

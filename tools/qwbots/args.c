@@ -34,6 +34,7 @@ void qwb_config_defaults(struct qwb_config *c)
 	c->join_rate = 100;
 	c->join_timeout = 30;
 	c->tick = 0.001;
+	c->series_interval = 1;
 	c->behaviour = QWB_WALKER;
 	c->walker.idle = 10;
 	c->walker.walk = 5;
@@ -103,6 +104,7 @@ void qwb_usage(FILE *f)
 "  --json FILE          totals and per-bot figures\n"
 "  --csv FILE           per-bot figures and a total row\n"
 "  --series FILE        one CSV row per second (rates, response time)\n"
+"  --series-interval S  seconds per --series row, whole (1; a soak: 60)\n"
 "  --track-entities N   bots that keep entity state, for entities/reply (64)\n"
 "  --server-pid PID     also measure that process's CPU over the window\n"
 "  --progress / --no-progress   the live line (default: on a terminal)\n"
@@ -349,6 +351,9 @@ static int apply(struct qwb_config *c, const char *o, const char *v, char *err,
 		c->csv_path = v;
 	} else if (!strcmp(o, "--series")) {
 		c->series_path = v;
+	} else if (!strcmp(o, "--series-interval")) {
+		if (num(o, v, 1, 3600, &c->series_interval, err, errsize))
+			return -1;
 	} else if (!strcmp(o, "--track-entities")) {
 		if (integer(o, v, 0, QWDX_MAX_CLIENTS, &n, err, errsize))
 			return -1;
@@ -382,7 +387,7 @@ static const char *const value_opts[] = {
 	"--checksum", "--qwdx", "--name", "--client-rate", "--userinfo",
 	"--source", "--behaviour", "--behavior", "--walker", "--walk-speed",
 	"--actions", "--match-spawn", "--replay-end", "--record", "--record-bot",
-	"--json", "--csv", "--series", "--track-entities", "--server-pid",
+	"--json", "--csv", "--series", "--series-interval", "--track-entities", "--server-pid",
 	"--from-pcap", "--out", "--client-port", "--check-actions"};
 
 static int check(struct qwb_config *c, char *err, size_t errsize)

@@ -334,6 +334,7 @@ struct qwb_config {
 	const char *userinfo_extra;
 	int track_entities;	/* bots keeping entity state */
 	const char *json_path, *csv_path, *series_path;
+	double series_interval;	/* seconds per --series row (1) */
 	const char *record_path;
 	int record_bot;
 	int server_pid;		/* 0: none */

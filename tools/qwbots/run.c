@@ -206,6 +206,11 @@ struct run {
 	double next_progress;
 	struct live live, live_prev;
 	struct qwb_hist interval_rt;
+	/* --series rows: every cfg->series_interval seconds, their own
+	 * counters and response times (the progress line keeps 1 s) */
+	struct live series_prev;
+	struct qwb_hist series_rt;
+	double next_series, series_from;
 
 	/* the report */
 	struct qwb_report report;
@@ -639,6 +644,7 @@ static void on_ack(void *ctx, struct qwc *c, const struct qwc_out *o, double now
 	if (!b->in_game)
 		return;
 	qwb_hist_add(&r->interval_rt, now - o->senttime);
+	qwb_hist_add(&r->series_rt, now - o->senttime);
 	if (counted(b, o->sequence)) {
 		qwb_hist_add(&b->st->rt, now - o->senttime);
 		b->st->acks++;
@@ -1285,6 +1291,33 @@ static void advance(struct run *r, double now, bool stop)
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* one --series row: the figures since the last row, over its real span */
+static void series_row(struct run *r, double now, int in_game)
+{
+	struct live d;
+	double span = now - r->series_from;
+
+	if (span <= 0)
+		span = 1;
+	d.requests = r->live.requests - r->series_prev.requests;
+	d.replies = r->live.replies - r->series_prev.replies;
+	d.bytes_in = r->live.bytes_in - r->series_prev.bytes_in;
+	d.bytes_out = r->live.bytes_out - r->series_prev.bytes_out;
+	fprintf(r->series, "%.1f,%s,%d,%.1f,%.1f,%.4f,%.3f,%.3f,%.3f,%.0f,%.0f,%llu\n",
+		now - r->t0, phase_names[r->phase], in_game,
+		(double)d.requests / span, (double)d.replies / span,
+		d.requests ? (double)d.replies / (double)d.requests : 0,
+		qwb_hist_percentile_us(&r->series_rt, 50) / 1000.0,
+		qwb_hist_percentile_us(&r->series_rt, 99) / 1000.0,
+		r->series_rt.max_us / 1000.0, (double)d.bytes_in / span,
+		(double)d.bytes_out / span, (unsigned long long)r->live.bad);
+	fflush(r->series);
+	r->series_prev = r->live;
+	r->series_from = now;
+	r->next_series += r->cfg->series_interval;
+	qwb_hist_clear(&r->series_rt);
+}
+
 static void progress(struct run *r, double now, bool final)
 {
 	struct live d;
@@ -1306,17 +1339,8 @@ static void progress(struct run *r, double now, bool final)
 	in_game = r->n_in_game;
 	if (!final) {
 		r->live_prev = r->live;
-		if (r->series) {
-			fprintf(r->series, "%.1f,%s,%d,%.1f,%.1f,%.4f,%.3f,%.3f,%.3f,%.0f,%.0f,%llu\n",
-				now - r->t0, phase_names[r->phase], in_game,
-				(double)d.requests / span, (double)d.replies / span,
-				d.requests ? (double)d.replies / (double)d.requests : 0,
-				qwb_hist_percentile_us(&r->interval_rt, 50) / 1000.0,
-				qwb_hist_percentile_us(&r->interval_rt, 99) / 1000.0,
-				r->interval_rt.max_us / 1000.0, (double)d.bytes_in / span,
-				(double)d.bytes_out / span, (unsigned long long)d.bad);
-			fflush(r->series);
-		}
+		if (r->series && now >= r->next_series)
+			series_row(r, now, in_game);
 	}
 	if (r->tty) {
 		qwb_progress_line(line, sizeof(line), now - r->t0, phase_names[r->phase],
@@ -1396,6 +1420,8 @@ static void loop(struct run *r, const volatile sig_atomic_t *stop)
 
 	r->t0 = now;
 	r->next_progress = now + 1.0;
+	r->series_from = now;
+	r->next_series = now + r->cfg->series_interval;
 	r->join_deadline = now + (double)r->n / r->cfg->join_rate + r->cfg->join_timeout;
 	r->phase = PH_JOIN;
 	while (r->phase != PH_DONE) {

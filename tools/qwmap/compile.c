@@ -434,6 +434,12 @@ int qm_compile(struct qm_ctx *ctx, const char *text, size_t len,
 	for (int m = 0; m < num_models; m++)
 		if (qm_faces_build(ctx, &map, &models[m].hull[0], m, &faces))
 			goto out;
+	if (faces.num_faces == 0) {
+		/* no vertex, no edge: a BSP with nothing to draw, which no
+		 * loader should have to accept */
+		qm_fail(ctx, 0, "nothing to draw: every face is skip, clip or hidden");
+		goto out;
+	}
 	for (int m = 0; m < num_models; m++)
 		qm_tree_merge(&models[m].hull[0]);
 	norder = qm_tree_leaf_order(&models[0].hull[0], &order);

@@ -179,6 +179,19 @@ static int read_number(struct lexer *lx, int line, const char *what, double *out
 	return 0;
 }
 
+/* The BSP stores texture axes as 32-bit floats: a tiny scale (1e-300)
+ * gives axes no float holds, which the loader would refuse. */
+static int check_vecs(struct lexer *lx, int line, const double vecs[2][4])
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++)
+			if (!isfinite((float)vecs[i][k]))
+				return qm_fail(lx->ctx, line,
+					       "texture axes out of range (a scale too "
+					       "close to 0, or an offset too large)");
+	return 0;
+}
+
 /* ---- textures --------------------------------------------------------- */
 
 int qm_texture_contents(const char *name)
@@ -385,7 +398,7 @@ static int read_plane(struct lexer *lx, struct qm_map *map, int ent, int bnum,
 				pl->vecs[i][k] = ax[i][k] / s;
 			pl->vecs[i][3] = ax[i][3];
 		}
-		return 0;
+		return check_vecs(lx, line, pl->vecs);
 	}
 	/* standard: the token just read is the x offset */
 	{
@@ -404,7 +417,7 @@ static int read_plane(struct lexer *lx, struct qm_map *map, int ent, int bnum,
 	    read_number(lx, line, "the texture y scale", &texdef[4]))
 		return -1;
 	standard_axes(normal, texdef, pl->vecs);
-	return 0;
+	return check_vecs(lx, line, pl->vecs);
 }
 
 /* Read a brush after its '{'; appends it to map unless it is dropped. */

@@ -437,7 +437,8 @@ static int write_model(struct writer *w, int m)
 		o[0] = node_rank[fs->faces[i].node];
 		o[1] = i;
 	}
-	qsort(order, (size_t)nf, sizeof(*order), cmp_int2);
+	if (nf > 1)	/* a model may have no faces: qsort(NULL, 0) is undefined */
+		qsort(order, (size_t)nf, sizeof(*order), cmp_int2);
 	node_first = qm_calloc((size_t)mo.num_nodes + 1, sizeof(int));
 	node_count = qm_calloc((size_t)mo.num_nodes + 1, sizeof(int));
 	for (int k = 0; k < nf; k++) {

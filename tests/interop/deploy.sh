@@ -1,0 +1,103 @@
+#!/bin/sh
+# tests/interop/deploy.sh BUILD -- what an operator installs: make install,
+# the systemd template unit, the container file.
+#
+# Design note: the deployment files (deploy/) are only as good as the
+# last time something checked them, so each is checked here where the
+# tool exists, and skipped with the reason where it does not:
+#   install    `make install` into a temporary DESTDIR under another
+#              PREFIX; the installed qwd, moved away from the build tree,
+#              finds its bundled maps (../share/qwd/maps) and serves small
+#              (it answers a connectionless status)
+#   systemd    deploy/qwd@.service, pointed at the installed binary and a
+#              test environment file, passes `systemd-analyze verify` with
+#              no warning at all (verify exits 0 on unknown keys: any
+#              output is a failure here)
+#   container  deploy/Containerfile builds when a container engine runs
+#              and Debian 12's base image is there (no network here to
+#              pull it); otherwise skipped, saying which
+# Prints "deploy: N passed, M failed, K skipped (why)" as its last line.
+set -u
+
+build=${1:-build}
+passed=0; failed=0; skipped=0; why=""
+work=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
+
+check() {	# check NAME STATUS
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1)); echo "deploy: ok: $1"
+	else
+		failed=$((failed + 1)); echo "deploy: FAILED: $1"
+	fi
+}
+skip() {	# skip REASON
+	skipped=$((skipped + 1)); why="${why:+$why; }$1"; echo "deploy: skipped: $1"
+}
+
+# --- make install, relocated ------------------------------------------------
+make --no-print-directory -s install BUILD="$build" DESTDIR="$work/dest" PREFIX=/opt/q \
+	>"$work/install.log" 2>&1
+check "make install exits 0" $?
+for f in bin/qwd bin/qwbots bin/qwmap share/qwd/maps/small.bsp share/doc/qwd/README.md; do
+	[ -f "$work/dest/opt/q/$f" ] || { echo "missing $f"; false; }
+	check "installed $f" $?
+done
+mv "$work/dest/opt/q" "$work/moved"
+port=$((27300 + $$ % 200))
+(cd "$work" && exec "$work/moved/bin/qwd" -noconsole -ip 127.0.0.1 -port $port) \
+	>"$work/qwd.log" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q "map small loaded" "$work/qwd.log"; do sleep 0.1; i=$((i + 1)); done
+grep -q "map small loaded from $work/moved/bin/../share/qwd/maps/small.bsp" "$work/qwd.log"
+check "the installed qwd, moved, serves its own bundled map" $?
+python3 - "$port" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(b"\xff\xff\xff\xffstatus\n", ("127.0.0.1", int(sys.argv[1])))
+data = s.recv(4096)
+sys.exit(0 if b"\\map\\small" in data else 1)
+PY
+check "it answers status with map small" $?
+kill $pid; wait $pid 2>/dev/null; pid=""
+
+# --- systemd ------------------------------------------------------------------
+if command -v systemd-analyze >/dev/null 2>&1; then
+	sed -e "s|/usr/local/bin/qwd|$work/moved/bin/qwd|" \
+		-e "s|EnvironmentFile=/etc/qwd/%i.env|EnvironmentFile=$work/%i.env|" \
+		deploy/qwd@.service >"$work/qwd@.service"
+	cp deploy/qwd.env "$work/test.env"
+	systemd-analyze verify "$work/qwd@test.service" >"$work/verify.log" 2>&1
+	rc=$?
+	cat "$work/verify.log"
+	[ $rc -eq 0 ] && [ ! -s "$work/verify.log" ]
+	check "systemd-analyze verify qwd@.service: no error, no warning" $?
+	grep -q '^ExecStart=.*-noconsole -basedir /srv/qwd/%i \$QWD_ARGS$' deploy/qwd@.service
+	check "the unit runs qwd without a console, in the instance's base directory" $?
+else
+	skip "no systemd-analyze (Debian package systemd)"
+fi
+
+# --- container ------------------------------------------------------------------
+engine=""
+for e in podman docker; do
+	command -v $e >/dev/null 2>&1 && timeout 10 $e info >/dev/null 2>&1 && { engine=$e; break; }
+done
+if [ -z "$engine" ]; then
+	skip "no container engine running (docker or podman info fails)"
+elif ! timeout 20 $engine image inspect debian:12 >/dev/null 2>&1; then
+	skip "no debian:12 base image for $engine, and no network to pull it"
+else
+	timeout 900 $engine build -q -f deploy/Containerfile -t qwd-deploy-test . >"$work/build.log" 2>&1
+	check "the container file builds ($engine)" $?
+fi
+
+if [ "$skipped" -gt 0 ]; then
+	echo "deploy: $passed passed, $failed failed, $skipped skipped ($why)"
+else
+	echo "deploy: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
