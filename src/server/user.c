@@ -35,8 +35,8 @@
  *   ignored and counted; it still costs the general bucket, which runs
  *   into debt, and a client sv_cmdkick commands in debt is dropped.  A
  *   download over budget is refused rather than ignored (the client waits
- *   for an answer before it asks for the next file).  Chat
- *   has QuakeWorld's flood protection on top (fp_messages, fp_persecond,
+ *   for an answer before it asks for the next file).  Chat has
+ *   QuakeWorld's flood protection on top (fp_messages, fp_persecond,
  *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
  *   through the per-address limiter (loglimit.c).
  */
@@ -677,8 +677,8 @@ static void cmd_nextdl(struct server *sv, struct client *cl)
 /* The budget a command is charged to besides the general one (those that
  * cost others much more than they cost the sender have their own), or -1
  * for none at all: "drop" ends everything, and "nextdl" asks for the next
- * chunk of a download, as fast as the client's own reliable stream takes
- * them (a map is a thousand chunks). */
+ * chunk of a download each time one arrives (a map is a thousand chunks;
+ * a flood of them only overflows the client's own stream). */
 static int command_kind(const char *c)
 {
 	if (!strcmp(c, "drop") || !strcmp(c, "nextdl"))
