@@ -126,6 +126,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 			(unsigned long long)sv->stats.oob_answered[k],
 			(unsigned long long)sv->stats.oob_limited[k]);
 	fprintf(out, "\n");
+	{
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];
@@ -377,10 +383,18 @@ static void c_capture(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "capturing to %s%s%s\n", file, who ? " for " : "", who ? who->name : "");
 }
 
-/* "stats show|reset|on|off|interval N", "counters on|off|report|merge" */
+/* "stats show|reset|on|off|interval N", "counters on|off|report|merge";
+ * "stats" and "stats show" end with the defences' counters */
 static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
 {
 	prof_command(sv->prof, a->argc, a->argv, out);
+	if (!strcasecmp(a->argv[0], "stats") &&
+	    (a->argc < 2 || !strcasecmp(a->argv[1], "show"))) {
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 }
 
 static const struct command commands[] = {

@@ -28,6 +28,8 @@
  *   - rcon compares the password in constant time and has the slowest
  *     budget, so guessing is slow even over many connections; a refused
  *     rcon is logged with the address.
+ *   Every log line a packet here causes goes through the per-address log
+ *   limiter (loglimit.c).
  *   Refusals are texts a person can act on: "server is full", "wrong
  *   protocol", "bad challenge", "bad password", "banned".
  *
@@ -155,8 +157,8 @@ static void refuse(struct server *sv, const struct net_addr *to,
 	char a[NET_ADDR_STRLEN];
 
 	sv->stats.refusals++;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "connect from %s refused: %s",
-		 net_addr_format(to, a), why);
+	sv_log_from(sv, to, QWD_LOG_INFO, "connect from %s refused: %s",
+		    net_addr_format(to, a), why);
 	send_text(sv, to, "%c\n%s\n", A2C_PRINT, why);
 }
 
@@ -289,8 +291,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 
 		if (c->state >= CS_CONNECTED && net_addr_equal_ip(&c->chan.remote, from) &&
 		    (c->chan.qport == qport || c->chan.remote.port == from->port)) {
-			qwd_logf(&sv->log, QWD_LOG_INFO, "%s reconnects (slot %d)",
-				 net_addr_format(from, a), i);
+			sv_log_from(sv, from, QWD_LOG_INFO, "%s reconnects (slot %d)",
+				    net_addr_format(from, a), i);
 			sv_drop_client(sv, c, NULL);
 			c->state = CS_FREE;
 		}
@@ -336,9 +338,9 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv->stats.connects++;
 	/* everyone learns of the new player at once, as QuakeWorld does */
 	sv_broadcast_client_info(sv, cl);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
-		 cl->slot, cl->name, net_addr_format(from, a),
-		 extended ? " (QWDX)" : "", spectator ? " as spectator" : "");
+	sv_log_from(sv, from, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
+		    cl->slot, cl->name, net_addr_format(from, a),
+		    extended ? " (QWDX)" : "", spectator ? " as spectator" : "");
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
 
@@ -352,13 +354,13 @@ static void oob_rcon(struct server *sv, const struct net_addr *from,
 		return;
 	if (!sv->rcon_password->string[0] ||
 	    !net_secure_equal(sv->rcon_password->string, net_args_argv(args, 1))) {
-		qwd_logf(&sv->log, QWD_LOG_WARN, "bad rcon from %s", a);
+		sv_log_from(sv, from, QWD_LOG_WARN, "bad rcon from %s", a);
 		sv->stats.oob_bytes[OOB_RCON] +=
 			send_text(sv, from, "%cbad rcon password.\n", A2C_PRINT);
 		return;
 	}
 	const char *cmd = net_args_rest(args, 2);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "rcon from %s: %s", a, cmd);
+	sv_log_from(sv, from, QWD_LOG_INFO, "rcon from %s: %s", a, cmd);
 
 	/* collect the command's output and send it back in one or more
 	 * packets of text */
