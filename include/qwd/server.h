@@ -58,6 +58,7 @@ enum {
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
 	SV_REPLY_TESTS = 512,		/* visibility tests for one reply */
 	SV_USER_CVARS = 16,
+	SV_COMPAT_WORDS = 2,		/* bits: MVDSV names already said (compat.c) */
 	SV_DATAGRAM = 512,
 	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */		/* game events queued for one reply */
 	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
@@ -349,6 +350,7 @@ struct server {
 	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
+	uint64_t compat_said[SV_COMPAT_WORDS];	/* compat.c: said once */
 	int exec_depth;			/* nested exec: a config may not loop */
 	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
@@ -554,6 +556,11 @@ void sv_log_from(struct server *sv, const struct net_addr *from, int level,
 /* loglimit.c: the "N similar lines suppressed" summaries, every few
  * seconds (frame.c's upkeep) and at shutdown (force) */
 void sv_log_summaries(struct server *sv, bool force);
+/* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
+ * (once per name) and return true; false for a name it does not know */
+bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
+/* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
+void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
 /* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
  * "record" (console and rcon) */
 void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);

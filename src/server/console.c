@@ -212,6 +212,9 @@ static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "usage: set NAME VALUE\n");
 		return;
 	}
+	/* "set k_..." in a KTX config: said once, not made a variable */
+	if (!cvar_get(sv, name) && sv_compat_ignore(sv, name, out))
+		return;
 	rc = cvar_set(sv, name, net_args_argv(a, 2));
 	if (rc == -1 && !(sv->num_cvars < SV_CVAR_MAX)) {
 		fprintf(out, "set: no room for a new variable\n");
@@ -410,6 +413,7 @@ static const struct command commands[] = {
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
 	{"record", sv_cmd_record, "record start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };
@@ -439,7 +443,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 		}
 	v = cvar_get(sv, c);
 	if (!v) {
-		fprintf(out, "unknown command \"%s\" (try help)\n", c);
+		if (!sv_compat_ignore(sv, c, out))
+			fprintf(out, "unknown command \"%s\" (try help)\n", c);
 		return;
 	}
 	if (a.argc == 1) {
