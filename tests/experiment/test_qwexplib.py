@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "experiment"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "lib", "python"))
 
 from qwexplib import proc, report, runs, series  # noqa: E402
 

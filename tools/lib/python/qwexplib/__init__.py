@@ -1,4 +1,6 @@
-"""qwexplib -- the pieces of the Python experiment runner (qwexp.py).
+"""qwexplib -- the pieces of the Python experiment tools (tools/experiment/
+qwexp.py, tools/qwprof/qwprof.py), in tools/lib/python so both import
+the one copy.
 
 Design note
   The runner is split by what each piece owns, so each can be tested
