@@ -45,6 +45,17 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "lib", "python"))
 from qwexplib import proc, report, runs, series  # noqa: E402
 
 
+def say(text):
+    print("qwexp: " + text, flush=True)
+
+
+def exit_status(rc):
+    """A process's exit status as a shell would give it (128 + signal)."""
+    return 128 - rc if rc is not None and rc < 0 else rc
+
+
+# ---- soak and storm --------------------------------------------------------
+
 def out_dir(args, mode):
     d = args.out or os.path.join(ROOT, "build", "experiments",
                                  datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + "-" + mode)
@@ -53,25 +64,14 @@ def out_dir(args, mode):
 
 
 def map_path(args, ctl):
-    if args.map.endswith(".bsp"):
-        return os.path.abspath(args.map), os.path.basename(args.map)[:-4]
-    path = os.path.join(ctl.build, "maps", args.map + ".bsp")
-    if not os.path.exists(path):
-        raise runs.RunError("no bundled map %s (make builds build/maps/)" % path)
-    return path, args.map
+    found = runs.resolve_map(args.map, ROOT, ctl.build)
+    if not found:
+        raise runs.RunError("map '%s' not found (%s/maps, %s, or a .bsp path)"
+                            % (args.map, args.build, runs.realmaps_dir(ROOT)))
+    return found
 
 
-def say(text):
-    print("qwexp: " + text, flush=True)
-
-
-def wait_exit(p, deadline):
-    while p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return p.poll()
-
-
-# ---- soak -----------------------------------------------------------------
+# ---- soak ----
 
 def soak_players(args):
     if args.players:
@@ -94,7 +94,7 @@ def cmd_soak(args):
     bsp, name = map_path(args, ctl)
     n = soak_players(args)
     m = report.machine(ROOT)
-    port = runs.free_port()
+    port = ctl.free_port()
     interval = args.interval
     duration = int(args.minutes * 60)
     say("soak: %d players on %s for %d min, folder %s" % (n, name, args.minutes, out))
@@ -108,10 +108,7 @@ def cmd_soak(args):
                                  str(args.join_rate), "--series-interval", str(interval),
                                  "--client-rate", "100000", "--server-pid", str(srv.pid)])
     deadline = t_bots + n / args.join_rate + 30 + args.warmup + duration + 60
-    status = wait_exit(bots, deadline)
-    if status is None:
-        say("qwbots passed its deadline: stopped")
-        status = ctl.stop(bots)
+    status = exit_status(ctl.wait(bots, deadline, say))
     samples = sampler.stop()
     ctl.stop(srv)
     rows = []
@@ -162,14 +159,14 @@ def cmd_soak(args):
     return 0 if status == 0 and rows else 1
 
 
-# ---- storm ----------------------------------------------------------------
+# ---- storm ----
 
 def cmd_storm(args):
     out = out_dir(args, "storm")
     ctl = runs.Ctl(ROOT, args.build)
     bsp, name = map_path(args, ctl)
     m = report.machine(ROOT)
-    port = runs.free_port()
+    port = ctl.free_port()
     obs_n, storm_n = args.observers, args.bots
     total = args.waves * args.period + 10
     say("storm: %d observers, %d waves of %d bots every %d s on %s, folder %s"
@@ -199,9 +196,7 @@ def cmd_storm(args):
         time.sleep(max(0.0, t0 + args.period - time.monotonic()))
         waves.append({"wave": w + 1, "kind": kind, "a": t0 - t_obs,
                       "b": time.monotonic() - t_obs})
-    status = wait_exit(obs, time.monotonic() + 30)
-    if status is None:
-        status = ctl.stop(obs)
+    status = exit_status(ctl.wait(obs, time.monotonic() + 30, say))
     ctl.stop(srv)
     rows = series.read_series(os.path.join(out, "observers-series.csv"))
     log = os.path.join(out, "server.log")
@@ -248,7 +243,7 @@ def main(argv=None):
     def common(p):
         p.add_argument("--out", help="run folder (build/experiments/<date>-<mode>)")
         p.add_argument("--build", default=os.environ.get("QWEXP_BUILD", "build"))
-        p.add_argument("--map", default="small", help="bundled map name or a .bsp path")
+        p.add_argument("--map", default="small", help="map name or a .bsp path")
         p.add_argument("--rate", type=int, default=30, help="requests/s per player")
         p.add_argument("--server-cpu", type=int, default=0)
         p.add_argument("--bots-cpu", type=int, default=1)
@@ -279,6 +274,9 @@ def main(argv=None):
     except runs.RunError as e:
         print("qwexp: %s" % e, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
 
 
 if __name__ == "__main__":
