@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/interop/qwexp-smoke.sh BUILD -- the experiment runner end to end, small.
 #
-# Design note: tools/experiment/qwexp drives qwd and qwbots through a whole
+# Design note: tools/experiment/qwexp.py drives qwd and qwbots through a whole
 # scaling study; this runs the smallest one that still goes through every
 # step (2 player counts, 2 s windows, then a 1 s network-floor point with
 # tools/udpecho) into a temporary folder and checks what a reader of the
@@ -11,7 +11,7 @@
 # own stats intervals inside the window, and phase shares adding up to 1;
 # report.md names the saturation point and carries the test description;
 # floor.csv has the echo's CPU per request and the multiple.  When gnuplot
-# is there (qwexp installs gnuplot-nox itself when root), the seven scaling
+# is there (qwexp.py installs gnuplot-nox itself when root), the seven scaling
 # figures must be real PNG files under 100 KB; without it those checks are
 # skipped.  Bounded: about 15 s.  The report and CSVs are kept in
 # build/artifacts/qwexp-smoke/.
@@ -52,7 +52,7 @@ command -v taskset >/dev/null 2>&1 || { check "taskset (util-linux) is installed
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-sh tools/experiment/qwexp scale --players 1,4 --duration 2 --warmup 1 \
+python3 tools/experiment/qwexp.py scale --players 1,4 --duration 2 --warmup 1 \
 	--build "$build" --out "$work" >"$work/qwexp.log" 2>&1
 status=$?
 cat "$work/qwexp.log"
@@ -101,7 +101,7 @@ check "report.md states hardware, workload, duration and the figures' ranges" \
 		grep -q 'requests/s per player' "$rep" && grep -q 's measured per point' "$rep"; echo $?)"
 
 # the network floor: one point, from the sizes just measured
-sh tools/experiment/qwexp floor --players 4 --duration 1 --warmup 0.5 \
+python3 tools/experiment/qwexp.py floor --players 4 --duration 1 --warmup 0.5 \
 	--build "$build" --out "$work" >"$work/floor.log" 2>&1
 status=$?
 cat "$work/floor.log"
