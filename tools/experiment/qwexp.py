@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """qwexp.py -- the experiments on qwd, each in one command: the scaling
-study (scale, compare, floor, all) and two robustness benchmarks (soak,
-storm).
+study (scale, compare, floor, all), the cost of qwd's instruments
+(overhead), and two robustness benchmarks (soak, storm).
 
 Design note
   The method is ../shared/BENCHMARKS.md: automated players (qwbots, the
@@ -26,6 +26,12 @@ Design note
              echo) with the request and reply sizes and rates of the
              scale points; qwd's CPU per request over the echo's
     all      scale, compare, floor, in that order, into one folder
+    overhead the cost of qwd's own instruments: the same load on qwd
+             with (a) the phase timers off (-notimers), (b) the timers
+             on (the default), (c) timers and counters (-counters), the
+             three alternating within each repeat, the order rotating;
+             then each once under callgrind (instructions: noise cannot
+             hide a difference there)
     report   remake the figures and report.md of an existing folder
   Robustness benchmarks (their own folder, CSV and report):
     soak     a steady load (by default 80% of a measured capacity) for
@@ -66,9 +72,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "lib", "python"))
 
 from qwexplib import (measure, plots, proc, qwdstats, report, runs,  # noqa: E402
-                      series, studyreport)
+                      series, studyreport, valgrind)
 
 DEFAULT_PLAYERS = "1,2,4,8,16,32,64,128,256,512,1024"
+OVERHEAD_OPTIONS = {"off": ["-notimers"], "timers": [], "counters": ["-counters"]}
 
 
 def say(text):
@@ -385,6 +392,139 @@ def run_floor(st, in_all):
         floor_point(st, n, scale_rows)
 
 
+# ---- overhead: what qwd's instruments cost ----
+
+def overhead_run(st, config, rep, order, n):
+    a = st.a
+    d = st.point_dir("overhead", "%s-%d" % (config, rep))
+    port = st.ctl.free_port()
+    say("overhead: %s, run %d of %d (#%d in it), %d players on %s, port %d" % (
+        studyreport.OVERHEAD_LABELS[config], rep, a.repeat, order, n, st.map_name, port))
+    csv_path = os.path.join(st.out, "overhead.csv")
+    try:
+        srv = st.start_qwd(d, port, max(32, n), 1, options=OVERHEAD_OPTIONS[config])
+    except runs.RunError as e:
+        say(str(e))
+        append_line(csv_path, measure.failed_row(
+            measure.OVERHEAD_HEADER, [config, rep, order, n, float(a.rate), st.map_name]))
+        return
+    status, c, w, unix = st.run_bots(d, srv, port, n, "on" if n > 32 else "off")
+    k, recs = st.server_window(d, unix)
+    mode = qwdstats.counter_mode(recs)
+    row = measure.overhead_row(config, rep, order, n, float(a.rate), st.map_name, status,
+                               c, w, k, qwdstats.timers(recs), mode)
+    append_line(csv_path, row)
+    r = dict(zip(measure.OVERHEAD_HEADER.split(","), row))
+    say("overhead: %s run %d: replies %s/s, server CPU %s s, %s CPU-s per 1000 replies, "
+        "counters %s" % (config, rep, r["replies_per_s"], r["srv_cpu_s"] or "?",
+                         r["srv_cpu_s_per_1000_replies"], mode or "?"))
+
+
+CALLGRIND_HEADER = ("config,bots,rate,window_s,frames,replies,ir_total,ir_prof,ir_clock,"
+                    "ir_per_reply,prof_ir_per_reply,prof_share_pct,counter_mode")
+
+
+def callgrind_row(config, bots, rate, window, recs, annotate_text):
+    """The overhead-callgrind.csv row of one configuration, or None when
+    callgrind or qwd's stats gave no totals."""
+    total, entries = valgrind.parse_annotate(annotate_text)
+    prof, clock = valgrind.profiler_cost(entries)
+    frames, replies = qwdstats.total(recs, "frames"), qwdstats.total(recs, "replies")
+    if not total or replies <= 0:
+        return None
+    return [config, str(bots), str(rate), report.num(window), "%d" % frames, "%d" % replies,
+            "%d" % total, "%d" % prof, "%d" % clock, "%.1f" % (total / replies),
+            "%.1f" % ((prof + clock) / replies), "%.3f" % (100.0 * (prof + clock) / total),
+            qwdstats.counter_mode(recs)]
+
+
+def callgrind_run(st, config):
+    """qwd under callgrind (instructions inside server_frame only) with a
+    fixed small load, the same seed each time, stopped with SIGINT; the
+    self cost of src/prof/ and clock_gettime per reply qwd sent."""
+    a = st.a
+    d = st.point_dir("overhead", "callgrind-" + config)
+    port = st.ctl.free_port()
+    say("overhead: callgrind, %s: %d bots at %s requests/s, %s s window, port %d" % (
+        studyreport.OVERHEAD_LABELS[config], a.callgrind_bots, a.callgrind_rate,
+        a.callgrind_duration, port))
+    out_file = os.path.join(d, "callgrind.out")
+    try:
+        srv = st.start_qwd(d, port, max(32, a.callgrind_bots), 1,
+                           options=OVERHEAD_OPTIONS[config], timeout=120,
+                           wrapper=["valgrind", "--tool=callgrind",
+                                    "--toggle-collect=server_frame",
+                                    "--callgrind-out-file=" + out_file])
+    except runs.RunError as e:
+        say("callgrind: " + str(e))
+        return
+    n = a.callgrind_bots
+    bots = st.ctl.start_bots(
+        d, "qwbots", port, n, a.callgrind_duration, st.map_path, cpu=a.client_cpu,
+        qwdx="on" if n > 32 else "off", rate=a.callgrind_rate,
+        extra=["--warmup", "2", "--join-rate", "20", "--join-timeout", "120", "--seed", a.seed,
+               "--behaviour", a.behaviour, "--quiet"],
+        files={"--json": os.path.join(d, "qwbots.json")})
+    st.ctl.wait(bots, time.monotonic() + n / 20.0 + 120 + 2 + float(a.callgrind_duration) + 60,
+                say)
+    st.ctl.stop(srv, sig=signal.SIGINT, grace=120)
+    if not os.path.isfile(out_file) or os.path.getsize(out_file) == 0:
+        say("callgrind wrote nothing (see %s)" % os.path.join(d, "server.log"))
+        return
+    ann = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", out_file],
+                         capture_output=True, text=True).stdout
+    with open(os.path.join(d, "annotate.txt"), "w") as f:
+        f.write(ann)
+    window = series.value(series.read_json(os.path.join(d, "qwbots.json")), "totals.window_s")
+    row = callgrind_row(config, n, a.callgrind_rate, window,
+                        qwdstats.read(os.path.join(d, "qwd-stats.jsonl")), ann)
+    if row is None:
+        say("callgrind: no totals in %s" % os.path.join(d, "annotate.txt"))
+        return
+    append_line(os.path.join(st.out, "overhead-callgrind.csv"), row)
+
+
+def run_overhead(st):
+    a = st.a
+    st.use_map(a.map or "small")
+    st.ctl.ensure_built(["qwd", "qwbots"], os.path.join(st.out, "make.log"), say)
+    st.write_env()
+    players = a.players or [256]
+    if len(players) != 1:
+        raise runs.RunError("overhead takes one player count")
+    n = players[0]
+    with open(os.path.join(st.out, "overhead.csv"), "w") as f:
+        f.write(measure.OVERHEAD_HEADER + "\n")
+    cg = (" --callgrind-bots %d --callgrind-rate %s --callgrind-duration %s" % (
+        a.callgrind_bots, a.callgrind_rate, a.callgrind_duration)
+        if a.callgrind else " --no-callgrind")
+    report.write_env(st.env_path, [
+        ("overhead_cmd", "qwexp.py overhead --map %s --players %d --repeat %d --rate %s "
+         "--duration %s --warmup %s%s" % (st.map_name, n, a.repeat, a.rate, a.duration,
+                                          a.warmup, cg)),
+        ("overhead_players", n)])
+    configs = list(OVERHEAD_OPTIONS)
+    for rep in range(1, a.repeat + 1):
+        # rotate the order each repeat, so a drift of the machine (other
+        # jobs, thermal, the host) hits each configuration in each place
+        k = (rep - 1) % len(configs)
+        for order, config in enumerate(configs[k:] + configs[:k], 1):
+            overhead_run(st, config, rep, order, n)
+    studyreport.write_overhead_summary(st.out)
+    if not a.callgrind:
+        return
+    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
+        say("overhead: valgrind (callgrind) is not installed: no instruction counts "
+            "(Debian: apt-get install valgrind)")
+        return
+    with open(os.path.join(st.out, "overhead-callgrind.csv"), "w") as f:
+        f.write(CALLGRIND_HEADER + "\n")
+    version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout
+    report.write_env(st.env_path, [("valgrind", version.strip())])
+    for config in configs:
+        callgrind_run(st, config)
+
+
 # ---- figures and report ----
 
 def make_plots(st, params):
@@ -470,6 +610,8 @@ def cmd_study(args):
             return status
     if args.mode in ("floor", "all"):
         run_floor(st, args.mode == "all")
+    if args.mode == "overhead":
+        run_overhead(st)
     finish(st, st.params())
     return status
 
@@ -517,8 +659,9 @@ def player_list(text):
 STUDY_EPILOG = """\
 maps: a name from build/maps (small, large) or ../shared/realmaps (lqdm1...;
 $QWD_REALMAPS), or a path to a .bsp.  scale: default map small, players
-1,2,4,8,16,32,64,128,256,512,1024; compare: lqdm1, 32 players, 3 repeats.
-Relative paths are taken from the top of the tree."""
+1,2,4,8,16,32,64,128,256,512,1024; compare: lqdm1, 32 players, 3 repeats;
+overhead: small, 256 players.  Relative paths are taken from the top of the
+tree."""
 
 
 def study_parser(sub, mode, help_text):
@@ -536,7 +679,7 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--duration", type=positive, default="30", help="window, s (30)")
     p.add_argument("--warmup", type=not_negative, default="5", help="after the join, s (5)")
     p.add_argument("--join-rate", type=positive, default="200", help="bots joining per s (200)")
-    p.add_argument("--repeat", type=whole(1), default=3, help="compare: runs (3)")
+    p.add_argument("--repeat", type=whole(1), default=3, help="compare, overhead: runs (3)")
     p.add_argument("--seed", type=whole(0), default=1)
     p.add_argument("--server-cpu", type=whole(0), default=0)
     p.add_argument("--client-cpu", type=whole(0), default=1)
@@ -549,6 +692,10 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--size-out", type=positive, help="floor: reply bytes")
     p.add_argument("--append", action="store_true",
                    help="scale: add rows to the folder's scale.csv")
+    p.add_argument("--callgrind-bots", type=whole(1), default=64)
+    p.add_argument("--callgrind-rate", type=positive, default="5")
+    p.add_argument("--callgrind-duration", type=positive, default="10")
+    p.add_argument("--no-callgrind", dest="callgrind", action="store_false")
     p.add_argument("--no-plots", dest="plots", action="store_false")
     p.set_defaults(func=cmd_study)
 
@@ -742,6 +889,7 @@ def main(argv=None):
     study_parser(sub, "compare", "qwd against MVDSV + KTX: compare.csv")
     study_parser(sub, "floor", "the bare UDP echo at the scale points' sizes: floor.csv")
     study_parser(sub, "all", "scale, compare and floor into one folder")
+    study_parser(sub, "overhead", "what qwd's timers and counters cost: overhead*.csv")
     study_parser(sub, "report", "remake the figures and report.md of a folder")
 
     def common(p):
