@@ -74,6 +74,16 @@ class StatsWindowTest(unittest.TestCase):
         self.assertEqual(k["request_time_us_max"], 2000)
         self.assertEqual(k["reply_bytes_max"], 1000)
 
+    def test_shutdown_interval_left_out(self):
+        # the last interval, cut short at 105.2 when qwd was stopped at
+        # 105.1: its middle (105.1) is in the window, but it is not counted
+        recs = qwdstats.parse_lines([stats_line(104.0), stats_line(105.0),
+                                     stats_line(105.2, length=0.2)])
+        self.assertEqual(qwdstats.window(recs, 103.0, 105.15)["intervals"], 3)
+        k = qwdstats.window(recs, 103.0, 105.15, stop=105.1)
+        self.assertEqual(k["intervals"], 2)
+        self.assertAlmostEqual(k["seconds"], 2.0)
+
     def test_empty_window_has_no_figures(self):
         recs = qwdstats.parse_lines(self.lines())
         k = qwdstats.window(recs, 200.0, 210.0)

@@ -146,8 +146,8 @@ class Study:
 
     def run_bots(self, d, srv, port, n, qwdx):
         """qwbots against the server, sampled; the server is stopped after.
-        Returns (status, client figures, window figures, the window's ends
-        in Unix time or None)."""
+        Returns (status, client figures, window figures, (the window's
+        ends and the server's stop in Unix time) or None)."""
         a = self.a
         deadline = (time.monotonic() + n / float(a.join_rate) + 30 + float(a.warmup)
                     + float(a.duration) + 60)
@@ -162,13 +162,14 @@ class Study:
         sampler = proc.Sampler([srv.pid, bots.pid], 0.5, machine=True).start()
         status = exit_status(self.ctl.wait(bots, deadline, say))
         samples = sampler.stop(final=True)
+        stop = time.time()
         self.ctl.stop(srv)
         write_samples(os.path.join(d, "cpu-samples.txt"), samples, sampler.unix_offset)
         c = measure.client_figures(series.read_json(os.path.join(d, "qwbots.json")))
         w = measure.window_figures(samples, c["window_s"])
         unix = None
         if w["ws"] is not None:
-            unix = (w["ws"] + sampler.unix_offset, w["we"] + sampler.unix_offset)
+            unix = (w["ws"] + sampler.unix_offset, w["we"] + sampler.unix_offset, stop)
         return status, c, w, unix
 
     def server_window(self, d, unix):

@@ -5,7 +5,10 @@ Design note
   (docs/instrumentation.md, section 4); its "time" is the Unix time at the
   interval's end.  The runner starts qwd with a short interval (1 s) and
   keeps the intervals whose middle lies inside the load generator's
-  measurement window [ws, we] (Unix seconds).
+  measurement window [ws, we] (Unix seconds).  The interval qwd writes as
+  it shuts down (cut short, and holding the bots' departure) is left out:
+  with the time the runner asked it to stop, any interval ending after
+  that is not counted.
     Counts and times are summed, so shares, rates and means are exact over
     the kept intervals.  Percentiles cannot be merged exactly from
     per-interval summaries: p50 and p99 here are the means of the
@@ -58,8 +61,10 @@ def _num(obj, *keys):
     return v
 
 
-def window(records, ws, we):
-    """qwd's figures over the intervals whose middle lies in [ws, we]: a
+def window(records, ws, we, stop=None):
+    """qwd's figures over the intervals whose middle lies in [ws, we] and
+    that ended before stop (Unix time qwd was told to stop; None: no such
+    limit): a
     dict with "intervals" and, when there is one, seconds, fps,
     requests_per_s, replies_per_s, requests_per_frame, share_<phase>,
     in_Bps, out_Bps, client_in_Bps, client_out_Bps and, for each
@@ -76,7 +81,7 @@ def window(records, ws, we):
         if t is None or length is None or length <= 0:
             continue
         mid = t - length / 2
-        if mid < ws or mid > we:
+        if mid < ws or mid > we or (stop is not None and t > stop):
             continue
         n += 1
         secs += length
