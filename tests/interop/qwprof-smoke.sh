@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/interop/qwprof-smoke.sh BUILD -- the simulated-counter helper, small.
 #
-# Design note: tools/qwprof/qwprof runs qwd under valgrind (cachegrind with
+# Design note: tools/qwprof/qwprof.py runs qwd under valgrind (cachegrind with
 # cache and branch simulation, lackey) against qwbots and prints the
 # study's Tables I-III labelled "simulated".  This runs it with 2 bots for
 # a 2 s window on lqdm1 (real map from ../shared/realmaps) and checks what a
@@ -51,7 +51,7 @@ done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-timeout 55 sh tools/qwprof/qwprof --build "$build" --map "$real/lqdm1.bsp" \
+timeout 55 python3 tools/qwprof/qwprof.py --build "$build" --map "$real/lqdm1.bsp" \
 	--bots 2 --rate 5 --duration 2 --warmup 1 --lackey --lackey-bots 2 \
 	--lackey-duration 2 >"$out" 2>&1
 status=$?
