@@ -549,7 +549,7 @@ def make_plots(st, params):
         sat = sat[0] if sat and sat[0] != "none" else 0
         desc = ("qwd, map %s, qwbots walkers at %s req/s each, %s s window per point; server "
                 "CPU %s, bots CPU %s" % (scale[0].get("map", ""), report.num(rate),
-                                         studyreport._first(scale, "window_s", "%.0f"),
+                                         studyreport.first_value(scale, "window_s", "%.0f"),
                                          params["server_cpu"], params["client_cpu"]))
         draw("scale.gp", [("csv", os.path.join(out, "scale.csv")), ("outdir", out),
                           ("sat", str(sat)), ("rate", rate), ("desc", desc), ("hw", hw)],
@@ -592,10 +592,13 @@ def params_from_env(st):
 
 
 def cmd_study(args):
-    try:
-        os.sched_setaffinity(0, {args.client_cpu})
-    except (AttributeError, OSError, ValueError):
-        pass
+    # the runner (and its sampler) on the load generator's CPU; only with
+    # taskset there to pin every child, which would otherwise inherit it
+    if shutil.which("taskset"):
+        try:
+            os.sched_setaffinity(0, {args.client_cpu})
+        except (AttributeError, OSError, ValueError):
+            pass
     st = Study(args)
     if args.mode == "report":
         if not os.path.isfile(st.env_path):

@@ -12,7 +12,6 @@ Design note
   in the folder.
 """
 
-import os
 import shutil
 import subprocess
 

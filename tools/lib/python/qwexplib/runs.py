@@ -24,6 +24,7 @@ import glob
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -200,7 +201,6 @@ class Ctl:
         """A UDP port nobody holds on 127.0.0.1, a new one each call (a
         server just stopped may still hold its port for a moment); derived
         from the pid, since several runs may share the machine."""
-        import socket
         for _ in range(span):
             port = base + (os.getpid() * 7 + self._port_seq * 13) % span
             self._port_seq += 1

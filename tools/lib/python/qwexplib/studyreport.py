@@ -16,6 +16,7 @@ Design note
 """
 
 import csv
+import glob
 import os
 import re
 
@@ -168,7 +169,7 @@ def make(out, env, params):
     return "\n".join(w) + "\n"
 
 
-def _first(rows, key, spec=None):
+def first_value(rows, key, spec=None):
     if not rows:
         return ""
     v = rows[0].get(key, "")
@@ -214,7 +215,7 @@ def scale_section(out, env, p):
     slot = 1000.0 / rate
     sat = series.saturation(rows, rate)
     last = rows[-1]["players"] if rows else ""
-    w = ["## Scaling: players 1 to %s on map %s" % (last, _first(rows, "map")), ""]
+    w = ["## Scaling: players 1 to %s on map %s" % (last, first_value(rows, "map")), ""]
     if sat is None:
         w.append("**Saturation point: unknown** (no point measured).")
     elif sat[0] == "none":
@@ -316,7 +317,6 @@ def write_compare_summary(out):
 
 def mvdsv_error(out):
     """"TEXT (N runs)" of the first (sorted) ERROR line in MVDSV's logs."""
-    import glob
     count = {}
     for log in sorted(glob.glob(os.path.join(out, "compare", "mvdsv-*", "server.log"))):
         try:
@@ -339,9 +339,9 @@ def compare_section(out, env, p):
     summary = (read_csv(os.path.join(out, "compare-summary.csv"))
                if os.path.isfile(os.path.join(out, "compare-summary.csv"))
                else write_compare_summary(out))
-    np_ = _first(rows, "players")
-    m = _first(rows, "map")
-    win = _first(rows, "window_s", "%.0f")
+    np_ = first_value(rows, "players")
+    m = first_value(rows, "map")
+    win = first_value(rows, "window_s", "%.0f")
     w = ["## qwd against MVDSV + KTX", ""]
     w.append("Same real map (%s), same workload (%s %s bots at %s requests/s, stock protocol "
              "28, qwbots --qwdx off), the two servers alternating within one run (which goes "
@@ -442,8 +442,8 @@ def overhead_section(out, env, p):
         write_overhead_summary(out)
     rows = read_csv(os.path.join(out, "overhead.csv"))
     summary = read_csv(os.path.join(out, "overhead-summary.csv"))
-    np_, m = _first(rows, "players"), _first(rows, "map")
-    win = _first(rows, "window_s", "%.0f")
+    np_, m = first_value(rows, "players"), first_value(rows, "map")
+    win = first_value(rows, "window_s", "%.0f")
     w = ["## Instrumentation overhead: %s players on %s" % (np_, m), ""]
     w.append("The same load (%s %s bots at %s requests/s each, %s s warm-up, %s s window, "
              "seed %s) on qwd in three configurations: %s, %s, %s. Each repeat runs the three "
