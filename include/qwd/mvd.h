@@ -118,7 +118,9 @@ enum { QTV_HEADER_MAX = 4096 };
 
 /* What a QTV client asks for (tests and tools). */
 struct qtv_request {
-	const char *auth;	/* "PLAIN", "NONE", or NULL: no AUTH line */
+	const char *auth;	/* methods, space-separated, an AUTH line each
+				 * ("SHA3_512 MD4 CCITT PLAIN NONE" as ezQuake
+				 * offers them), NULL: none */
 	const char *password;	/* PASSWORD line, NULL: none */
 	const char *userinfo;	/* USERINFO line, NULL: none */
 	int version;		/* VERSION line (1), 0: none */
@@ -141,10 +143,19 @@ struct qtv_reply {
 	size_t header_len;	/* bytes of the header, blank line included */
 	char text[256];		/* the PERROR/ERROR text */
 	char auth[32];		/* the AUTH method asked for */
+	char challenge[80];	/* and its CHALLENGE */
 };
 
 /* Read the server's answer from the first len bytes of a stream. */
 void qtv_parse_reply(const uint8_t *data, size_t len, struct qtv_reply *out);
+
+/* The PASSWORD a client sends for method, as MVDSV checks it: SHA3_512,
+ * lower-case hex of SHA3-512(challenge + password); MD4, the MD4 digest
+ * of the same as four little-endian words "%X%X%X%X"; CCITT, the CRC of
+ * the same as "0x%X"; PLAIN (and NONE) the password itself.  False for a
+ * method it does not know. */
+bool qtv_digest(const char *method, const char *challenge, const char *password,
+		char *out, size_t size);
 
 /* ---- the reader ------------------------------------------------------- */
 
@@ -172,6 +183,7 @@ struct mvd_player {
 	uint32_t last_frame;	/* frame of its last playerinfo */
 	int flags;		/* MVD_DF_* of the last one */
 	int16_t origin[3];	/* 1/8 units */
+	int16_t first_origin[3];	/* of its first playerinfo */
 	int modelindex;
 	int32_t stats[MAX_CL_STATS];
 };

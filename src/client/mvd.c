@@ -208,7 +208,8 @@ static bool read_playerinfo(struct mvd_reader *r, struct msg_buf *m)
 	if (model >= 0)
 		p->modelindex = model;
 	p->flags = flags;
-	p->playerinfos++;
+	if (p->playerinfos++ == 0)
+		memcpy(p->first_origin, p->origin, sizeof(p->first_origin));
 	p->last_frame = (uint32_t)r->frames;
 	r->playerinfos++;
 	if (r->players_this_frame++ == 0)

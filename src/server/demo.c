@@ -140,7 +140,7 @@ static bool demo_dir(struct server *sv, char *path, size_t size, FILE *out)
 struct demo_file {
 	char name[DEMO_NAME + 8];
 	off_t size;
-	time_t mtime;
+	struct timespec mtime;
 };
 
 static bool is_demo(const char *name)
@@ -154,8 +154,10 @@ static int by_age(const void *a, const void *b)
 {
 	const struct demo_file *x = a, *y = b;
 
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -191,7 +193,7 @@ static struct demo_file *list_demos(const char *path, int *count, off_t *total)
 		}
 		strlcpy(list[n].name, e->d_name, sizeof(list[n].name));
 		list[n].size = st.st_size;
-		list[n].mtime = st.st_mtime;
+		list[n].mtime = st.st_mtim;
 		*total += st.st_size;
 		n++;
 	}

@@ -43,10 +43,12 @@
  *   half full and at least once a second (write(2), errors stop the
  *   recording with MVDSV's message); a stream through a non-blocking
  *   socket: bytes the socket does not take wait in the stream's backlog
- *   (MVD_STREAM_BACKLOG, allocated when the stream joins), and a stream
- *   whose backlog would overflow, or that took nothing for
- *   qtv_streamtimeout seconds, is dropped: a slow viewer never holds up
- *   the frame.  Nothing here allocates per frame.
+ *   (qtv_streambuffer KB, allocated when the stream joins; the socket's
+ *   own buffer is bounded to a quarter of it, at most 64 KB, as loopback
+ *   would let it grow to megabytes), and a stream whose backlog would
+ *   overflow, or that took nothing for qtv_streamtimeout seconds, is
+ *   dropped: a slow viewer never holds up the frame.  Nothing here
+ *   allocates per frame.
  */
 #include "qwd/server.h"
 
@@ -66,7 +68,7 @@ enum {
 	MVD_FRAME_BUF = 1 << 16,	/* one frame's records */
 	MVD_EVENTS_MAX = MVD_FRAME_BUF - 3 * MVD_MAX_RECORD, /* room for events */
 	MVD_FILE_BUF = 1 << 16,
-	MVD_STREAM_BACKLOG = 1 << 20,
+	MVD_STREAM_SNDBUF = 64 << 10,	/* at most, the kernel's share */
 	MVD_DESTS = 33,			/* a file and up to 32 streams */
 	MVD_PLAYERS = MAX_CLIENTS
 };
@@ -104,7 +106,8 @@ struct sv_mvd {
 	struct mvd_dest dests[MVD_DESTS];
 	int ndests;
 	int next_id;
-	struct cvar *demofps, *idlefps, *pings, *streamtimeout, *maxsize, *silent;
+	struct cvar *demofps, *idlefps, *pings, *streamtimeout, *streambuffer;
+	struct cvar *maxsize, *silent;
 
 	/* the frame being built */
 	uint8_t frame[MVD_FRAME_BUF];
@@ -259,7 +262,7 @@ static void dest_put(struct mvd_dest *d, const void *data, size_t len, double no
 	if (d->len + len > d->cap) {
 		stream_push(d, now);
 		if (d->len + len > d->cap) {
-			dest_fail(d, "too slow: backlog full");
+			dest_fail(d, "too slow: more than qtv_streambuffer waiting");
 			return;
 		}
 	}
@@ -792,6 +795,9 @@ int sv_mvd_init(struct server *sv)
 				   "KB a demo may reach; recording stops there (0: no limit)");
 	m->silent = cvar_register(sv, "sv_silentrecord", "0", 0,
 				  "1: players are not told when a demo starts or ends");
+	m->streambuffer = cvar_register(sv, "qtv_streambuffer", "1024", 0,
+					"KB of a QTV stream that may wait for a slow viewer "
+					"before it is dropped (16..65536)");
 	m->streamtimeout = cvar_register(sv, "qtv_streamtimeout", "45", 0,
 					 "seconds a QTV stream may take nothing before it "
 					 "is dropped");
@@ -994,9 +1000,12 @@ long long sv_mvd_stop_file(struct server *sv, enum sv_demo_stop why)
 bool sv_mvd_add_stream(struct server *sv, int fd, const char *peer)
 {
 	struct mvd_dest *d = new_dest(sv);
+	double kb = sv->mvd->streambuffer->value;
+	size_t cap = (size_t)(kb < 16 ? 16 : kb > 65536 ? 65536 : kb) * 1024;
+	int sndbuf = (int)(cap / 4 < MVD_STREAM_SNDBUF ? cap / 4 : MVD_STREAM_SNDBUF);
 
 	if (d)
-		d->buf = malloc(MVD_STREAM_BACKLOG);
+		d->buf = malloc(cap);
 	if (!d || !d->buf) {
 		if (d)
 			d->used = false;
@@ -1004,7 +1013,8 @@ bool sv_mvd_add_stream(struct server *sv, int fd, const char *peer)
 	}
 	d->fd = fd;
 	d->stream = true;
-	d->cap = MVD_STREAM_BACKLOG;
+	d->cap = cap;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	strlcpy(d->name, peer, sizeof(d->name));
 	dest_join(sv, d);
 	stream_push(d, sv->realtime);

@@ -20,17 +20,17 @@
  *              CCITT > PLAIN ("NONE" counts as PLAIN): the challenge
  *              methods get "AUTH: <method>\nCHALLENGE: <63 characters>"
  *              and the client sends its request again with PASSWORD set
- *              to the digest of challenge + password (SHA3-512 in lower
- *              case hex, MD4 as four %X words, CCITT as 0x%X); PLAIN
- *              compares the password itself
+ *              to the digest of challenge + password (qtv_digest,
+ *              src/client/qtv.c, holds the formats); PLAIN compares the
+ *              password itself
  *     answer   "QTVSV 1\nBEGIN\n\n" and the stream joins the demo writer
  *              (its gamestate first), or one of MVDSV's refusals, word
  *              for word, then the connection is closed
  *   Nothing here blocks: a refusal that the socket does not take at once
  *   is cut short.  The pending handshakes live in a fixed table
  *   (QTV_PENDING); a stream's backlog is mvd.c's.  SHA3-512 is Nettle's
- *   (a maintained library, in Debian, already linked by nothing else);
- *   MD4 and the CRC are the project's own (src/common).
+ *   (a maintained library packaged by Debian); MD4 and the CRC are the
+ *   project's own (src/common).
  */
 #include "qwd/server.h"
 
@@ -47,7 +47,6 @@
 #include <unistd.h>
 
 #include <bsd/string.h>
-#include <nettle/sha3.h>
 
 enum {
 	QTV_PENDING = 8,	/* handshakes at once */
@@ -314,64 +313,23 @@ static void read_request(char *text, struct qtv_request_seen *rq)
 	}
 }
 
-/* the digest a client sends for the challenge methods */
-static void expected_digest(enum qtv_auth m, const char *challenge,
-			    const char *password, char *out, size_t outsize)
-{
-	char both[QTV_CHALLENGE + 256 + 1];
-	size_t n;
-
-	snprintf(both, sizeof(both), "%s%s", challenge, password);
-	n = strlen(both);
-	if (m == AUTH_SHA3) {
-		struct sha3_512_ctx c;
-		uint8_t d[SHA3_512_DIGEST_SIZE];
-
-		sha3_512_init(&c);
-		sha3_512_update(&c, n, (const uint8_t *)both);
-		sha3_512_digest(&c, sizeof(d), d);
-		out[0] = '\0';
-		for (size_t i = 0; i < sizeof(d) && 2 * i + 2 < outsize; i++)
-			snprintf(out + 2 * i, 3, "%02x", d[i]);
-	} else if (m == AUTH_MD4) {
-		uint8_t d[16];
-		uint32_t w[4];
-
-		md4_digest(both, n, d);
-		for (int i = 0; i < 4; i++)
-			w[i] = (uint32_t)d[4 * i] | (uint32_t)d[4 * i + 1] << 8 |
-			       (uint32_t)d[4 * i + 2] << 16 | (uint32_t)d[4 * i + 3] << 24;
-		snprintf(out, outsize, "%X%X%X%X", w[0], w[1], w[2], w[3]);
-	} else {
-		snprintf(out, outsize, "%u", crc_block(both, n));
-	}
-}
-
 static bool password_ok(const struct sv_qtv *q, const struct qtv_pending *p,
 			const struct qtv_request_seen *rq)
 {
 	char want[160];
 
-	switch (rq->auth) {
-	case AUTH_PLAIN:
-		return net_secure_equal(q->password->string, rq->password);
-	case AUTH_CCITT: {
-		/* the client's "0x..." or decimal, as a number */
+	if (rq->auth == AUTH_NONE ||
+	    !qtv_digest(auth_names[rq->auth], p->challenge, q->password->string,
+			want, sizeof(want)))
+		return false;
+	if (rq->auth == AUTH_CCITT) {
+		/* a number: "0x..." as ezQuake writes it, or decimal */
 		char *end;
 		unsigned long v = strtoul(rq->password, &end, 0);
 
-		expected_digest(AUTH_CCITT, p->challenge, q->password->string, want,
-				sizeof(want));
-		return rq->password[0] && !*end && v == strtoul(want, NULL, 10);
+		return rq->password[0] && !*end && v == strtoul(want, NULL, 0);
 	}
-	case AUTH_MD4:
-	case AUTH_SHA3:
-		expected_digest(rq->auth, p->challenge, q->password->string, want,
-				sizeof(want));
-		return net_secure_equal(want, rq->password);
-	default:
-		return false;
-	}
+	return net_secure_equal(want, rq->password);
 }
 
 /* One complete request.  Returns true while the connection stays pending

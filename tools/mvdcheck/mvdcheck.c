@@ -12,8 +12,8 @@
  *   also when it was cut by --seconds), 1 on a fault, 2 on a usage,
  *   file or connection error.  A stream is read as ezQuake's qtvplay
  *   reads a server directly: the request with USERINFO and, with a
- *   password, "AUTH: PLAIN"; an answer asking for PLAIN is answered once
- *   with the password.  The file is read in pieces through the same
+ *   password, every auth method ezQuake offers; the challenge the server
+ *   answers with is answered once with the digest (qtv_digest).  The file is read in pieces through the same
  *   incremental reader as a stream, from one buffer of fixed size.
  */
 #include <qwd/mvd.h>
@@ -131,17 +131,25 @@ static int connect_to(const char *where)
 	return fd;
 }
 
-static bool send_request(int fd, const char *password, bool plain)
+/* the request as ezQuake's qtvplay makes it: with a password, every
+ * method it knows offered; the answer to a challenge in the same way */
+static bool send_request(int fd, const char *password, const char *method,
+			 const char *challenge)
 {
 	struct qtv_request rq = {
 		.version = 1,
 		.userinfo = "\\name\\mvdcheck",
-		.auth = password ? "PLAIN" : NULL,
-		.password = plain ? password : NULL,
+		.auth = method ? method : password ? "SHA3_512 MD4 CCITT PLAIN NONE" : NULL,
 	};
-	char text[1024];
-	size_t n = qtv_build_request(&rq, text, sizeof(text));
+	char text[1024], digest[160];
+	size_t n;
 
+	if (method) {
+		if (!qtv_digest(method, challenge, password, digest, sizeof(digest)))
+			return false;
+		rq.password = digest;
+	}
+	n = qtv_build_request(&rq, text, sizeof(text));
 	return n && send(fd, text, n, MSG_NOSIGNAL) == (ssize_t)n;
 }
 
@@ -154,7 +162,7 @@ static int read_stream(const char *where, const char *password, double seconds,
 	double end = now_s() + seconds;
 	int fd = r ? connect_to(where) : -1;
 
-	if (fd < 0 || !send_request(fd, password, false)) {
+	if (fd < 0 || !send_request(fd, password, NULL, NULL)) {
 		free(r);
 		if (fd >= 0)
 			close(fd);
@@ -182,12 +190,11 @@ static int read_stream(const char *where, const char *password, double seconds,
 			qtv_parse_reply(buf, have, &rp);
 			if (rp.answer == QTV_ANSWER_PARTIAL)
 				continue;
-			if (rp.answer == QTV_ANSWER_AUTH && !asked && password &&
-			    strcmp(rp.auth, "PLAIN") == 0) {
+			if (rp.answer == QTV_ANSWER_AUTH && !asked && password) {
 				asked = true;
 				memmove(buf, buf + rp.header_len, have - rp.header_len);
 				have -= rp.header_len;
-				if (!send_request(fd, password, true))
+				if (!send_request(fd, password, rp.auth, rp.challenge))
 					break;
 				continue;
 			}
