@@ -3,8 +3,10 @@
  * needs to start, connect to qwd and draw a level, made from nothing.
  *
  * Design note
- *   usage: mkassets DIR MAP.bsp...
- *   writes DIR/id1/, a client base directory:
+ *   usage: mkassets DIR MAP.bsp... [progs/NAME...]
+ *   writes DIR/id1/, a client base directory (a progs/ name given is made
+ *   too: another server's mod precaches models ours does not, and
+ *   tests/interop/mvd.sh watches MVDSV with KTX):
  *     gfx/palette.lmp    768 bytes, our palette (palette.c); the client
  *                        stops at start without it
  *     gfx/colormap.lmp   the light table made from it, 64 x 256 + 1 bytes;
@@ -352,15 +354,18 @@ int main(int argc, char **argv)
 	int num_models = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: mkassets DIR MAP.bsp...\n"
+		fprintf(stderr, "usage: mkassets DIR MAP.bsp... [progs/NAME...]\n"
 			"  writes DIR/id1: the client data ezQuake needs to play\n"
-			"  on qwd serving those maps\n");
+			"  on qwd serving those maps (and the models named)\n");
 		return 2;
 	}
 	o.dir = argv[1];
-	for (int i = 2; i < argc; i++)
-		if (collect_models(argv[i], &models) != 0)
+	for (int i = 2; i < argc; i++) {
+		if (strncmp(argv[i], "progs/", 6) == 0)
+			add_name(&models, argv[i]);
+		else if (collect_models(argv[i], &models) != 0)
 			return 1;
+	}
 	if (write_palette(&o) != 0 || write_lmps(&o) != 0 || write_wad(&o) != 0 ||
 	    write_models(&o, &models, &num_models) != 0)
 		return 1;
