@@ -412,7 +412,7 @@ static const struct command commands[] = {
 	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
-	{"record", sv_cmd_record, "record start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"cmdrecord", sv_cmd_cmdrecord, "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
 	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
@@ -423,6 +423,7 @@ static void c_help(struct server *sv, const struct net_args *a, FILE *out)
 	(void)a;
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->help);
+	sv_demo_help(out);
 	fprintf(out, "variables (NAME shows, NAME VALUE sets):\n");
 	for (int i = 0; i < sv->num_cvars; i++)
 		fprintf(out, "  %-16s %s\n", sv->cvars[i].name, sv->cvars[i].help);
@@ -436,6 +437,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 	if (net_args_tokenize(&a, line) <= 0)
 		return;
 	const char *c = net_args_argv(&a, 0);
+	if (sv_demo_command(sv, &a, out))
+		return;
 	for (const struct command *cmd = commands; cmd->name; cmd++)
 		if (strcasecmp(cmd->name, c) == 0) {
 			cmd->fn(sv, &a, out);
