@@ -386,6 +386,11 @@ struct ratelimit {
 void ratelimit_init(struct ratelimit *rl, const struct net_secret *key,
 		    double rate, double burst, double global_rate,
 		    double global_burst);
+/* one bucket's tokens at now, given the count at last: refilled at rate
+ * up to burst, and never by a clock that stepped back (the rule of these
+ * buckets, for buckets kept elsewhere: a client's command budgets) */
+double ratelimit_refill(double tokens, double last, double now, double rate,
+			double burst);
 /* take one token from a's bucket (and the global one): true = answer */
 bool ratelimit_allow(struct ratelimit *rl, const struct net_addr *a,
 		     double now);

@@ -58,10 +58,28 @@ enum {
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
 	SV_REPLY_TESTS = 512,		/* visibility tests for one reply */
 	SV_USER_CVARS = 16,
+	SV_COMPAT_WORDS = 2,		/* bits: MVDSV names already said (compat.c) */
 	SV_DATAGRAM = 512,
 	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */		/* game events queued for one reply */
-	SV_EVENT_RADIUS = 1536		/* extension servers: events reach the
+	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
 					 * players within this many units */
+	/* other players' texts may fill a client's backlog up to here; the
+	 * rest is kept for the client's own reliable data (send.c) */
+	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
+	SV_TEXTS_EXT = SV_BACKLOG / 2,
+	SV_FP_MAX = 16,			/* chat times kept (fp_messages at most) */
+	SV_LOG_HELD = 16		/* sources named in "lines suppressed" */
+};
+
+/* A client's command budgets (user.c), a token bucket each: every string
+ * command costs one of BUDGET_CMD, and those that cost others much more
+ * than they cost the sender one of their own kind too. */
+enum sv_budget_kind {
+	BUDGET_CMD,		/* every string command */
+	BUDGET_SETINFO,		/* a userinfo change: an update to everyone */
+	BUDGET_KILL,		/* a suicide: a respawn, an obituary, frags */
+	BUDGET_DOWNLOAD,	/* a download request: a file read */
+	BUDGET_KINDS
 };
 
 /* ---- cvars ------------------------------------------------------------ */
@@ -163,16 +181,33 @@ struct client {
 	uint8_t datagram[SV_DATAGRAM];
 	size_t datagram_len;
 
-	/* extension clients: slots whose client info (name, frags, entry
-	 * time, userinfo) this client has yet to be sent.  Set by joins,
-	 * leaves and userinfo changes, sent as the reliable channel has room
-	 * (send.c), so a thousand joins never queue a thousand messages */
+	/* slots whose client info (name, frags, entry time, userinfo) this
+	 * client has yet to be sent.  Set by joins, leaves and userinfo
+	 * changes, sent as the reliable channel has room (send.c), so a
+	 * thousand joins, or a flood of setinfo, never queue a message each */
 	uint64_t info_pending[SV_MAX_CLIENTS / 64];
 	int info_pending_count;
 	int info_cursor;
 	/* likewise the slots whose frags changed (5 bytes each, sent first) */
 	uint64_t frags_pending[SV_MAX_CLIENTS / 64];
 	int frags_pending_count;
+	/* and the light styles that changed (bit per style) */
+	uint64_t styles_pending;
+	/* other players' texts dropped since the client was told so */
+	uint32_t texts_dropped;
+
+	/* command budgets (user.c): tokens of each kind, as of budget_time
+	 * (0: never charged, every bucket full) */
+	double budget[BUDGET_KINDS];
+	double budget_time;
+	uint32_t budget_told;	/* kinds whose refusal was said once */
+	uint64_t cmds_ignored;
+	/* chat flood protection: when the last messages were said (a ring,
+	 * said_head the newest), and until when the client is muted */
+	double said[SV_FP_MAX];
+	int said_head;
+	double muted_until;
+	double mute_told;
 
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
@@ -283,6 +318,21 @@ struct sv_rcon {
 
 /* ---- the server ------------------------------------------------------- */
 
+/* Log lines a remote source drives (loglimit.c): a token bucket per
+ * source address and kind of line and one for all of them, and the counts
+ * of the lines held back, told in a summary line each now and then. */
+struct sv_log_limit {
+	struct ratelimit rl;
+	struct {
+		struct net_addr from;
+		const char *fmt;	/* the kind: the call's format */
+		uint32_t lines;
+	} held[SV_LOG_HELD];
+	int num_held;
+	uint32_t others;	/* held lines of sources past the table */
+	double last_summary;
+};
+
 enum sv_bad_kind {		/* malformed input, counted by kind */
 	BAD_SHORT_HEADER,	/* too short for a netchan header */
 	BAD_UNKNOWN_CLIENT,	/* not connectionless, no such client */
@@ -303,8 +353,15 @@ struct server_stats {
 	uint64_t replies;
 	uint64_t chokes;
 	uint64_t entity_cuts;	/* entity lists ended early: datagram full */
-	uint64_t prints_dropped;	/* broadcast prints an extension client's
-					 * full backlog had no room for */
+	uint64_t prints_dropped;	/* other players' texts a client's
+					 * backlog had no room for */
+	uint64_t infos_folded;	/* info and frags updates folded into one
+				 * already waiting for the same slot */
+	uint64_t cmds_ignored;	/* string commands over a budget */
+	uint64_t says_muted;	/* chat refused by flood protection */
+	uint64_t mutes;		/* clients muted by flood protection */
+	uint64_t flood_drops;	/* clients dropped far over their budget */
+	uint64_t log_suppressed;	/* remote-driven log lines held back */
 	uint64_t bad[BAD_KINDS];
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
@@ -338,6 +395,10 @@ struct server {
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
 		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout;
+	/* the defences against floods (docs/security.md) */
+	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
+		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead,
+		*sv_lograte, *sv_logburst, *sv_logtotal;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 
@@ -350,8 +411,10 @@ struct server {
 	struct oob_budget oob[OOB_KINDS];
 	struct cvar *sv_oob[OOB_KINDS];	/* "RATE BURST GLOBAL GLOBALBURST" */
 	size_t status_estimate;		/* bytes of the last status answer */
+	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
+	uint64_t compat_said[SV_COMPAT_WORDS];	/* compat.c: said once */
 	int exec_depth;			/* nested exec: a config may not loop */
 	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
@@ -501,6 +564,8 @@ void sv_send_raw(struct server *sv, const struct net_addr *to,
 void sv_rehash_clients(struct server *sv);
 const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
+/* frame.c: the defences' counters as one line of text (status, shutdown) */
+void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c */
 void sv_send_replies(struct server *sv);
 void sv_send_pings(struct server *sv, struct client *cl);
@@ -515,10 +580,18 @@ void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* other players' traffic, which never overflows a client's backlog: a
+ * text that does not fit under its mark is dropped for that client and
+ * counted (false); infos, frags and light styles wait in pending sets, the
+ * newest state of each sent as the channel has room (send.c) */
+bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
+		      size_t len);
 void sv_broadcast_client_info(struct server *sv, struct client *who);
-void sv_info_mark(struct client *to, int slot);
-void sv_frags_mark(struct client *to, int slot);
-void sv_info_flush(struct server *sv, struct client *cl);
+/* true when newly marked, false when it folded into a pending one */
+bool sv_info_mark(struct client *to, int slot);
+bool sv_frags_mark(struct client *to, int slot);
+/* the pending sets forgotten: the signon is about to send every state */
+void sv_pending_clear(struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
 /* level.c */
@@ -543,6 +616,19 @@ void sv_file_close(struct sv_file *f);
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */
 void sv_send_frags(struct server *sv, int slot);
+/* loglimit.c: a log line driven by a remote source, rate-limited per
+ * source address and in all (sv_lograte, sv_logburst, sv_logtotal) */
+void sv_log_limit_init(struct server *sv);
+void sv_log_from(struct server *sv, const struct net_addr *from, int level,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* loglimit.c: the "N similar lines suppressed" summaries, every few
+ * seconds (frame.c's upkeep) and at shutdown (force) */
+void sv_log_summaries(struct server *sv, bool force);
+/* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
+ * (once per name) and return true; false for a name it does not know */
+bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
+/* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
+void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
 /* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
  * "record" (console and rcon) */
 void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);

@@ -128,6 +128,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 			(unsigned long long)sv->stats.oob_answered[k],
 			(unsigned long long)sv->stats.oob_limited[k]);
 	fprintf(out, "\n");
+	{
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];
@@ -218,6 +224,9 @@ static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 		return;
 	}
 	if (rcon_refuses(sv, name, out))
+		return;
+	/* "set k_..." in a KTX config: said once, not made a variable */
+	if (!cvar_get(sv, name) && sv_compat_ignore(sv, name, out))
 		return;
 	rc = cvar_set(sv, name, net_args_argv(a, 2));
 	if (rc == -1 && !(sv->num_cvars < SV_CVAR_MAX)) {
@@ -390,10 +399,18 @@ static void c_capture(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "capturing to %s%s%s\n", file, who ? " for " : "", who ? who->name : "");
 }
 
-/* "stats show|reset|on|off|interval N", "counters on|off|report|merge" */
+/* "stats show|reset|on|off|interval N", "counters on|off|report|merge";
+ * "stats" and "stats show" end with the defences' counters */
 static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
 {
 	prof_command(sv->prof, a->argc, a->argv, out);
+	if (!strcasecmp(a->argv[0], "stats") &&
+	    (a->argc < 2 || !strcasecmp(a->argv[1], "show"))) {
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 }
 
 static const struct command commands[] = {
@@ -418,6 +435,7 @@ static const struct command commands[] = {
 	{"logfile", sv_cmd_logs, "logfile [on|off]: the console log (none: toggle)"},
 	{"logrcon", sv_cmd_logs, "logrcon [on|off]: the rcon log (none: toggle)"},
 	{"fraglogfile", sv_cmd_logs, "fraglogfile [on|off]: the frag log (none: toggle)"},
+	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };
@@ -449,7 +467,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 		}
 	v = cvar_get(sv, c);
 	if (!v) {
-		fprintf(out, "unknown command \"%s\" (try help)\n", c);
+		if (!sv_compat_ignore(sv, c, out))
+			fprintf(out, "unknown command \"%s\" (try help)\n", c);
 		return;
 	}
 	if (a.argc == 1) {

@@ -28,6 +28,8 @@
  *   - rcon has the slowest budget, so guessing is slow even over many
  *     connections; what passes it goes to rcon.c (plain or hashed, the
  *     password compared in constant time, every attempt logged).
+ *   Every log line a packet here causes goes through the per-address log
+ *   limiter (loglimit.c).
  *   Refusals are texts a person can act on: "server is full", "wrong
  *   protocol", "bad challenge", "bad password", "banned".
  *
@@ -155,8 +157,8 @@ static void refuse(struct server *sv, const struct net_addr *to,
 	char a[NET_ADDR_STRLEN];
 
 	sv->stats.refusals++;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "connect from %s refused: %s",
-		 net_addr_format(to, a), why);
+	sv_log_from(sv, to, QWD_LOG_INFO, "connect from %s refused: %s",
+		    net_addr_format(to, a), why);
 	send_text(sv, to, "%c\n%s\n", A2C_PRINT, why);
 }
 
@@ -289,8 +291,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 
 		if (c->state >= CS_CONNECTED && net_addr_equal_ip(&c->chan.remote, from) &&
 		    (c->chan.qport == qport || c->chan.remote.port == from->port)) {
-			qwd_logf(&sv->log, QWD_LOG_INFO, "%s reconnects (slot %d)",
-				 net_addr_format(from, a), i);
+			sv_log_from(sv, from, QWD_LOG_INFO, "%s reconnects (slot %d)",
+				    net_addr_format(from, a), i);
 			sv_drop_client(sv, c, NULL);
 			c->state = CS_FREE;
 		}
@@ -336,9 +338,9 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv->stats.connects++;
 	/* everyone learns of the new player at once, as QuakeWorld does */
 	sv_broadcast_client_info(sv, cl);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
-		 cl->slot, cl->name, net_addr_format(from, a),
-		 extended ? " (QWDX)" : "", spectator ? " as spectator" : "");
+	sv_log_from(sv, from, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
+		    cl->slot, cl->name, net_addr_format(from, a),
+		    extended ? " (QWDX)" : "", spectator ? " as spectator" : "");
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
 

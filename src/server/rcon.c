@@ -236,7 +236,7 @@ static size_t refuse(struct server *sv, const struct net_addr *from,
 	}
 	sv->rcon.refused += v != RCON_REPLAYED;
 	sv->rcon.replays += v == RCON_REPLAYED;
-	qwd_logf(&sv->log, QWD_LOG_WARN, "bad rcon from %s: %s", src, why);
+	sv_log_from(sv, from, QWD_LOG_WARN, "bad rcon from %s: %s", src, why);
 	sv_log_rcon(sv, "Bad rcon from %s (%s): %s", src, why, cmd);
 	return send_print(sv, from, reply);
 }
@@ -257,8 +257,8 @@ size_t sv_rcon(struct server *sv, const struct net_addr *from,
 	if (v != RCON_OK)
 		return refuse(sv, from, v, skew, src, cmd);
 	sv->rcon.accepted++;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "rcon from %s (%s): %s", src,
-		 hashed ? "hashed" : "plain", cmd);
+	sv_log_from(sv, from, QWD_LOG_INFO, "rcon from %s (%s): %s", src,
+		    hashed ? "hashed" : "plain", cmd);
 	sv_log_rcon(sv, "Rcon from %s (%s): %s", src, hashed ? "hashed" : "plain", cmd);
 
 	/* the command's output, sent back in packets of text */

@@ -10,7 +10,10 @@
  *   on its next reply; an event that does not fit is dropped, as
  *   QuakeWorld drops a client datagram that overflowed.  Everything the
  *   player must not miss (prints, frags, setangle, kicks, the
- *   intermission) goes on the reliable stream.
+ *   intermission) goes on the reliable stream; what one player causes for
+ *   everyone (frags, light styles, texts) goes the ways that can never
+ *   overflow another player's stream (send.c: pending sets, texts dropped
+ *   past a mark).
  *
  *   Who receives a multicast: QuakeWorld's SV_Multicast tests the leaf of
  *   each client against the PVS or PHS row of the leaf of the event's
@@ -301,32 +304,17 @@ static void svc_stufftext_fn(void *ctx, int slot, const char *text)
 		sv_reliable_stufftext(cl, "%s", text);
 }
 
+/* marked for everyone who may see the slot, sent as their channels have
+ * room: one message per slot however many kills came meanwhile */
 void sv_send_frags(struct server *sv, int slot)
 {
-	uint8_t buf[8];
-	struct msg_buf m;
-	bool wide = slot >= MAX_CLIENTS;
-
-	msg_init(&m, buf, sizeof(buf));
-	if (wide) {
-		msg_write_byte(&m, svcx_updatefrags);
-		msg_write_short(&m, slot);
-	} else {
-		msg_write_byte(&m, svc_updatefrags);
-		msg_write_byte(&m, slot);
-	}
-	msg_write_short(&m, sv->clients[slot].frags);
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *to = &sv->clients[i];
 
-		if (to->state < CS_CONNECTED || (wide && !to->extended))
+		if (to->state < CS_CONNECTED || (slot >= MAX_CLIENTS && !to->extended))
 			continue;
-		/* extension clients: marked, sent as their channel has room,
-		 * one message per slot however many kills came meanwhile */
-		if (to->extended)
-			sv_frags_mark(to, slot);
-		else
-			sv_reliable_write(to, m.data, m.cursize);
+		if (!sv_frags_mark(to, slot))
+			sv->stats.infos_folded++;
 	}
 }
 
@@ -361,21 +349,19 @@ static void svc_found_secret_fn(void *ctx)
 }
 
 /* the style is kept for clients that join later (their spawn sends all
- * styles) and sent now to those already there */
+ * styles) and marked for those already there: a switch flicked over and
+ * over sends each client the newest style once (send.c) */
 static void svc_lightstyle_fn(void *ctx, int style, const char *value)
 {
 	struct server *sv = ctx;
-	uint8_t buf[MAX_MSGLEN];
-	struct msg_buf m;
 
+	_Static_assert(MAX_LIGHTSTYLES <= 64, "a bit per style in styles_pending");
 	if (style < 0 || style >= MAX_LIGHTSTYLES || !value)
 		return;
 	strlcpy(sv->lightstyles[style], value, sizeof(sv->lightstyles[style]));
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_lightstyle);
-	msg_write_byte(&m, style);
-	msg_write_string(&m, sv->lightstyles[style]);
-	broadcast_reliable(sv, &m, CS_SPAWNED);
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= CS_CONNECTED)
+			sv->clients[i].styles_pending |= 1ull << style;
 }
 
 static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
