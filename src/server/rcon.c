@@ -22,10 +22,10 @@
  *   than one forgotten.  The same command typed twice within a second
  *   has the same digest too: the second is refused, and says so.
  *   (A digest leaves the table when the wall clock passes its time plus
- *   the window; stepping the server's clock back by hand could revive
- *   one, as it would any time-stamped scheme.)  The window is at least
- *   one second: MVDSV's 0, "no time check", would need a table without
- *   end.
+ *   the window; stepping the server's clock back by hand, or widening
+ *   sv_timestamplen, could let one forgotten under the old window back
+ *   in, as with any time-stamped scheme.)  The window is at least one
+ *   second: MVDSV's 0, "no time check", would need a table without end.
  *
  *   Refusals say why in words a person can act on (wrong password, clock
  *   off by N s, plain rcon refused, already used), none of which tells
