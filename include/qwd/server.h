@@ -252,6 +252,70 @@ struct oob_budget {
 	bool ready;
 };
 
+/* ---- the operator's tools: bans, master servers, log files, rcon ------ */
+
+enum {
+	SV_MAX_MASTERS = 8,		/* setmaster's list (MVDSV's MAX_MASTERS) */
+	SV_RCON_SEEN = 4096		/* hashed rcon digests remembered */
+};
+
+/* addip and its kin (bans.c): the filters, checked for every packet */
+struct sv_bans {
+	struct ipfilter list;
+	struct cvar *filterban;
+	unsigned filterban_applied;	/* its `modified` the clients were
+					 * last checked against */
+	struct ratelimit answers;	/* the "banned." replies */
+	double next_expiry;		/* realtime of the next expiry pass */
+	uint64_t refused;		/* packets from refused addresses */
+};
+
+/* setmaster (master.c) */
+struct sv_masters {
+	struct net_addr addr[SV_MAX_MASTERS];
+	char name[SV_MAX_MASTERS][64];	/* as the operator gave it */
+	int count;
+	int sequence;			/* of the last heartbeat */
+	double last_sent;		/* realtime; < 0: one is due now */
+	int players_sent;		/* the count the last one carried */
+	uint64_t heartbeats;
+};
+
+/* logfile, logrcon, fraglogfile (logfile.c) */
+enum sv_log_kind { SV_LOG_CONSOLE, SV_LOG_RCON, SV_LOG_FRAGS, SV_LOG_KINDS };
+
+struct sv_log_file {
+	FILE *fp;			/* NULL: off */
+	char path[2 * SV_PATH + 64];	/* the base directory, sv_logdir, name */
+	int number;			/* NNNN of its name */
+	uint64_t size;			/* bytes in the file */
+	int64_t next_day;		/* Unix time of the next local midnight */
+};
+
+struct sv_logs {
+	struct sv_log_file file[SV_LOG_KINDS];
+	struct cvar *sv_logdir, *sv_maxlogsize, *sv_logdaily, *frag_log_type;
+	/* the console log is a sink in front of the server's own: the one
+	 * it passes every line on to */
+	void (*next_sink)(void *ctx, int level, const char *line);
+	void *next_ctx;
+};
+
+/* hashed and plain rcon (rcon.c) */
+struct sv_rcon_digest {
+	uint8_t sha1[20];
+	int64_t client_time;		/* Unix time the client stamped */
+	bool used;
+};
+
+struct sv_rcon {
+	struct cvar *sv_crypt_rcon, *sv_timestamplen;
+	/* digests accepted within the window: a second use is a replay */
+	struct sv_rcon_digest seen[SV_RCON_SEEN];
+	bool running;			/* a command from rcon is running */
+	uint64_t accepted, refused, replays;
+};
+
 /* ---- the server ------------------------------------------------------- */
 
 /* Log lines a remote source drives (loglimit.c): a token bucket per
@@ -420,6 +484,10 @@ struct server {
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
+	struct sv_bans bans;
+	struct sv_masters masters;
+	struct sv_logs logs;
+	struct sv_rcon rcon;
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
@@ -645,5 +713,50 @@ int sv_qtv_init(struct server *sv);
 void sv_qtv_free(struct server *sv);
 void sv_qtv_poll(struct server *sv);
 void sv_qtv_status(const struct server *sv, FILE *out);
+
+/* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
+
+/* each registers its cvars and sets up its state (server_init) */
+void sv_bans_init(struct server *sv);
+void sv_masters_init(struct server *sv);
+void sv_logs_init(struct server *sv);
+void sv_rcon_init(struct server *sv);
+/* bans.c: a packet from a refused address is answered "banned." (within
+ * a budget) and dropped: true.  Runs for every received packet. */
+bool sv_ban_filter(struct server *sv, const struct net_addr *from);
+/* bans.c: would an address be refused now */
+bool sv_banned(const struct server *sv, const struct net_addr *from);
+/* bans.c: exec the game folder's listip.cfg, if any (start-up) */
+void sv_bans_load(struct server *sv);
+/* bans.c: expiries, and the clients a filterban change now refuses */
+void sv_bans_upkeep(struct server *sv);
+/* bans.c: addip, removeip, listip, writeip */
+void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: setmaster, heartbeat */
+void sv_cmd_master(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: a heartbeat when one is due (upkeep) */
+void sv_masters_frame(struct server *sv);
+/* master.c: "C\n" to every master (shutdown) */
+void sv_masters_shutdown(struct server *sv);
+/* master.c: is this address one of the masters */
+bool sv_is_master(const struct server *sv, const struct net_addr *a);
+/* logfile.c: logfile, logrcon, fraglogfile */
+void sv_cmd_logs(struct server *sv, const struct net_args *a, FILE *out);
+/* logfile.c: a line for the rcon log (when it is on) */
+void sv_log_rcon(struct server *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* logfile.c: killer fragged victim (the same slot: a suicide), for the
+ * frag log; a new level starts ("\newmap\" in frag_log_type 1) */
+void sv_log_frag(struct server *sv, int killer, int victim);
+void sv_log_newmap(struct server *sv);
+/* logfile.c: close every log file (shutdown) */
+void sv_logs_close(struct server *sv);
+/* rcon.c: a connectionless "rcon ..." that passed its budget; returns
+ * the bytes sent in answer */
+size_t sv_rcon(struct server *sv, const struct net_addr *from,
+	       const struct net_args *args);
+/* rcon.c: names a command or cvar that rcon may not run or set (the
+ * logs and the rcon rules themselves; console.c asks) */
+bool sv_rcon_forbidden(const char *name);
 
 #endif

@@ -387,5 +387,6 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		 "checksum2 %d, %d signon buffers", sv->mapname, path,
 		 sv->num_models, sv->num_sounds, sv->game->num_entities,
 		 (int32_t)map->checksum2, sv->num_signon);
+	sv_log_newmap(sv);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * services.c -- what the game module asks of the server (struct
  * game_services, include/qwd/game.h): precaches, sounds, temporary
- * entities, prints, frags, view kicks, the intermission, cvars.
+ * entities, prints, frags (and the frag log), view kicks, the
+ * intermission, cvars.
  *
  * Design note
  *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
@@ -472,6 +473,11 @@ static void svc_log_fn(void *ctx, int level, const char *text)
 	qwd_logf(&sv->log, level, "game: %s", text);
 }
 
+static void svc_logfrag_fn(void *ctx, int killer, int victim)
+{
+	sv_log_frag(ctx, killer, victim);
+}
+
 void sv_game_services(struct server *sv)
 {
 	struct game_services *s = &sv->game_svc;
@@ -493,6 +499,7 @@ void sv_game_services(struct server *sv)
 	s->setangle = svc_setangle_fn;
 	s->intermission = svc_intermission_fn;
 	s->change_level = svc_change_level;
+	s->logfrag = svc_logfrag_fn;
 	s->cvar = svc_cvar_fn;
 	s->infokey = svc_infokey_fn;
 	s->log = svc_log_fn;
