@@ -25,9 +25,11 @@
  *   - a connect whose challenge is valid has proved its address (the
  *     challenge went there), so it passes even when the global connect
  *     budget is spent by spoofed ones; only its address's budget applies;
- *   - rcon compares the password in constant time and has the slowest
- *     budget, so guessing is slow even over many connections; a refused
- *     rcon is logged with the address.
+ *   - rcon has the slowest budget, so guessing is slow even over many
+ *     connections; what passes it goes to rcon.c (plain or hashed, the
+ *     password compared in constant time, every attempt logged).
+ *   Every log line a packet here causes goes through the per-address log
+ *   limiter (loglimit.c).
  *   Refusals are texts a person can act on: "server is full", "wrong
  *   protocol", "bad challenge", "bad password", "banned".
  *
@@ -180,8 +182,8 @@ static void refuse(struct server *sv, const struct net_addr *to,
 	char a[NET_ADDR_STRLEN];
 
 	sv->stats.refusals++;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "connect from %s refused: %s",
-		 net_addr_format(to, a), why);
+	sv_log_from(sv, to, QWD_LOG_INFO, "connect from %s refused: %s",
+		    net_addr_format(to, a), why);
 	send_text(sv, to, "%c\n%s\n", A2C_PRINT, why);
 }
 
@@ -332,8 +334,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 
 		if (c->state >= CS_CONNECTED && net_addr_equal_ip(&c->chan.remote, from) &&
 		    (c->chan.qport == qport || c->chan.remote.port == from->port)) {
-			qwd_logf(&sv->log, QWD_LOG_INFO, "%s reconnects (slot %d)",
-				 net_addr_format(from, a), i);
+			sv_log_from(sv, from, QWD_LOG_INFO, "%s reconnects (slot %d)",
+				    net_addr_format(from, a), i);
 			sv_drop_client(sv, c, NULL);
 			c->state = CS_FREE;
 		}
@@ -380,52 +382,21 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv->stats.connects++;
 	/* everyone learns of the new player at once, as QuakeWorld does */
 	sv_broadcast_client_info(sv, cl);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s%s",
-		 cl->slot, cl->name, net_addr_format(from, a),
-		 extended ? " (QWDX)" : "",
-		 fte & FTE_PEXT_CHUNKEDDOWNLOADS ? " (FTE chunked downloads)" : "",
-		 spectator ? " as spectator" : "");
+	sv_log_from(sv, from, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s%s",
+		    cl->slot, cl->name, net_addr_format(from, a),
+		    extended ? " (QWDX)" : "",
+		    fte & FTE_PEXT_CHUNKEDDOWNLOADS ? " (FTE chunked downloads)" : "",
+		    spectator ? " as spectator" : "");
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
 
+/* the budget here, the rest (plain or hashed, the logs) in rcon.c */
 static void oob_rcon(struct server *sv, const struct net_addr *from,
 		     const struct net_args *args)
 {
-	char a[NET_ADDR_STRLEN];
-
-	net_addr_format(from, a);
 	if (!within_budget(sv, OOB_RCON, from, 1.0))
 		return;
-	if (!sv->rcon_password->string[0] ||
-	    !net_secure_equal(sv->rcon_password->string, net_args_argv(args, 1))) {
-		qwd_logf(&sv->log, QWD_LOG_WARN, "bad rcon from %s", a);
-		sv->stats.oob_bytes[OOB_RCON] +=
-			send_text(sv, from, "%cbad rcon password.\n", A2C_PRINT);
-		return;
-	}
-	const char *cmd = net_args_rest(args, 2);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "rcon from %s: %s", a, cmd);
-
-	/* collect the command's output and send it back in one or more
-	 * packets of text */
-	char out[8192];
-	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
-
-	if (!f)
-		return;
-	server_command(sv, cmd, f);
-	fflush(f);
-	long n = ftell(f);
-	fclose(f);
-	if (n < 0)
-		n = 0;
-	out[n] = '\0';
-	for (long pos = 0; pos < n || pos == 0; pos += 1300) {
-		sv->stats.oob_bytes[OOB_RCON] +=
-			send_text(sv, from, "%c%.1300s", A2C_PRINT, out + pos);
-		if (n == 0)
-			break;
-	}
+	sv->stats.oob_bytes[OOB_RCON] += sv_rcon(sv, from, args);
 }
 
 static void oob_ping(struct server *sv, const struct net_addr *from)

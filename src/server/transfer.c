@@ -293,7 +293,7 @@ static void stock_block(struct server *sv, struct client *cl)
 	msg_write_data(&m, data, n);
 	sv_reliable_write(cl, m.data, m.cursize);
 	if (cl->dl_pos >= cl->dl.size) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete", cl->slot);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete", cl->slot);
 		finished(sv, cl);
 	}
 }
@@ -358,7 +358,7 @@ void sv_cmd_download(struct server *sv, struct client *cl,
 	sv_download_stop(sv, cl);
 	kind = fetch_kind(sv, name);
 	if (kind == FETCH_NO) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s refused",
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s refused",
 			 cl->slot, name);
 		sv_download_refuse(cl, name, false);
 		return;
@@ -368,7 +368,7 @@ void sv_cmd_download(struct server *sv, struct client *cl,
 	/* chunk numbers and sizes are longs on the wire */
 	if (!found || cl->dl.size > INT32_MAX) {
 		sv_file_close(&cl->dl);
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s: no such file",
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s: no such file",
 			 cl->slot, name);
 		sv_download_refuse(cl, name, true);
 		return;
@@ -379,7 +379,7 @@ void sv_cmd_download(struct server *sv, struct client *cl,
 	cl->dl_number = 0;
 	cl->dl_level = sv->spawncount;
 	sv_apply_rate(sv, cl);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes, %s)",
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes, %s)",
 		 cl->slot, name, cl->dl.size, chunked(cl) ? "chunked" : "stock");
 	if (!chunked(cl)) {
 		stock_block(sv, cl);
@@ -402,10 +402,10 @@ static void chunked_end(struct server *sv, struct client *cl)
 	size_t all = chunks_of(cl);
 
 	if (cl->dl_sent >= all)
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete "
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete "
 			 "(%u chunks sent for %zu)", cl->slot, cl->dl_sent, all);
 	else
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s ended by "
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s ended by "
 			 "the client after %u of %zu chunks", cl->slot,
 			 cl->dl_name, cl->dl_sent, all);
 	finished(sv, cl);
