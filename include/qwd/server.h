@@ -709,6 +709,9 @@ void sv_record_stop(struct server *sv, FILE *out);
  * of memory); the end of all of it at shutdown */
 int sv_demo_init(struct server *sv);
 void sv_demo_shutdown(struct server *sv);
+/* demo.c: sv_demoDir's value names a folder inside the game folder
+ * (relative, no "..", plain characters); downloads of demos/ check it too */
+bool sv_demo_dir_ok(const char *dir);
 /* demo.c: once a frame, after the replies: QTV connections, automatic
  * recording, the demo frame */
 void sv_demo_frame(struct server *sv);

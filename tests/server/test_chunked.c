@@ -418,6 +418,14 @@ static void test_demo_downloads(void **state)
 	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
 	assert_memory_equal(c->q.dl.data, other, size);
 
+	/* a folder outside the game folder is not the demo folder (the demo
+	 * module's rule): here it would name the same files */
+	cvar_set(f->sv, "sv_demoDir", "../qw/mvds");
+	assert_true(qwc_download(&c->q, "demos/other.mvd"));
+	srvfix_run(f, 0.3, true);
+	assert_int_equal(c->q.dl.state, QWC_DL_REFUSED);
+	cvar_set(f->sv, "sv_demoDir", "mvds");
+
 	/* allow_download_demos 0 refuses them (maps still come) */
 	cvar_set(f->sv, "allow_download_demos", "0");
 	assert_true(qwc_download(&c->q, "demos/other.mvd"));
