@@ -20,26 +20,8 @@ set -u
 
 build=${1:-build}
 mvdsv=/usr/games/mvdsv
-passed=0
-failed=0
-
-finish() {
-	echo "bans-mvdsv: $passed passed, $failed failed${1:-}"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
-
-check() { # check NAME CONDITION...: one passed or failed line
-	name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "bans-mvdsv: $name: ok"
-	else
-		failed=$((failed + 1))
-		echo "bans-mvdsv: $name: FAILED"
-	fi
-}
+suite=bans-mvdsv
+. "$(dirname "$0")/lib/report.sh"
 
 missing=""
 [ -x "$mvdsv" ] || missing="$missing mvdsv"
