@@ -52,7 +52,7 @@ enum {
 	SV_INFO_RELIABLE = 480,		/* client infos per reliable message */
 	SV_RELIABLE_EXT = 720,		/* extension clients' reliable message */
 	SV_PATH = 256,
-	SV_CVAR_MAX = 96,
+	SV_CVAR_MAX = 160,
 	SV_GRID_CELL = 256,		/* player grid cell, units (grows for big maps) */
 	SV_GRID_DIM = 64,		/* at most 64 x 64 cells */
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
@@ -490,6 +490,9 @@ struct server {
 	struct sv_rcon rcon;
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
+	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
+	struct sv_qtv *qtv;		/* the QTV listener (qtv.c) */
+	struct sv_demo *demo;		/* demo commands and folder (demo.c) */
 	struct recorder *recorder;	/* one client's usercmds, or NULL */
 	int record_userid;		/* whose; 0: the first to move */
 	int record_spawncount;		/* its level; -1 until the first command */
@@ -594,6 +597,14 @@ bool sv_frags_mark(struct client *to, int slot);
 void sv_pending_clear(struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
+/* send.c: protocol 28's layouts, shared with the demo writer: one
+ * entity's update (force: written even when nothing changed, as for an
+ * entity new to the list), a removal, a spike's six bytes of svc_nails */
+void sv_write_entity_delta(const struct entity_state *from,
+			   const struct entity_state *to, struct msg_buf *m,
+			   bool force);
+void sv_write_entity_remove(struct msg_buf *m, int number);
+void sv_write_nail(const struct server *sv, int num, struct msg_buf *m);
 /* level.c */
 int sv_player_entity(const struct server *sv, int slot);
 void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
@@ -602,6 +613,12 @@ const char *sv_bundled_map_dir(void);
 /* level.c: precache list index of a name (added when new), 0 when full */
 int sv_add_model(struct server *sv, const char *name);
 int sv_add_sound(struct server *sv, const char *name);
+/* level.c: one page of the model or sound list from start, as the signon
+ * sends it (svc_modellist/svc_soundlist, the start, names up to half a
+ * message, an empty name, the next page's start); returns that start, 0
+ * when this page ends the list */
+int sv_write_list_page(const struct server *sv, bool models, int start,
+		       struct msg_buf *m);
 /* level.c: append a message to the signon buffers */
 void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
 /* download.c: open a served file by its checked relative name (the map
@@ -629,14 +646,73 @@ void sv_log_summaries(struct server *sv, bool force);
 bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
 /* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
 void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
-/* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
- * "record" (console and rcon) */
-void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);
+/* record.c: "cmdrecord start FILE [MAXMB] [client USERID]" /
+ * "cmdrecord stop" / "cmdrecord" (console and rcon) */
+void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out);
 /* record.c: a command the server is about to run for cl (user.c) */
 void sv_record_cmd(struct server *sv, struct client *cl,
 		   const struct usercmd *cmd);
 /* record.c: close the recording, if any (shutdown); says so on out */
 void sv_record_stop(struct server *sv, FILE *out);
+
+/* ---- demos and QTV (docs/demos.md) ------------------------------------ */
+
+/* demo.c: the demo cvars, the writer and the QTV listener set up (-1: out
+ * of memory); the end of all of it at shutdown */
+int sv_demo_init(struct server *sv);
+void sv_demo_shutdown(struct server *sv);
+/* demo.c: once a frame, after the replies: QTV connections, automatic
+ * recording, the demo frame */
+void sv_demo_frame(struct server *sv);
+/* demo.c: the console commands (record, easyrecord, stop, cancel,
+ * demolist, rmdemo, and their sv_demo* names; qtv_list, qtv_close) */
+bool sv_demo_command(struct server *sv, const struct net_args *a, FILE *out);
+void sv_demo_help(FILE *out);
+
+/* how a demo file ends (MVDSV's words to the players differ) */
+enum sv_demo_stop {
+	DEMO_STOP_DONE,		/* stop, a level change */
+	DEMO_STOP_CANCEL,	/* cancel: the file removed */
+	DEMO_STOP_FULL,		/* sv_demoMaxSize reached */
+	DEMO_STOP_ERROR,	/* it could not be written */
+	DEMO_STOP_QUIET		/* shutdown: nobody to tell */
+};
+
+/* mvd.c: the writer (its design note says what goes in a demo) */
+int sv_mvd_init(struct server *sv);
+void sv_mvd_free(struct server *sv);
+/* something is recording or streaming */
+bool sv_mvd_active(const struct server *sv);
+/* an event for the demo's next frame: to everyone's view (slot < 0) or
+ * one player's (svc messages of protocol 28, whole) */
+void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len);
+/* svc_setangle as a demo holds it (with the player's number) */
+void sv_mvd_setangle(struct server *sv, int slot, const vec3_t angles);
+/* after the replies: the demo frame when due, the files and streams fed */
+void sv_mvd_frame(struct server *sv);
+/* before a level is replaced; and at shutdown */
+void sv_mvd_level_end(struct server *sv);
+void sv_mvd_shutdown(struct server *sv);
+/* the demo file: opened at path (name: as listed), closed (the bytes
+ * written, -1 when it failed or none was open); its name and size */
+int sv_mvd_open_file(struct server *sv, const char *path, const char *name,
+		     char *err, size_t errlen);
+long long sv_mvd_stop_file(struct server *sv, enum sv_demo_stop why);
+const char *sv_mvd_file(const struct server *sv, uint64_t *bytes);
+/* QTV streams: a connection that passed the handshake joins (false: no
+ * room, the caller closes fd); count, list, close (id < 0: all) */
+bool sv_mvd_add_stream(struct server *sv, int fd, const char *peer);
+int sv_mvd_streams(const struct server *sv);
+void sv_mvd_list_streams(const struct server *sv, FILE *out);
+int sv_mvd_close_stream(struct server *sv, int id);
+/* frames, bytes, cost a frame */
+void sv_mvd_figures(const struct server *sv, FILE *out);
+
+/* qtv.c: the TCP listener on qtv_streamport and the handshakes */
+int sv_qtv_init(struct server *sv);
+void sv_qtv_free(struct server *sv);
+void sv_qtv_poll(struct server *sv);
+void sv_qtv_status(const struct server *sv, FILE *out);
 
 /* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
 

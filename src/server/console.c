@@ -425,7 +425,7 @@ static const struct command commands[] = {
 	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
-	{"record", sv_cmd_record, "record start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"cmdrecord", sv_cmd_cmdrecord, "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
 	{"addip", sv_cmd_bans, "addip IP [ban|safe] [+SECONDS|UNIXTIME]: filter an address (0 octets: any)"},
 	{"removeip", sv_cmd_bans, "removeip IP: remove the filter given as IP"},
 	{"listip", sv_cmd_bans, "the address filters"},
@@ -445,6 +445,7 @@ static void c_help(struct server *sv, const struct net_args *a, FILE *out)
 	(void)a;
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->help);
+	sv_demo_help(out);
 	fprintf(out, "variables (NAME shows, NAME VALUE sets):\n");
 	for (int i = 0; i < sv->num_cvars; i++)
 		fprintf(out, "  %-16s %s\n", sv->cvars[i].name, sv->cvars[i].help);
@@ -459,6 +460,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 		return;
 	const char *c = net_args_argv(&a, 0);
 	if (rcon_refuses(sv, c, out))
+		return;
+	if (sv_demo_command(sv, &a, out))
 		return;
 	for (const struct command *cmd = commands; cmd->name; cmd++)
 		if (strcasecmp(cmd->name, c) == 0) {

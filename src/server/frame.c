@@ -262,6 +262,10 @@ int server_init(struct server *sv, const struct server_options *opt)
 		cvar_register(sv, "maxclients", mc, CVAR_SERVERINFO | CVAR_ROM,
 			      "player slots (set on the command line)");
 	}
+	if (sv_demo_init(sv) != 0) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
+		return -1;
+	}
 
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
@@ -383,6 +387,7 @@ void server_shutdown(struct server *sv)
 	capture_close(sv->capture);
 	sv->capture = NULL;
 	sv_record_stop(sv, NULL);
+	sv_demo_shutdown(sv);
 	if (sv->prof) {
 		prof_interval_close(sv->prof);
 		prof_destroy(sv->prof);
@@ -650,6 +655,7 @@ void server_frame(struct server *sv, double wait)
 	/* REPLY */
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
+	sv_demo_frame(sv);
 
 	/* upkeep counts as world work */
 	prof_switch(sv->prof, PROF_WORLD);

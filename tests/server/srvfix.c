@@ -204,6 +204,15 @@ struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
 	return c;
 }
 
+struct srv_client *srvfix_player(struct srvfix *f, const char *name)
+{
+	struct srv_client *c = srvfix_client(f, NULL, name, false);
+
+	qwc_connect(&c->q, server_clock());
+	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
+	return c;
+}
+
 void srvfix_forget(struct srvfix *f, struct srv_client *c)
 {
 	for (int i = 0; i < f->ncl; i++)

@@ -69,6 +69,9 @@ void srvfix_write(struct srvfix *f, const char *rel, const char *text);
 /* a client bound to ip (NULL: the next 127.0.0.N); not connecting yet */
 struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
 				 const char *name, bool extension);
+/* a stock client on the next address, connected and in the game (fails
+ * the test when it is not within 5 s) */
+struct srv_client *srvfix_player(struct srvfix *f, const char *name);
 /* drop a client's socket and memory, keeping the others in place */
 void srvfix_forget(struct srvfix *f, struct srv_client *c);
 
