@@ -58,10 +58,29 @@ enum {
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
 	SV_REPLY_TESTS = 512,		/* visibility tests for one reply */
 	SV_USER_CVARS = 16,
+	SV_COMPAT_WORDS = 2,		/* bits: MVDSV names already said (compat.c) */
 	SV_DATAGRAM = 512,
-	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */		/* game events queued for one reply */
-	SV_EVENT_RADIUS = 1536		/* extension servers: events reach the
+	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */
+	SV_DL_QUEUE = 32,		/* chunk requests a client may have waiting */
+	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
 					 * players within this many units */
+	/* other players' texts may fill a client's backlog up to here; the
+	 * rest is kept for the client's own reliable data (send.c) */
+	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
+	SV_TEXTS_EXT = SV_BACKLOG / 2,
+	SV_FP_MAX = 16,			/* chat times kept (fp_messages at most) */
+	SV_LOG_HELD = 16		/* sources named in "lines suppressed" */
+};
+
+/* A client's command budgets (user.c), a token bucket each: every string
+ * command costs one of BUDGET_CMD, and those that cost others much more
+ * than they cost the sender one of their own kind too. */
+enum sv_budget_kind {
+	BUDGET_CMD,		/* every string command */
+	BUDGET_SETINFO,		/* a userinfo change: an update to everyone */
+	BUDGET_KILL,		/* a suicide: a respawn, an obituary, frags */
+	BUDGET_DOWNLOAD,	/* a download request: a file read */
+	BUDGET_KINDS
 };
 
 /* ---- cvars ------------------------------------------------------------ */
@@ -163,16 +182,33 @@ struct client {
 	uint8_t datagram[SV_DATAGRAM];
 	size_t datagram_len;
 
-	/* extension clients: slots whose client info (name, frags, entry
-	 * time, userinfo) this client has yet to be sent.  Set by joins,
-	 * leaves and userinfo changes, sent as the reliable channel has room
-	 * (send.c), so a thousand joins never queue a thousand messages */
+	/* slots whose client info (name, frags, entry time, userinfo) this
+	 * client has yet to be sent.  Set by joins, leaves and userinfo
+	 * changes, sent as the reliable channel has room (send.c), so a
+	 * thousand joins, or a flood of setinfo, never queue a message each */
 	uint64_t info_pending[SV_MAX_CLIENTS / 64];
 	int info_pending_count;
 	int info_cursor;
 	/* likewise the slots whose frags changed (5 bytes each, sent first) */
 	uint64_t frags_pending[SV_MAX_CLIENTS / 64];
 	int frags_pending_count;
+	/* and the light styles that changed (bit per style) */
+	uint64_t styles_pending;
+	/* other players' texts dropped since the client was told so */
+	uint32_t texts_dropped;
+
+	/* command budgets (user.c): tokens of each kind, as of budget_time
+	 * (0: never charged, every bucket full) */
+	double budget[BUDGET_KINDS];
+	double budget_time;
+	uint32_t budget_told;	/* kinds whose refusal was said once */
+	uint64_t cmds_ignored;
+	/* chat flood protection: when the last messages were said (a ring,
+	 * said_head the newest), and until when the client is muted */
+	double said[SV_FP_MAX];
+	int said_head;
+	double muted_until;
+	double mute_told;
 
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
@@ -180,10 +216,18 @@ struct client {
 	bool backlog_overflowed;
 
 	/* download in progress (the map or a served file), read a chunk at a
-	 * time at dl_pos */
+	 * time (transfer.c): the stock download at dl_pos; a chunked one
+	 * (FTE) answers the chunk numbers queued in dl_want, oldest first */
 	struct sv_file dl;
 	size_t dl_pos;
 	char dl_name[128];
+	uint32_t fte;		/* FTE extensions negotiated at connect */
+	int32_t dl_want[SV_DL_QUEUE];	/* a ring: dl_head, dl_count */
+	int dl_head, dl_count;
+	int32_t dl_number;	/* the client's download number (nextdl) */
+	uint64_t dl_frame;	/* the frame of the last in-band chunk */
+	uint32_t dl_sent;	/* chunks sent of this download */
+	int dl_level;		/* the spawncount it began on */
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -217,7 +261,86 @@ struct oob_budget {
 	bool ready;
 };
 
+/* ---- the operator's tools: bans, master servers, log files, rcon ------ */
+
+enum {
+	SV_MAX_MASTERS = 8,		/* setmaster's list (MVDSV's MAX_MASTERS) */
+	SV_RCON_SEEN = 4096		/* hashed rcon digests remembered */
+};
+
+/* addip and its kin (bans.c): the filters, checked for every packet */
+struct sv_bans {
+	struct ipfilter list;
+	struct cvar *filterban;
+	unsigned filterban_applied;	/* its `modified` the clients were
+					 * last checked against */
+	struct ratelimit answers;	/* the "banned." replies */
+	double next_expiry;		/* realtime of the next expiry pass */
+	uint64_t refused;		/* packets from refused addresses */
+};
+
+/* setmaster (master.c) */
+struct sv_masters {
+	struct net_addr addr[SV_MAX_MASTERS];
+	char name[SV_MAX_MASTERS][64];	/* as the operator gave it */
+	int count;
+	int sequence;			/* of the last heartbeat */
+	double last_sent;		/* realtime; < 0: one is due now */
+	int players_sent;		/* the count the last one carried */
+	uint64_t heartbeats;
+};
+
+/* logfile, logrcon, fraglogfile (logfile.c) */
+enum sv_log_kind { SV_LOG_CONSOLE, SV_LOG_RCON, SV_LOG_FRAGS, SV_LOG_KINDS };
+
+struct sv_log_file {
+	FILE *fp;			/* NULL: off */
+	char path[2 * SV_PATH + 64];	/* the base directory, sv_logdir, name */
+	int number;			/* NNNN of its name */
+	uint64_t size;			/* bytes in the file */
+	int64_t next_day;		/* Unix time of the next local midnight */
+};
+
+struct sv_logs {
+	struct sv_log_file file[SV_LOG_KINDS];
+	struct cvar *sv_logdir, *sv_maxlogsize, *sv_logdaily, *frag_log_type;
+	/* the console log is a sink in front of the server's own: the one
+	 * it passes every line on to */
+	void (*next_sink)(void *ctx, int level, const char *line);
+	void *next_ctx;
+};
+
+/* hashed and plain rcon (rcon.c) */
+struct sv_rcon_digest {
+	uint8_t sha1[20];
+	int64_t client_time;		/* Unix time the client stamped */
+	bool used;
+};
+
+struct sv_rcon {
+	struct cvar *sv_crypt_rcon, *sv_timestamplen;
+	/* digests accepted within the window: a second use is a replay */
+	struct sv_rcon_digest seen[SV_RCON_SEEN];
+	bool running;			/* a command from rcon is running */
+	uint64_t accepted, refused, replays;
+};
+
 /* ---- the server ------------------------------------------------------- */
+
+/* Log lines a remote source drives (loglimit.c): a token bucket per
+ * source address and kind of line and one for all of them, and the counts
+ * of the lines held back, told in a summary line each now and then. */
+struct sv_log_limit {
+	struct ratelimit rl;
+	struct {
+		struct net_addr from;
+		const char *fmt;	/* the kind: the call's format */
+		uint32_t lines;
+	} held[SV_LOG_HELD];
+	int num_held;
+	uint32_t others;	/* held lines of sources past the table */
+	double last_summary;
+};
 
 enum sv_bad_kind {		/* malformed input, counted by kind */
 	BAD_SHORT_HEADER,	/* too short for a netchan header */
@@ -239,8 +362,15 @@ struct server_stats {
 	uint64_t replies;
 	uint64_t chokes;
 	uint64_t entity_cuts;	/* entity lists ended early: datagram full */
-	uint64_t prints_dropped;	/* broadcast prints an extension client's
-					 * full backlog had no room for */
+	uint64_t prints_dropped;	/* other players' texts a client's
+					 * backlog had no room for */
+	uint64_t infos_folded;	/* info and frags updates folded into one
+				 * already waiting for the same slot */
+	uint64_t cmds_ignored;	/* string commands over a budget */
+	uint64_t says_muted;	/* chat refused by flood protection */
+	uint64_t mutes;		/* clients muted by flood protection */
+	uint64_t flood_drops;	/* clients dropped far over their budget */
+	uint64_t log_suppressed;	/* remote-driven log lines held back */
 	uint64_t bad[BAD_KINDS];
 	uint64_t connects, refusals, drops;
 	uint64_t oob_in;
@@ -251,6 +381,10 @@ struct server_stats {
 	uint64_t oob_bytes[OOB_KINDS];
 	uint64_t download_read;		/* bytes read from disk for downloads */
 	uint64_t download_repeats;	/* "download" of the file already going */
+	uint64_t chunks_inband;		/* chunks sent in a reply */
+	uint64_t chunks_oob;		/* chunks sent out of band */
+	uint64_t chunk_requests_dropped;	/* the client's queue was full */
+	uint64_t chunk_requests_bad;	/* past the file's end, negative */
 };
 
 struct server {
@@ -273,7 +407,13 @@ struct server {
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
-		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout;
+		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout,
+		*sv_maxdownloadrate, *sv_downloadchunksperframe,
+		*allow_download_demos, *sv_demodir;
+	/* the defences against floods (docs/security.md) */
+	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
+		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead,
+		*sv_lograte, *sv_logburst, *sv_logtotal;
 	char serverinfo[MAX_SERVERINFO_STRING];
 	char infokey_value[256];	/* the game's last infokey answer */
 
@@ -286,13 +426,16 @@ struct server {
 	struct oob_budget oob[OOB_KINDS];
 	struct cvar *sv_oob[OOB_KINDS];	/* "RATE BURST GLOBAL GLOBALBURST" */
 	size_t status_estimate;		/* bytes of the last status answer */
+	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
+	uint64_t compat_said[SV_COMPAT_WORDS];	/* compat.c: said once */
 	int exec_depth;			/* nested exec: a config may not loop */
 	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
 	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
+	int dl_queued;			/* chunk requests queued, all clients */
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -357,6 +500,10 @@ struct server {
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
+	struct sv_bans bans;
+	struct sv_masters masters;
+	struct sv_logs logs;
+	struct sv_rcon rcon;
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
@@ -436,6 +583,8 @@ void sv_send_raw(struct server *sv, const struct net_addr *to,
 void sv_rehash_clients(struct server *sv);
 const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
+/* frame.c: the defences' counters as one line of text (status, shutdown) */
+void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c */
 void sv_send_replies(struct server *sv);
 void sv_send_pings(struct server *sv, struct client *cl);
@@ -450,10 +599,18 @@ void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* other players' traffic, which never overflows a client's backlog: a
+ * text that does not fit under its mark is dropped for that client and
+ * counted (false); infos, frags and light styles wait in pending sets, the
+ * newest state of each sent as the channel has room (send.c) */
+bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
+		      size_t len);
 void sv_broadcast_client_info(struct server *sv, struct client *who);
-void sv_info_mark(struct client *to, int slot);
-void sv_frags_mark(struct client *to, int slot);
-void sv_info_flush(struct server *sv, struct client *cl);
+/* true when newly marked, false when it folded into a pending one */
+bool sv_info_mark(struct client *to, int slot);
+bool sv_frags_mark(struct client *to, int slot);
+/* the pending sets forgotten: the signon is about to send every state */
+void sv_pending_clear(struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
 /* send.c: protocol 28's layouts, shared with the demo writer: one
@@ -485,13 +642,58 @@ void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
  * bytes at offset (fewer at the end; 0 on error or past it); close (a
  * closed file may be closed again) */
 bool sv_file_open(struct server *sv, struct sv_file *f, const char *name);
+/* download.c: open NAME (a plain file name) in the demo folder,
+ * <basedir>/<gamedir>/<sv_demoDir> */
+bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name);
 size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,
 		    void *buf, size_t len);
 void sv_file_close(struct sv_file *f);
+/* transfer.c: the download commands ("download NAME", "nextdl [CHUNK
+ * PERCENT NUMBER]", "stopdl"/"stopdownload"), the stock form or FTE's
+ * chunked one as the client negotiated */
+void sv_cmd_download(struct server *sv, struct client *cl,
+		     const struct net_args *a);
+void sv_cmd_nextdl(struct server *sv, struct client *cl,
+		   const struct net_args *a);
+void sv_cmd_stopdownload(struct server *sv, struct client *cl);
+/* transfer.c: refuse a download of name (missing: no such file, else
+ * not allowed), in the form the client's download speaks */
+void sv_download_refuse(struct client *cl, const char *name, bool missing);
+/* transfer.c: the level changed under a client (level.c): its download
+ * goes on (ezQuake ignores "reconnect" while it downloads) and is told to
+ * reconnect at its end; a file served from the old level's memory is
+ * opened again by name, or the download ends */
+void sv_download_level_changed(struct server *sv, struct client *cl);
+/* transfer.c: end the client's download, if any, silently */
+void sv_download_stop(struct server *sv, struct client *cl);
+/* transfer.c: the client's rate from its userinfo: "rate" bounded by
+ * sv_maxrate, or while it downloads "drate" bounded by sv_maxdownloadrate
+ * (else sv_maxrate) */
+void sv_apply_rate(struct server *sv, struct client *cl);
+/* transfer.c: the oldest chunk a client waits for into its reply, if
+ * there is room (send.c, building the reply) */
+void sv_download_datagram(struct server *sv, struct client *cl,
+			  struct msg_buf *m);
+/* transfer.c: more chunks out of band, as each client's rate allows
+ * (send.c, after the replies, into the same send batch) */
+void sv_download_pump(struct server *sv);
 /* services.c: fill sv->game_svc */
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */
 void sv_send_frags(struct server *sv, int slot);
+/* loglimit.c: a log line driven by a remote source, rate-limited per
+ * source address and in all (sv_lograte, sv_logburst, sv_logtotal) */
+void sv_log_limit_init(struct server *sv);
+void sv_log_from(struct server *sv, const struct net_addr *from, int level,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* loglimit.c: the "N similar lines suppressed" summaries, every few
+ * seconds (frame.c's upkeep) and at shutdown (force) */
+void sv_log_summaries(struct server *sv, bool force);
+/* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
+ * (once per name) and return true; false for a name it does not know */
+bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
+/* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
+void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
 /* record.c: "cmdrecord start FILE [MAXMB] [client USERID]" /
  * "cmdrecord stop" / "cmdrecord" (console and rcon) */
 void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out);
@@ -507,6 +709,9 @@ void sv_record_stop(struct server *sv, FILE *out);
  * of memory); the end of all of it at shutdown */
 int sv_demo_init(struct server *sv);
 void sv_demo_shutdown(struct server *sv);
+/* demo.c: sv_demoDir's value names a folder inside the game folder
+ * (relative, no "..", plain characters); downloads of demos/ check it too */
+bool sv_demo_dir_ok(const char *dir);
 /* demo.c: once a frame, after the replies: QTV connections, automatic
  * recording, the demo frame */
 void sv_demo_frame(struct server *sv);
@@ -559,5 +764,50 @@ int sv_qtv_init(struct server *sv);
 void sv_qtv_free(struct server *sv);
 void sv_qtv_poll(struct server *sv);
 void sv_qtv_status(const struct server *sv, FILE *out);
+
+/* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
+
+/* each registers its cvars and sets up its state (server_init) */
+void sv_bans_init(struct server *sv);
+void sv_masters_init(struct server *sv);
+void sv_logs_init(struct server *sv);
+void sv_rcon_init(struct server *sv);
+/* bans.c: a packet from a refused address is answered "banned." (within
+ * a budget) and dropped: true.  Runs for every received packet. */
+bool sv_ban_filter(struct server *sv, const struct net_addr *from);
+/* bans.c: would an address be refused now */
+bool sv_banned(const struct server *sv, const struct net_addr *from);
+/* bans.c: exec the game folder's listip.cfg, if any (start-up) */
+void sv_bans_load(struct server *sv);
+/* bans.c: expiries, and the clients a filterban change now refuses */
+void sv_bans_upkeep(struct server *sv);
+/* bans.c: addip, removeip, listip, writeip */
+void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: setmaster, heartbeat */
+void sv_cmd_master(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: a heartbeat when one is due (upkeep) */
+void sv_masters_frame(struct server *sv);
+/* master.c: "C\n" to every master (shutdown) */
+void sv_masters_shutdown(struct server *sv);
+/* master.c: is this address one of the masters */
+bool sv_is_master(const struct server *sv, const struct net_addr *a);
+/* logfile.c: logfile, logrcon, fraglogfile */
+void sv_cmd_logs(struct server *sv, const struct net_args *a, FILE *out);
+/* logfile.c: a line for the rcon log (when it is on) */
+void sv_log_rcon(struct server *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* logfile.c: killer fragged victim (the same slot: a suicide), for the
+ * frag log; a new level starts ("\newmap\" in frag_log_type 1) */
+void sv_log_frag(struct server *sv, int killer, int victim);
+void sv_log_newmap(struct server *sv);
+/* logfile.c: close every log file (shutdown) */
+void sv_logs_close(struct server *sv);
+/* rcon.c: a connectionless "rcon ..." that passed its budget; returns
+ * the bytes sent in answer */
+size_t sv_rcon(struct server *sv, const struct net_addr *from,
+	       const struct net_args *args);
+/* rcon.c: names a command or cvar that rcon may not run or set (the
+ * logs and the rcon rules themselves; console.c asks) */
+bool sv_rcon_forbidden(const char *name);
 
 #endif

@@ -148,3 +148,9 @@ bool ratelimit_allow_cost(struct ratelimit *rl, const struct net_addr *a,
 	rl->allowed++;
 	return true;
 }
+
+double ratelimit_refill(double tokens, double last, double now, double rate,
+			double burst)
+{
+	return refill(tokens, last, now, rate, burst);
+}

@@ -10,7 +10,9 @@
  *   fixed array in struct server (no allocation); those flagged SERVERINFO
  *   are mirrored in the serverinfo string that status and clients read,
  *   and a change is pushed to connected clients (svc_serverinfo).
- *   Secret cvars (passwords) are never printed.
+ *   Secret cvars (passwords) are never printed.  While rcon runs a line,
+ *   the few commands and cvars rcon.c forbids are refused, by name or
+ *   through "set".
  */
 #include "qwd/server.h"
 
@@ -126,6 +128,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 			(unsigned long long)sv->stats.oob_answered[k],
 			(unsigned long long)sv->stats.oob_limited[k]);
 	fprintf(out, "\n");
+	{
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 	fprintf(out, "slot userid name             address                state     ping\n");
 	for (int i = 0; i < sv->maxclients; i++) {
 		const struct client *cl = &sv->clients[i];
@@ -197,6 +205,15 @@ static void c_quit(struct server *sv, const struct net_args *a, FILE *out)
 	sv->quit = true;
 }
 
+/* a command or cvar rcon may not touch, while rcon runs one (rcon.c) */
+static bool rcon_refuses(const struct server *sv, const char *name, FILE *out)
+{
+	if (!sv->rcon.running || !sv_rcon_forbidden(name))
+		return false;
+	fprintf(out, "%s: not over rcon (the server's console or config only)\n", name);
+	return true;
+}
+
 static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 {
 	const char *name = net_args_argv(a, 1);
@@ -206,6 +223,11 @@ static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "usage: set NAME VALUE\n");
 		return;
 	}
+	if (rcon_refuses(sv, name, out))
+		return;
+	/* "set k_..." in a KTX config: said once, not made a variable */
+	if (!cvar_get(sv, name) && sv_compat_ignore(sv, name, out))
+		return;
 	rc = cvar_set(sv, name, net_args_argv(a, 2));
 	if (rc == -1 && !(sv->num_cvars < SV_CVAR_MAX)) {
 		fprintf(out, "set: no room for a new variable\n");
@@ -377,10 +399,18 @@ static void c_capture(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "capturing to %s%s%s\n", file, who ? " for " : "", who ? who->name : "");
 }
 
-/* "stats show|reset|on|off|interval N", "counters on|off|report|merge" */
+/* "stats show|reset|on|off|interval N", "counters on|off|report|merge";
+ * "stats" and "stats show" end with the defences' counters */
 static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
 {
 	prof_command(sv->prof, a->argc, a->argv, out);
+	if (!strcasecmp(a->argv[0], "stats") &&
+	    (a->argc < 2 || !strcasecmp(a->argv[1], "show"))) {
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		fprintf(out, "defences: %s\n", line);
+	}
 }
 
 static const struct command commands[] = {
@@ -396,6 +426,16 @@ static const struct command commands[] = {
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
 	{"cmdrecord", sv_cmd_cmdrecord, "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"addip", sv_cmd_bans, "addip IP [ban|safe] [+SECONDS|UNIXTIME]: filter an address (0 octets: any)"},
+	{"removeip", sv_cmd_bans, "removeip IP: remove the filter given as IP"},
+	{"listip", sv_cmd_bans, "the address filters"},
+	{"writeip", sv_cmd_bans, "save the filters to listip.cfg (read at start-up)"},
+	{"setmaster", sv_cmd_master, "setmaster HOST[:PORT] ... | none: master servers (up to 8)"},
+	{"heartbeat", sv_cmd_master, "a heartbeat to the master servers now"},
+	{"logfile", sv_cmd_logs, "logfile [on|off]: the console log (none: toggle)"},
+	{"logrcon", sv_cmd_logs, "logrcon [on|off]: the rcon log (none: toggle)"},
+	{"fraglogfile", sv_cmd_logs, "fraglogfile [on|off]: the frag log (none: toggle)"},
+	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
 };
@@ -419,6 +459,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 	if (net_args_tokenize(&a, line) <= 0)
 		return;
 	const char *c = net_args_argv(&a, 0);
+	if (rcon_refuses(sv, c, out))
+		return;
 	if (sv_demo_command(sv, &a, out))
 		return;
 	for (const struct command *cmd = commands; cmd->name; cmd++)
@@ -428,7 +470,8 @@ void server_command(struct server *sv, const char *line, FILE *out)
 		}
 	v = cvar_get(sv, c);
 	if (!v) {
-		fprintf(out, "unknown command \"%s\" (try help)\n", c);
+		if (!sv_compat_ignore(sv, c, out))
+			fprintf(out, "unknown command \"%s\" (try help)\n", c);
 		return;
 	}
 	if (a.argc == 1) {

@@ -14,14 +14,17 @@
  *              for (it only notes the name) is loaded right after
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
- *              each datagram goes to the connectionless handler or to its
- *              client (found by address and qport through a hash table,
- *              O(1) per packet), through the netchan, and is parsed
+ *              a datagram from an address the bans refuse stops there
+ *              (bans.c, a hash probe or two); each other goes to the
+ *              connectionless handler or to its client (found by address
+ *              and qport through a hash table, O(1) per packet), through
+ *              the netchan, and is parsed
  *     EXECUTE  (inside RECEIVE, per packet, as QuakeWorld does) moves run
  *              through game_client_cmd at once (physics, touches,
  *              weapons), string commands in order
  *     REPLY    one reply to each client that sent a request, sendmmsg
- *     upkeep   timeouts and zombies, a few times a second
+ *     upkeep   timeouts and zombies, ban expiries, heartbeats to the
+ *              master servers, a few times a second
  *
  *   Everything the loop uses was allocated by server_init: the receive and
  *   send batches, the clients, the game and its entities, the reply
@@ -104,6 +107,69 @@ static struct client *find_client(struct server *sv, const struct net_addr *from
 
 /* ---- start-up and shutdown -------------------------------------------- */
 
+/* the flood defences (docs/security.md); every rate of 0 turns its
+ * limit off */
+static void register_defence_cvars(struct server *sv)
+{
+	static const struct {
+		const char *rate, *rate_value, *rate_help;
+		const char *burst, *burst_value, *burst_help;
+	} budgets[BUDGET_KINDS] = {
+		[BUDGET_CMD] = {
+			"sv_cmdrate", "20", "string commands a client may send a "
+			"second, sustained; more are ignored (0: no limit, and "
+			"nobody dropped)",
+			"sv_cmdburst", "150", "string commands a client may send at "
+			"once (a signon takes up to about 80)"},
+		[BUDGET_SETINFO] = {
+			"sv_setinforate", "2", "userinfo changes a client may make a "
+			"second, sustained; each goes to every player (0: no limit)",
+			"sv_setinfoburst", "20", "userinfo changes a client may make "
+			"at once"},
+		[BUDGET_KILL] = {
+			"sv_killrate", "1", "suicides a player may make a second, "
+			"sustained; each is a respawn and an obituary (0: no limit)",
+			"sv_killburst", "20", "suicides a player may make at once"},
+		[BUDGET_DOWNLOAD] = {
+			"sv_dlrate", "5", "downloads a client may start a second, "
+			"sustained; each reads a file, and more are refused "
+			"(0: no limit)",
+			"sv_dlburst", "200", "downloads a client may start at once "
+			"(ezQuake with only the free client data asks for 70)"},
+	};
+
+	for (int k = 0; k < BUDGET_KINDS; k++) {
+		sv->budget_rate[k] = cvar_register(sv, budgets[k].rate,
+						   budgets[k].rate_value, 0,
+						   budgets[k].rate_help);
+		sv->budget_burst[k] = cvar_register(sv, budgets[k].burst,
+						    budgets[k].burst_value, 0,
+						    budgets[k].burst_help);
+	}
+	sv->sv_cmdkick = cvar_register(sv, "sv_cmdkick", "150", 0,
+				       "commands over budget (net of the refill at "
+				       "sv_cmdrate) that drop a client (0: never)");
+	sv->fp_messages = cvar_register(sv, "fp_messages", "4", 0,
+					"chat flood protection: messages allowed within "
+					"fp_persecond seconds (0: off; at most 16)");
+	sv->fp_persecond = cvar_register(sv, "fp_persecond", "4", 0,
+					 "chat flood protection: the interval, seconds");
+	sv->fp_secondsdead = cvar_register(sv, "fp_secondsdead", "10", 0,
+					   "chat flood protection: seconds a flooder "
+					   "is muted");
+	sv->sv_lograte = cvar_register(sv, "sv_lograte", "1", 0,
+				       "log lines of one kind (chat, refused connects, "
+				       "downloads, rcon...) one address may cause a "
+				       "second, sustained; more are counted and "
+				       "summarised (0: no limit)");
+	sv->sv_logburst = cvar_register(sv, "sv_logburst", "10", 0,
+					"log lines of one kind one address may cause "
+					"at once");
+	sv->sv_logtotal = cvar_register(sv, "sv_logtotal", "50", 0,
+					"log lines all addresses together may cause a "
+					"second, four seconds' worth at once (0: no limit)");
+}
+
 static void register_cvars(struct server *sv)
 {
 	sv->hostname = cvar_register(sv, "hostname", "qwd", CVAR_SERVERINFO,
@@ -133,7 +199,18 @@ static void register_cvars(struct server *sv)
 	sv->sv_mapcheck = cvar_register(sv, "sv_mapcheck", "1", 0,
 					"drop clients whose map differs (checksum2)");
 	sv->allow_download = cvar_register(sv, "allow_download", "1", 0,
-					   "let clients download maps and models");
+					   "let clients download maps, models, "
+					   "sounds and skins (0: nothing at all)");
+	sv->allow_download_demos = cvar_register(sv, "allow_download_demos", "1", 0,
+						 "let clients download demos/NAME "
+						 "from the demo folder");
+	sv->sv_maxdownloadrate = cvar_register(sv, "sv_maxdownloadrate", "0", 0,
+					       "highest download rate in bytes/s "
+					       "(a client's drate; 0: sv_maxrate)");
+	sv->sv_downloadchunksperframe = cvar_register(sv, "sv_downloadchunksperframe",
+						      "8", 0, "chunked downloads: chunks "
+						      "one client may get in a frame, "
+						      "1-30, within its rate");
 	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
 					  "ms of game time a client may run ahead (0: off)");
 	cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,
@@ -159,6 +236,7 @@ static void register_cvars(struct server *sv)
 					"shortest seconds between frames: packets "
 					"arriving sooner wait, so one wakeup serves "
 					"many (0: a frame per wakeup)");
+	register_defence_cvars(sv);
 }
 
 int server_init(struct server *sv, const struct server_options *opt)
@@ -199,6 +277,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
 		return -1;
 	}
+	/* the demo folder is the demo module's cvar; downloads read it too */
+	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
 
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
@@ -250,6 +330,10 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
 		return -1;
 	}
+	sv_bans_init(sv);
+	sv_masters_init(sv);
+	sv_logs_init(sv);
+	sv_rcon_init(sv);
 
 	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
 	if (sv->sock < 0) {
@@ -291,8 +375,10 @@ int server_init(struct server *sv, const struct server_options *opt)
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
 	sv->realtime = sv->start_time = server_clock();
+	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
+	sv_bans_load(sv);
 	return 0;
 }
 
@@ -310,6 +396,7 @@ void server_shutdown(struct server *sv)
 			if (sv->clients[i].state >= CS_CONNECTED)
 				sv_drop_client(sv, &sv->clients[i], why);
 	}
+	sv_masters_shutdown(sv);
 	capture_close(sv->capture);
 	sv->capture = NULL;
 	sv_record_stop(sv, NULL);
@@ -341,14 +428,37 @@ void server_shutdown(struct server *sv)
 	free(sv->fatpvs);
 	sv->clients = NULL;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "
-		 "%llu replies, %llu chokes, %llu entity lists cut, %llu prints dropped",
+		 "%llu replies, %llu chokes, %llu entity lists cut",
 		 (unsigned long long)sv->stats.frames,
 		 (unsigned long long)sv->stats.requests,
 		 (unsigned long long)sv->stats.replies,
 		 (unsigned long long)sv->stats.chokes,
-		 (unsigned long long)sv->stats.entity_cuts,
-		 (unsigned long long)sv->stats.prints_dropped);
+		 (unsigned long long)sv->stats.entity_cuts);
+	{
+		char line[512];
+
+		sv_defence_counts(sv, line, sizeof(line));
+		qwd_logf(&sv->log, QWD_LOG_INFO, "%s", line);
+	}
+	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
+	sv_logs_close(sv);
+}
+
+void sv_defence_counts(const struct server *sv, char *out, size_t size)
+{
+	const struct server_stats *st = &sv->stats;
+
+	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
+		 "commands ignored %llu, chat muted %llu (%llu mutes), "
+		 "flood drops %llu, log lines suppressed %llu",
+		 (unsigned long long)st->prints_dropped,
+		 (unsigned long long)st->infos_folded,
+		 (unsigned long long)st->cmds_ignored,
+		 (unsigned long long)st->says_muted,
+		 (unsigned long long)st->mutes,
+		 (unsigned long long)st->flood_drops,
+		 (unsigned long long)st->log_suppressed);
 }
 
 static const char *const bad_names[BAD_KINDS] = {
@@ -396,6 +506,12 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 	if (sv->capture)
 		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
 
+	/* a refused address goes no further, whatever it sent */
+	if (sv_ban_filter(sv, &p->from))
+		return;
+	/* a master server answering setmaster's ping */
+	if (p->len == 1 && p->data[0] == A2A_ACK && sv_is_master(sv, &p->from))
+		return;
 	msg_init_read(&m, p->data, p->len);
 	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
 		sv_connectionless(sv, &p->from, &m);
@@ -419,8 +535,8 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 	if (cl->chan.remote.port != p->from.port) {
 		char a[NET_ADDR_STRLEN];
 
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d moved to %s", cl->slot,
-			 net_addr_format(&p->from, a));
+		sv_log_from(sv, &p->from, QWD_LOG_INFO, "client %d moved to %s",
+			    cl->slot, net_addr_format(&p->from, a));
 		cl->chan.remote.port = p->from.port;
 	}
 	sv_client_packet(sv, cl, &m);
@@ -560,6 +676,9 @@ void server_frame(struct server *sv, double wait)
 		read_console(sv);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
+		sv_bans_upkeep(sv);
+		sv_masters_frame(sv);
+		sv_log_summaries(sv, false);
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;

@@ -379,6 +379,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		cl->state = CS_CONNECTED;
 		cl->signon_since = sv->realtime;
 		sv_client_setup(sv, cl);
+		sv_download_level_changed(sv, cl);
 		sv_reliable_stufftext(cl, "changing\n");
 		sv_reliable_stufftext(cl, "reconnect\n");
 	}
@@ -387,5 +388,6 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		 "checksum2 %d, %d signon buffers", sv->mapname, path,
 		 sv->num_models, sv->num_sounds, sv->game->num_entities,
 		 (int32_t)map->checksum2, sv->num_signon);
+	sv_log_newmap(sv);
 	return 0;
 }

@@ -24,22 +24,37 @@
  *   Reliable data: netchan holds one message of MAX_MSGLEN; what does not
  *   fit waits in the client's backlog as whole svc messages (a message is
  *   never split between two reliable packets, the client parses each on its
- *   own) and moves into the netchan as room appears.  A backlog overflow
- *   drops the client: its view of the game would be wrong.  The reliable
- *   part of a packet is settled before the reply is built, and the reply
- *   gets only the room left beside it: netchan would otherwise drop the
- *   whole unreliable part, and a crowded reply (self, 64 players, the
- *   entities) is nearly a full datagram.
+ *   own) and moves into the netchan as room appears.  The reliable part of
+ *   a packet is settled before the reply is built, and the reply gets only
+ *   the room left beside it: netchan would otherwise drop the whole
+ *   unreliable part, and a crowded reply (self, 64 players, the entities)
+ *   is nearly a full datagram.
  *
- *   Client infos (name, frags, entry time, userinfo of each slot): a stock
- *   client gets them as messages at once, as QuakeWorld does (32 slots at
- *   most).  An extension client gets the slot marked in its pending set
- *   and the newest state of it when its reliable message has room, a few
- *   hundred bytes a packet: a thousand players joining would otherwise
- *   queue a million messages, and overflow every backlog.  Frags go the
- *   same way (a pending set, sent first), and a broadcast text that an
- *   extension client's backlog has no room for is dropped and counted.
- */
+ *   Whose traffic may overflow the backlog: only the client's own (its
+ *   signon, downloads, stats, the stufftexts and prints addressed to it);
+ *   that drops it, as in QuakeWorld, since its view of the game would be
+ *   wrong.  Nothing other players cause ever does, for stock and extension
+ *   clients alike:
+ *   - texts to everyone (chat, obituaries, "timed out") go into a backlog
+ *     only below its texts mark (3/4 of it for a stock client, 1/2 for an
+ *     extension client, whose crowd says far more); past it the text is
+ *     dropped for that client and counted, and once its backlog has
+ *     drained the client is told how many it missed;
+ *   - state that others change (client infos: name, frags, entry time,
+ *     userinfo of each slot; frags; light styles) is never queued as
+ *     messages: the slot (or style) is marked in the client's pending set,
+ *     and the newest state of it is written when the reliable message has
+ *     room, a few hundred bytes a packet.  A thousand joins or a flood of
+ *     setinfo marks each slot once; every client still ends up with the
+ *     newest name, frags and userinfo of every slot it may see (stock
+ *     clients: the 32 protocol-28 slots, with protocol-28 messages).
+ *   In the signon the stream keeps its order: pending states follow a
+ *   drained backlog, and a stock client gets none before it is in the game
+ *   (its spawn pages carry every slot's state).  In the game the order of
+ *   states against texts does not matter, and pending states go first in
+ *   each reliable message unless the backlog's next message would then not
+ *   fit, so neither starves the other.
+  */
 #include "qwd/server.h"
 
 #include <math.h>
@@ -142,6 +157,26 @@ void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
 	sv_reliable_write(cl, buf, n);
 }
 
+/* How far other players' texts may fill a client's backlog: an extension
+ * client in a crowd hears of hundreds of deaths a second and keeps its
+ * queue short; a stock client (32 players at most) keeps more of them. */
+static size_t texts_mark(const struct client *cl)
+{
+	return cl->extended ? SV_TEXTS_EXT : SV_TEXTS_STOCK;
+}
+
+bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
+		      size_t len)
+{
+	if (cl->backlog_len + 2 + len > texts_mark(cl)) {
+		cl->texts_dropped++;
+		sv->stats.prints_dropped++;
+		return false;
+	}
+	sv_reliable_write(cl, data, len);
+	return true;
+}
+
 void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 {
 	uint8_t buf[1100];
@@ -152,20 +187,9 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
 	sv_mvd_message(sv, -1, buf, n);
-	for (int i = 0; i < sv->maxclients; i++) {
-		struct client *cl = &sv->clients[i];
-
-		if (cl->state != CS_SPAWNED)
-			continue;
-		/* an extension client in a crowd hears of hundreds of deaths
-		 * a second: a text its backlog has no room for is dropped
-		 * (counted), not the client; it carries no game state */
-		if (cl->extended && cl->backlog_len + n + 2 > SV_BACKLOG / 2) {
-			sv->stats.prints_dropped++;
-			continue;
-		}
-		sv_reliable_write(cl, buf, n);
-	}
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state == CS_SPAWNED)
+			sv_reliable_text(sv, &sv->clients[i], buf, n);
 }
 
 /* The head of a per-slot message: protocol 28's byte slot below 32, the
@@ -208,46 +232,54 @@ void sv_write_client_info(struct server *sv, struct client *to,
 	msg_write_string(m, info);
 }
 
-/* A stock client gets the message at once (at most 32 slots, as in
- * QuakeWorld); an extension client gets the slot marked, and the newest
- * state of it when its reliable channel has room (sv_info_flush). */
+/* Every client that may see the slot gets it marked, the client itself
+ * too; the newest state of it goes when its reliable channel has room. */
 void sv_broadcast_client_info(struct server *sv, struct client *who)
 {
-	uint8_t buf[MAX_MSGLEN];
-	struct msg_buf m;
-
-	msg_init(&m, buf, sizeof(buf));
-	sv_write_client_info(sv, NULL, who, &m);
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *to = &sv->clients[i];
 
-		if (to->state < CS_CONNECTED || to == who)
+		if (to->state < CS_CONNECTED || (who->slot >= MAX_CLIENTS && !to->extended))
 			continue;
-		if (to->extended)
-			sv_info_mark(to, who->slot);
-		else if (who->slot < MAX_CLIENTS)
-			sv_reliable_write(to, m.data, m.cursize);
+		if (!sv_info_mark(to, who->slot))
+			sv->stats.infos_folded++;
 	}
 }
 
-/* a slot into a pending set (a bit per slot and a count) */
-static void pending_mark(uint64_t *set, int *count, int slot)
+/* a slot into a pending set (a bit per slot and a count); false when it
+ * was marked already */
+static bool pending_mark(uint64_t *set, int *count, int slot)
 {
 	uint64_t bit = 1ull << (slot & 63);
 
 	if (slot < 0 || slot >= SV_MAX_CLIENTS || (set[slot >> 6] & bit))
-		return;
+		return false;
 	set[slot >> 6] |= bit;
 	(*count)++;
+	return true;
 }
 
-void sv_frags_mark(struct client *to, int slot)
+bool sv_frags_mark(struct client *to, int slot)
 {
-	pending_mark(to->frags_pending, &to->frags_pending_count, slot);
+	return pending_mark(to->frags_pending, &to->frags_pending_count, slot);
+}
+
+bool sv_info_mark(struct client *to, int slot)
+{
+	return pending_mark(to->info_pending, &to->info_pending_count, slot);
+}
+
+void sv_pending_clear(struct client *cl)
+{
+	memset(cl->info_pending, 0, sizeof(cl->info_pending));
+	memset(cl->frags_pending, 0, sizeof(cl->frags_pending));
+	cl->info_pending_count = cl->frags_pending_count = 0;
+	cl->info_cursor = 0;
+	cl->styles_pending = 0;
 }
 
 /* pending frags first: small, and what a scoreboard shows most */
-static void frags_flush(struct server *sv, struct client *cl)
+static void frags_flush(struct server *sv, struct client *cl, size_t cap)
 {
 	for (int w = 0; w < SV_MAX_CLIENTS / 64 && cl->frags_pending_count > 0; w++) {
 		while (cl->frags_pending[w]) {
@@ -255,7 +287,7 @@ static void frags_flush(struct server *sv, struct client *cl)
 			uint8_t buf[8];
 			struct msg_buf m;
 
-			if (cl->chan.message.cursize + 5 > SV_INFO_RELIABLE)
+			if (cl->chan.message.cursize + 5 > cap)
 				return;
 			msg_init(&m, buf, sizeof(buf));
 			if (slot >= MAX_CLIENTS) {
@@ -273,34 +305,44 @@ static void frags_flush(struct server *sv, struct client *cl)
 	}
 }
 
-void sv_info_mark(struct client *to, int slot)
+static void styles_flush(struct server *sv, struct client *cl, size_t cap)
 {
-	pending_mark(to->info_pending, &to->info_pending_count, slot);
+	while (cl->styles_pending) {
+		int style = __builtin_ctzll(cl->styles_pending);
+		const char *value = sv->lightstyles[style];
+
+		if (cl->chan.message.cursize + 3 + strlen(value) > cap)
+			return;
+		msg_write_byte(&cl->chan.message, svc_lightstyle);
+		msg_write_byte(&cl->chan.message, style);
+		msg_write_string(&cl->chan.message, value);
+		cl->styles_pending &= cl->styles_pending - 1;
+	}
 }
 
-/* Pending client infos into the reliable message while it stays under
- * SV_INFO_RELIABLE bytes (the rest of the packet is for the reply itself:
- * self, the players and entities around) and nothing older waits in the
- * backlog (the stream keeps its order).  The
- * scan starts where the last one stopped, so every slot gets its turn. */
-void sv_info_flush(struct server *sv, struct client *cl)
+/* Pending frags, light styles and client infos into the reliable message
+ * while it stays under cap bytes (the rest of the packet is for the reply
+ * itself: self, the players and entities around).  The info scan starts
+ * where the last one stopped, so every slot gets its turn. */
+static void pending_flush(struct server *sv, struct client *cl, size_t cap)
 {
 	enum { WORDS = SV_MAX_CLIENTS / 64 };
 	uint8_t buf[MAX_MSGLEN];
 	struct msg_buf m;
 	int w = cl->info_cursor >> 6;
 
-	if (cl->frags_pending_count && cl->backlog_len == 0)
-		frags_flush(sv, cl);
-	for (int n = 0; n <= WORDS && cl->info_pending_count > 0 &&
-	     cl->backlog_len == 0; n++, w = (w + 1) % WORDS) {
+	if (cl->frags_pending_count)
+		frags_flush(sv, cl, cap);
+	if (cl->styles_pending)
+		styles_flush(sv, cl, cap);
+	for (int n = 0; n <= WORDS && cl->info_pending_count > 0; n++, w = (w + 1) % WORDS) {
 		while (cl->info_pending[w]) {
 			int slot = w * 64 + __builtin_ctzll(cl->info_pending[w]);
 
 			msg_init(&m, buf, sizeof(buf));
 			if (slot < sv->maxclients)
 				sv_write_client_info(sv, cl, &sv->clients[slot], &m);
-			if (cl->chan.message.cursize + m.cursize > SV_INFO_RELIABLE) {
+			if (cl->chan.message.cursize + m.cursize > cap) {
 				cl->info_cursor = slot;
 				return;
 			}
@@ -310,6 +352,46 @@ void sv_info_flush(struct server *sv, struct client *cl)
 		}
 	}
 	cl->info_cursor = w * 64;
+}
+
+/* size of the backlog's next message, 0 when it is empty */
+static size_t backlog_head(const struct client *cl)
+{
+	if (cl->backlog_len < 2)
+		return 0;
+	return (size_t)cl->backlog[0] | (size_t)cl->backlog[1] << 8;
+}
+
+/* The next reliable message, from the backlog and the pending sets (the
+ * order is the design note's). */
+static void reliable_fill(struct server *sv, struct client *cl)
+{
+	bool pending = cl->info_pending_count || cl->frags_pending_count ||
+		       cl->styles_pending;
+
+	if (cl->state != CS_SPAWNED) {
+		backlog_drain(cl);
+		if (pending && cl->extended && cl->backlog_len == 0)
+			pending_flush(sv, cl, SV_INFO_RELIABLE);
+		return;
+	}
+	if (cl->texts_dropped && cl->backlog_len == 0) {
+		uint32_t n = cl->texts_dropped;
+
+		cl->texts_dropped = 0;
+		sv_reliable_printf(cl, PRINT_HIGH,
+				   "(%u message%s to everyone not shown: too many at once)\n",
+				   n, n == 1 ? "" : "s");
+	}
+	if (pending) {
+		size_t head = backlog_head(cl), limit = reliable_limit(cl);
+		size_t cap = SV_INFO_RELIABLE;
+
+		if (head && cap + head > limit)
+			cap = head < limit ? limit - head : 0;
+		pending_flush(sv, cl, cap);
+	}
+	backlog_drain(cl);
 }
 
 /* ---- pings and packet loss -------------------------------------------- */
@@ -890,9 +972,7 @@ static void send_reply(struct server *sv, struct client *cl)
 	 * (netchan would drop the whole reply) */
 	if (cl->state == CS_SPAWNED)
 		update_stats(sv, cl);
-	backlog_drain(cl);
-	if (cl->info_pending_count || cl->frags_pending_count)
-		sv_info_flush(sv, cl);
+	reliable_fill(sv, cl);
 	n = netchan_next_reliable(&cl->chan);
 	msg_init(&m, data, sizeof(data));
 	m.maxsize = n < sizeof(data) ? sizeof(data) - n : 0;
@@ -916,6 +996,7 @@ static void send_reply(struct server *sv, struct client *cl)
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
+	sv_download_datagram(sv, cl, &m);	/* a chunk, if it fits */
 	cl->datagram_len = 0;
 	if (m.overflowed)
 		msg_clear(&m);	/* an unreliable part that did not fit is lost */
@@ -966,15 +1047,20 @@ void sv_send_replies(struct server *sv)
 			sv_drop_client(sv, cl, "too much reliable data queued");
 			continue;
 		}
-		if (pings && cl->state == CS_SPAWNED && !cl->extended)
+		/* the scoreboard's pings wait for a drained backlog (the
+		 * next ones come 2 s later) */
+		if (pings && cl->state == CS_SPAWNED && !cl->extended &&
+		    cl->backlog_len == 0)
 			sv_send_pings(sv, cl);
 		if (!cl->send_reply)
 			continue;
 		cl->send_reply = false;
 		/* the rate: a spawned client's reply may be choked (and said
-		 * so in the next one), and so may a download; the rest of the
-		 * signon always goes */
-		if ((cl->state == CS_SPAWNED || cl->dl.open) &&
+		 * so in the next one), and so may a stock download (a block
+		 * per reply); the rest of the signon always goes, a chunked
+		 * download's too (its chunks are paced in transfer.c) */
+		if ((cl->state == CS_SPAWNED ||
+		     (cl->dl.open && !(cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS))) &&
 		    !netchan_can_packet(&cl->chan, sv->realtime)) {
 			cl->chokecount++;
 			sv->stats.chokes++;
@@ -982,6 +1068,7 @@ void sv_send_replies(struct server *sv)
 		}
 		send_reply(sv, cl);
 	}
+	sv_download_pump(sv);	/* chunks out of band, after the replies */
 	net_send_flush(sv->tx);
 }
 

@@ -1,7 +1,8 @@
 /*
  * services.c -- what the game module asks of the server (struct
  * game_services, include/qwd/game.h): precaches, sounds, temporary
- * entities, prints, frags, view kicks, the intermission, cvars.
+ * entities, prints, frags (and the frag log), view kicks, the
+ * intermission, cvars.
  *
  * Design note
  *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
@@ -9,9 +10,11 @@
  *   on its next reply; an event that does not fit is dropped, as
  *   QuakeWorld drops a client datagram that overflowed.  Everything the
  *   player must not miss (prints, frags, setangle, kicks, the
- *   intermission) goes on the reliable stream.  A demo being recorded or
- *   streamed (mvd.c) gets every event too, whoever it reaches: a demo
- *   shows everybody's view.
+ *   intermission) goes on the reliable stream; what one player causes for
+ *   everyone (frags, light styles, texts) goes the ways that can never
+ *   overflow another player's stream (send.c: pending sets, texts dropped
+ *   past a mark).  A demo being recorded or streamed (mvd.c) gets every
+ *   event too, whoever it reaches: a demo shows everybody's view.
  *
  *   Who receives a multicast: QuakeWorld's SV_Multicast tests the leaf of
  *   each client against the PVS or PHS row of the leaf of the event's
@@ -316,32 +319,17 @@ static void svc_stufftext_fn(void *ctx, int slot, const char *text)
 		sv_reliable_stufftext(cl, "%s", text);
 }
 
+/* marked for everyone who may see the slot, sent as their channels have
+ * room: one message per slot however many kills came meanwhile */
 void sv_send_frags(struct server *sv, int slot)
 {
-	uint8_t buf[8];
-	struct msg_buf m;
-	bool wide = slot >= MAX_CLIENTS;
-
-	msg_init(&m, buf, sizeof(buf));
-	if (wide) {
-		msg_write_byte(&m, svcx_updatefrags);
-		msg_write_short(&m, slot);
-	} else {
-		msg_write_byte(&m, svc_updatefrags);
-		msg_write_byte(&m, slot);
-	}
-	msg_write_short(&m, sv->clients[slot].frags);
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *to = &sv->clients[i];
 
-		if (to->state < CS_CONNECTED || (wide && !to->extended))
+		if (to->state < CS_CONNECTED || (slot >= MAX_CLIENTS && !to->extended))
 			continue;
-		/* extension clients: marked, sent as their channel has room,
-		 * one message per slot however many kills came meanwhile */
-		if (to->extended)
-			sv_frags_mark(to, slot);
-		else
-			sv_reliable_write(to, m.data, m.cursize);
+		if (!sv_frags_mark(to, slot))
+			sv->stats.infos_folded++;
 	}
 }
 
@@ -377,21 +365,19 @@ static void svc_found_secret_fn(void *ctx)
 }
 
 /* the style is kept for clients that join later (their spawn sends all
- * styles) and sent now to those already there */
+ * styles) and marked for those already there: a switch flicked over and
+ * over sends each client the newest style once (send.c) */
 static void svc_lightstyle_fn(void *ctx, int style, const char *value)
 {
 	struct server *sv = ctx;
-	uint8_t buf[MAX_MSGLEN];
-	struct msg_buf m;
 
+	_Static_assert(MAX_LIGHTSTYLES <= 64, "a bit per style in styles_pending");
 	if (style < 0 || style >= MAX_LIGHTSTYLES || !value)
 		return;
 	strlcpy(sv->lightstyles[style], value, sizeof(sv->lightstyles[style]));
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_lightstyle);
-	msg_write_byte(&m, style);
-	msg_write_string(&m, sv->lightstyles[style]);
-	broadcast_reliable(sv, &m, CS_SPAWNED);
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= CS_CONNECTED)
+			sv->clients[i].styles_pending |= 1ull << style;
 }
 
 static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
@@ -487,6 +473,11 @@ static void svc_log_fn(void *ctx, int level, const char *text)
 	qwd_logf(&sv->log, level, "game: %s", text);
 }
 
+static void svc_logfrag_fn(void *ctx, int killer, int victim)
+{
+	sv_log_frag(ctx, killer, victim);
+}
+
 void sv_game_services(struct server *sv)
 {
 	struct game_services *s = &sv->game_svc;
@@ -508,6 +499,7 @@ void sv_game_services(struct server *sv)
 	s->setangle = svc_setangle_fn;
 	s->intermission = svc_intermission_fn;
 	s->change_level = svc_change_level;
+	s->logfrag = svc_logfrag_fn;
 	s->cvar = svc_cvar_fn;
 	s->infokey = svc_infokey_fn;
 	s->log = svc_log_fn;

@@ -26,6 +26,19 @@
  *     begin <sc> -> in the game
  *   A command for an older spawn count (the map changed under it) restarts
  *   the client at "new", as QuakeWorld does.
+ *
+ *   Budgets: every string command costs a token of the client's general
+ *   bucket (sv_cmdrate a second, sv_cmdburst at once: a signon, at most
+ *   about 80 commands on a map of 64 signon buffers, fits in it), and
+ *   setinfo, kill and download, whose cost falls on everyone else or on
+ *   the disk, one of their own bucket too.  A command over budget is
+ *   ignored and counted; it still costs the general bucket, which runs
+ *   into debt, and a client sv_cmdkick commands in debt is dropped.  A
+ *   download over budget is refused rather than ignored (the client waits
+ *   for an answer before it asks for the next file).  Chat has
+ *   QuakeWorld's flood protection on top (fp_messages, fp_persecond,
+ *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
+ *   through the per-address limiter (loglimit.c).
  */
 #include "qwd/server.h"
 
@@ -187,8 +200,13 @@ static void cmd_new(struct server *sv, struct client *cl)
 	if (cl->state == CS_SPAWNED)
 		return;
 	sv_client_setup(sv, cl);
+	sv_download_stop(sv, cl);	/* the client starts over */
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_serverdata);
+	if (cl->fte) {	/* the FTE extensions in force, before the protocol */
+		msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+		msg_write_long(&m, (int32_t)cl->fte);
+	}
 	msg_write_long(&m, PROTOCOL_VERSION);
 	msg_write_long(&m, sv->spawncount);
 	msg_write_string(&m, sv->gamedir);
@@ -217,7 +235,7 @@ static void cmd_new(struct server *sv, struct client *cl)
 		msg_write_string(&m, line);
 	}
 	sv_reliable_write(cl, m.data, m.cursize);
-	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: new", cl->slot);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_DEBUG, "client %d: new", cl->slot);
 }
 
 static bool stale_level(struct server *sv, struct client *cl,
@@ -226,8 +244,9 @@ static bool stale_level(struct server *sv, struct client *cl,
 	if (atoi(net_args_argv(a, 1)) == sv->spawncount)
 		return false;
 	/* the level changed under the client: start it over */
-	qwd_logf(&sv->log, QWD_LOG_DEBUG, "client %d: %s for level %s, not %d: restart",
-		 cl->slot, what, net_args_argv(a, 1), sv->spawncount);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_DEBUG,
+		    "client %d: %s for level %s, not %d: restart",
+		    cl->slot, what, net_args_argv(a, 1), sv->spawncount);
 	sv->stats.bad[BAD_SIGNON]++;
 	cl->state = CS_CONNECTED;
 	cmd_new(sv, cl);
@@ -302,6 +321,11 @@ static void cmd_spawn(struct server *sv, struct client *cl,
 		sv->stats.bad[BAD_SIGNON]++;
 		return;
 	}
+	/* the pages (and the marks below) carry every slot's state now:
+	 * what was pending is sent with them, changes from here on are
+	 * marked again */
+	if (first == 0)
+		sv_pending_clear(cl);
 	/* an extension client gets every occupied slot marked, and the
 	 * infos as its reliable channel has room (send.c), no paging */
 	if (cl->extended) {
@@ -357,8 +381,117 @@ static void cmd_begin(struct server *sv, struct client *cl,
 	sv_userinfo_changed(sv, cl);
 	sv_grid_move(sv, cl->slot,
 		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" entered the game",
-		 cl->slot, cl->name);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+		    "client %d \"%s\" entered the game", cl->slot, cl->name);
+}
+
+/* ---- command budgets -------------------------------------------------- */
+
+static const char *const budget_names[BUDGET_KINDS] = {
+	"string", "setinfo", "kill", "download"
+};
+
+/* every bucket of the client brought up to now (full when never used) */
+static void budget_refill(struct server *sv, struct client *cl)
+{
+	for (int k = 0; k < BUDGET_KINDS; k++) {
+		double burst = sv->budget_burst[k]->value;
+
+		if (burst < 1.0)
+			burst = 1.0;
+		cl->budget[k] = cl->budget_time > 0
+			? ratelimit_refill(cl->budget[k], cl->budget_time, sv->realtime,
+					   sv->budget_rate[k]->value, burst)
+			: burst;
+	}
+	if (sv->realtime > cl->budget_time)
+		cl->budget_time = sv->realtime;
+}
+
+/* Charge one command of `kind` (and one of the general budget): true to
+ * run it.  Over a budget the command is ignored and counted, the client
+ * told once, and it still costs the general budget, which goes into debt:
+ * a client more than sv_cmdkick commands in debt is dropped.  A budget
+ * whose rate is 0 is off. */
+static bool budget_charge(struct server *sv, struct client *cl, int kind)
+{
+	bool on_cmd = sv->budget_rate[BUDGET_CMD]->value > 0;
+	bool on_kind = kind != BUDGET_CMD && sv->budget_rate[kind]->value > 0;
+	int short_of;
+
+	if (!on_cmd && !on_kind)
+		return true;
+	budget_refill(sv, cl);
+	short_of = on_cmd && cl->budget[BUDGET_CMD] < 1.0 ? BUDGET_CMD
+		 : on_kind && cl->budget[kind] < 1.0 ? kind : -1;
+	if (on_cmd)
+		cl->budget[BUDGET_CMD] -= 1.0;
+	if (short_of < 0) {
+		if (on_kind)
+			cl->budget[kind] -= 1.0;
+		cl->budget_told &= ~(1u << BUDGET_CMD | 1u << kind);
+		return true;
+	}
+	cl->cmds_ignored++;
+	sv->stats.cmds_ignored++;
+	if (on_cmd && sv->sv_cmdkick->value > 0 &&
+	    cl->budget[BUDGET_CMD] < -sv->sv_cmdkick->value) {
+		char why[96];
+
+		sv->stats.flood_drops++;
+		snprintf(why, sizeof(why), "command flood (%llu commands over budget)",
+			 (unsigned long long)cl->cmds_ignored);
+		sv_reliable_printf(cl, PRINT_HIGH, "Dropped: too many commands.\n");
+		sv_drop_client(sv, cl, why);
+		return false;
+	}
+	if (!(cl->budget_told & 1u << short_of)) {
+		cl->budget_told |= 1u << short_of;
+		sv_reliable_printf(cl, PRINT_HIGH, "Too many %s commands: ignored.\n",
+				   budget_names[short_of]);
+	}
+	return false;
+}
+
+/* QuakeWorld's chat flood protection (MVDSV's floodprot): after
+ * fp_messages messages within fp_persecond seconds the next one mutes the
+ * client for fp_secondsdead seconds, and it is told why; while muted it is
+ * reminded at most once a second (the reminders are its own traffic). */
+static bool chat_allowed(struct server *sv, struct client *cl)
+{
+	int n = (int)sv->fp_messages->value;
+	double now = sv->realtime, oldest;
+
+	if (n <= 0)
+		return true;
+	if (n > SV_FP_MAX)
+		n = SV_FP_MAX;
+	if (now < cl->muted_until) {
+		sv->stats.says_muted++;
+		if (now - cl->mute_told >= 1.0) {
+			cl->mute_told = now;
+			sv_reliable_printf(cl, PRINT_CHAT, "You can't talk for %d more seconds\n",
+					   (int)ceil(cl->muted_until - now));
+		}
+		return false;
+	}
+	/* the n-th newest message: within the interval, this one is too many */
+	oldest = cl->said[(cl->said_head - n + 1 + SV_FP_MAX) % SV_FP_MAX];
+	if (oldest > 0 && now - oldest < sv->fp_persecond->value) {
+		cl->muted_until = now + sv->fp_secondsdead->value;
+		cl->mute_told = now;
+		sv->stats.mutes++;
+		sv->stats.says_muted++;
+		sv_reliable_printf(cl, PRINT_CHAT, "FloodProt: You can't talk for %d seconds.\n",
+				   (int)sv->fp_secondsdead->value);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
+			    "client %d \"%s\" muted for %.0f s: chat flood", cl->slot,
+			    cl->name, sv->fp_secondsdead->value);
+		return false;
+	}
+	cl->said_head = (cl->said_head + 1) % SV_FP_MAX;
+	cl->said[cl->said_head] = now;
+	return true;
 }
 
 /* ---- other commands --------------------------------------------------- */
@@ -378,7 +511,10 @@ static void cmd_say(struct server *sv, struct client *cl,
 		memmove(text, text + 1, n - 2);
 		text[n - 2] = '\0';
 	}
-	qwd_logf(&sv->log, QWD_LOG_INFO, "%s%s: %s", team ? "(team) " : "", cl->name, text);
+	if (!chat_allowed(sv, cl))
+		return;
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "%s%s: %s",
+		    team ? "(team) " : "", cl->name, text);
 	sv_broadcast_printf(sv, PRINT_CHAT, "%s%s: %s\n", team ? "(" : "",
 			    cl->name, text);
 }
@@ -399,143 +535,48 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 		return;
 	}
 	sv_userinfo_changed(sv, cl);
-	/* tell everyone who can see this slot about the change: slots past 32
-	 * exist only for extension clients, who get the whole userinfo */
-	if (cl->slot >= MAX_CLIENTS) {
-		sv_broadcast_client_info(sv, cl);
-		return;
-	}
-	uint8_t buf[256];
-	struct msg_buf m;
-
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_setinfo);
-	msg_write_byte(&m, cl->slot);
-	msg_write_string(&m, k);
-	msg_write_string(&m, v);
-	for (int i = 0; i < sv->maxclients; i++)
-		if (sv->clients[i].state >= CS_CONNECTED)
-			sv_reliable_write(&sv->clients[i], m.data, m.cursize);
-}
-
-/* ---- downloads -------------------------------------------------------- */
-
-/* Only plain relative paths into the folders clients fetch from. */
-static bool download_path_ok(const char *name)
-{
-	static const char *const allowed[] = {"maps/", "progs/", "sound/", "skins/"};
-	bool ok = false;
-
-	if (!*name || name[0] == '/' || name[0] == '.' || strstr(name, "..") ||
-	    strchr(name, '\\') || strchr(name, ':') || strlen(name) > 120)
-		return false;
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strncmp(name, allowed[i], strlen(allowed[i])) == 0)
-			ok = true;
-	return ok;
-}
-
-enum { DOWNLOAD_CHUNK = 768 };	/* file bytes in one svc_download */
-
-static void download_stop(struct client *cl)
-{
-	sv_file_close(&cl->dl);
-	cl->dl_name[0] = '\0';
-}
-
-/* the next chunk of the file, read now from its offset */
-static void download_chunk(struct server *sv, struct client *cl)
-{
-	uint8_t buf[MAX_MSGLEN], data[DOWNLOAD_CHUNK];
-	struct msg_buf m;
-	size_t n = sv_file_read(sv, &cl->dl, cl->dl_pos, data, sizeof(data));
-	int percent;
-
-	if (n == 0) {	/* the file shrank or went away under us */
-		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read failed at %zu",
-			 cl->slot, cl->dl_name, cl->dl_pos);
-		download_stop(cl);
-		return;
-	}
-	/* a download in the signon (a map the client lacks) is progress:
-	 * the deadline to enter the game counts from the last chunk */
-	cl->signon_since = sv->realtime;
-	cl->dl_pos += n;
-	percent = (int)(cl->dl_pos * 100 / cl->dl.size);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_download);
-	msg_write_short(&m, (int)n);
-	msg_write_byte(&m, percent);
-	msg_write_data(&m, data, n);
-	sv_reliable_write(cl, m.data, m.cursize);
-	if (cl->dl_pos >= cl->dl.size)
-		download_stop(cl);
-}
-
-static void download_refuse(struct client *cl)
-{
-	uint8_t buf[8];
-	struct msg_buf m;
-
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_download);
-	msg_write_short(&m, -1);
-	msg_write_byte(&m, 0);
-	sv_reliable_write(cl, m.data, m.cursize);
-}
-
-/* "download NAME": the file is opened, not read; each reply to "nextdl"
- * carries one chunk.  Asking again for the file that is already going
- * costs nothing (the command is ignored), so a packet of hundreds of
- * them is hundreds of string compares. */
-static void cmd_download(struct server *sv, struct client *cl,
-			 const struct net_args *a)
-{
-	const char *name = net_args_argv(a, 1);
-
-	if (cl->dl.open && strcmp(name, cl->dl_name) == 0) {
-		sv->stats.download_repeats++;
-		return;
-	}
-	download_stop(cl);
-	if (sv->allow_download->value == 0 || !download_path_ok(name)) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s refused",
-			 cl->slot, name);
-		download_refuse(cl);
-		return;
-	}
-	if (!sv_file_open(sv, &cl->dl, name)) {
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s: no such file",
-			 cl->slot, name);
-		download_refuse(cl);
-		return;
-	}
-	strlcpy(cl->dl_name, name, sizeof(cl->dl_name));
-	cl->dl_pos = 0;
-	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes)",
-		 cl->slot, name, cl->dl.size);
-	download_chunk(sv, cl);
-}
-
-static void cmd_nextdl(struct server *sv, struct client *cl)
-{
-	if (!cl->dl.open)
-		return;
-	download_chunk(sv, cl);
-	if (!cl->dl.open)
-		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download complete", cl->slot);
+	/* everyone who can see this slot gets its whole userinfo, once
+	 * however many changes came meanwhile (send.c), instead of a
+	 * svc_setinfo per change */
+	sv_broadcast_client_info(sv, cl);
 }
 
 /* ---- dispatch --------------------------------------------------------- */
+
+/* The budget a command is charged to besides the general one (those that
+ * cost others much more than they cost the sender have their own), or -1
+ * for none at all: "drop" ends everything, and "nextdl" asks for the next
+ * chunk of a download each time one arrives (a map is a thousand chunks;
+ * a flood of them only overflows the client's own stream). */
+static int command_kind(const char *c)
+{
+	if (!strcmp(c, "drop") || !strcmp(c, "nextdl"))
+		return -1;
+	if (!strcmp(c, "setinfo"))
+		return BUDGET_SETINFO;
+	if (!strcmp(c, "kill"))
+		return BUDGET_KILL;
+	if (!strcmp(c, "download"))
+		return BUDGET_DOWNLOAD;
+	return BUDGET_CMD;
+}
 
 static void string_command(struct server *sv, struct client *cl, const char *s)
 {
 	struct net_args *a = &sv->cmd_args;
 	const char *c;
+	int kind;
 
 	if (net_args_tokenize(a, s) <= 0)
 		return;
 	c = net_args_argv(a, 0);
+	kind = command_kind(c);
+	if (kind >= 0 && !budget_charge(sv, cl, kind)) {
+		/* a client waits for the answer to a download: a refusal */
+		if (kind == BUDGET_DOWNLOAD && cl->state >= CS_CONNECTED)
+			sv_download_refuse(cl, net_args_argv(a, 1), false);
+		return;
+	}
 	if (!strcmp(c, "new"))
 		cmd_new(sv, cl);
 	else if (!strcmp(c, "soundlist"))
@@ -559,11 +600,11 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 	else if (!strcmp(c, "pings"))
 		sv_send_pings(sv, cl);
 	else if (!strcmp(c, "download"))
-		cmd_download(sv, cl, a);
+		sv_cmd_download(sv, cl, a);
 	else if (!strcmp(c, "nextdl"))
-		cmd_nextdl(sv, cl);
-	else if (!strcmp(c, "stopdl"))
-		download_stop(cl);
+		sv_cmd_nextdl(sv, cl, a);
+	else if (!strcmp(c, "stopdl") || !strcmp(c, "stopdownload"))
+		sv_cmd_stopdownload(sv, cl);
 	else if (!strcmp(c, "ptrack"))
 		;	/* spectator tracking: nothing to keep yet */
 	else if (!strcmp(c, "serverinfo"))
@@ -618,7 +659,7 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 
 void sv_userinfo_changed(struct server *sv, struct client *cl)
 {
-	char name[SV_MAX_NAME], rate[16];
+	char name[SV_MAX_NAME];
 
 	info_value_for_key(cl->userinfo, "name", name, sizeof(name));
 	/* names are shown to everyone: no control characters, not empty */
@@ -635,22 +676,16 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
 		game_client_userinfo(sv->game, cl->slot, cl->name, team, atoi(bottom));
 	}
-	info_value_for_key(cl->userinfo, "rate", rate, sizeof(rate));
-	int r = rate[0] ? atoi(rate) : NETCHAN_DEFAULT_RATE;
-	if (sv->sv_maxrate->value > 0 && r > (int)sv->sv_maxrate->value)
-		r = (int)sv->sv_maxrate->value;
-	netchan_set_rate(&cl->chan, r);
+	sv_apply_rate(sv, cl);
 }
 
 void sv_client_setup(struct server *sv, struct client *cl)
 {
-	(void)sv;
 	cl->delta_sequence = -1;
 	cl->spawncount = sv->spawncount;
 	memset(cl->frames, 0, sizeof(cl->frames));
 	memset(cl->stats, 0, sizeof(cl->stats));
 	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
-	download_stop(cl);
 }
 
 void sv_drop_client(struct server *sv, struct client *cl, const char *why)
@@ -673,7 +708,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	if (cl->state == CS_SPAWNED)
 		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
-	download_stop(cl);
+	sv_download_stop(sv, cl);
 	cl->state = CS_ZOMBIE;
 	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
 	cl->userinfo[0] = '\0';

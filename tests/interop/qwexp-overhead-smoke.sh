@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/interop/qwexp-overhead-smoke.sh BUILD -- the overhead benchmark
-# (qwexp overhead) end to end, tiny.
+# (qwexp.py overhead) end to end, tiny.
 #
 # Design note: 4 players, 1 repeat, 3 s windows, and a callgrind pass of
 # 2 bots for 2 s when valgrind is installed; into a temporary folder.
@@ -56,7 +56,7 @@ if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/nu
 	cg="--callgrind-bots 2 --callgrind-duration 2"
 fi
 # shellcheck disable=SC2086
-sh tools/experiment/qwexp overhead --players 4 --repeat 1 --duration 3 --warmup 1 \
+python3 tools/experiment/qwexp.py overhead --players 4 --repeat 1 --duration 3 --warmup 1 \
 	$cg --no-plots --build "$build" --out "$work" >"$work/qwexp.log" 2>&1
 status=$?
 cat "$work/qwexp.log"

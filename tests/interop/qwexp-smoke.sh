@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/interop/qwexp-smoke.sh BUILD -- the experiment runner end to end, small.
 #
-# Design note: tools/experiment/qwexp drives qwd and qwbots through a whole
+# Design note: tools/experiment/qwexp.py drives qwd and qwbots through a whole
 # scaling study; this runs the smallest one that still goes through every
 # step (2 player counts, 2 s windows, then a 1 s network-floor point with
 # tools/udpecho) into a temporary folder and checks what a reader of the
@@ -10,8 +10,9 @@
 # (players x 30/s), a response time, a server CPU figure, a peak RSS, qwd's
 # own stats intervals inside the window, and phase shares adding up to 1;
 # report.md names the saturation point and carries the test description;
-# floor.csv has the echo's CPU per request and the multiple.  When gnuplot
-# is there (qwexp installs gnuplot-nox itself when root), the seven scaling
+# floor.csv has the echo's CPU per request and, where qwd's point held,
+# the multiple (none where it did not: the runner's rule).  When gnuplot
+# is there (qwexp.py installs gnuplot-nox itself when root), the seven scaling
 # figures must be real PNG files under 100 KB; without it those checks are
 # skipped.  Bounded: about 15 s.  The report and CSVs are kept in
 # build/artifacts/qwexp-smoke/.
@@ -52,7 +53,7 @@ command -v taskset >/dev/null 2>&1 || { check "taskset (util-linux) is installed
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-sh tools/experiment/qwexp scale --players 1,4 --duration 2 --warmup 1 \
+python3 tools/experiment/qwexp.py scale --players 1,4 --duration 2 --warmup 1 \
 	--build "$build" --out "$work" >"$work/qwexp.log" 2>&1
 status=$?
 cat "$work/qwexp.log"
@@ -101,15 +102,25 @@ check "report.md states hardware, workload, duration and the figures' ranges" \
 		grep -q 'requests/s per player' "$rep" && grep -q 's measured per point' "$rep"; echo $?)"
 
 # the network floor: one point, from the sizes just measured
-sh tools/experiment/qwexp floor --players 4 --duration 1 --warmup 0.5 \
+python3 tools/experiment/qwexp.py floor --players 4 --duration 1 --warmup 0.5 \
 	--build "$build" --out "$work" >"$work/floor.log" 2>&1
 status=$?
 cat "$work/floor.log"
 check "qwexp floor exits 0 (status $status)" $status
-fl=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$1 == 4 && $(c["echo_us_per_request"]) > 0 && $(c["multiple"]) > 0 && $(c["response_rate"]) > 0.9 { ok = 1 }
+# the multiple is qwd's CPU per request over the echo's, given only where
+# qwd's point held (response rate >= 0.95: a saturated qwd did not answer
+# all it was sent); on a busy machine the 4-player point may not
+rr4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == 4 { print $(c["response_rate"]) }' "$work/scale.csv" 2>/dev/null)
+fl=$(awk -F, -v rr="$rr4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == 4 && $(c["echo_us_per_request"]) > 0 && $(c["response_rate"]) > 0.9 {
+		m = $(c["multiple"]); q = $(c["qwd_us_per_request"])
+		if (rr != "" && rr + 0 >= 0.95) ok = (m > 0 && q > 0)
+		else ok = (m == "" && q == "")
+	}
 	END { print ok + 0 }' "$work/floor.csv" 2>/dev/null)
-check "floor.csv: the echo's CPU per request and the multiple" "$([ "$fl" = 1 ]; echo $?)"
+check "floor.csv: the echo's CPU per request, and the multiple where qwd held (rr ${rr4:-?})" \
+	"$([ "$fl" = 1 ]; echo $?)"
 
 if command -v gnuplot >/dev/null 2>&1; then
 	for f in response-rate response-time bandwidth reply-size breakdown request-time cpu; do

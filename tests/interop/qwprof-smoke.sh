@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/interop/qwprof-smoke.sh BUILD -- the simulated-counter helper, small.
 #
-# Design note: tools/qwprof/qwprof runs qwd under valgrind (cachegrind with
+# Design note: tools/qwprof/qwprof.py runs qwd under valgrind (cachegrind with
 # cache and branch simulation, lackey) against qwbots and prints the
 # study's Tables I-III labelled "simulated".  This runs it with 2 bots for
 # a 2 s window on the project's small map (build/maps, made by `make
@@ -53,7 +53,7 @@ done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-timeout 55 sh tools/qwprof/qwprof --build "$build" --map "$maps/small.bsp" \
+timeout 55 python3 tools/qwprof/qwprof.py --build "$build" --map "$maps/small.bsp" \
 	--bots 2 --rate 5 --duration 2 --warmup 1 --lackey --lackey-bots 2 \
 	--lackey-duration 2 >"$out" 2>&1
 status=$?

@@ -18,17 +18,6 @@
 
 #include <bsd/string.h>
 
-/* run a console line, its output into out (NUL-terminated) */
-static void console(struct srvfix *f, const char *line, char *out, size_t max)
-{
-	FILE *fp = fmemopen(out, max, "w");
-
-	assert_non_null(fp);
-	server_command(f->sv, line, fp);
-	fclose(fp);
-	out[max - 1] = '\0';
-}
-
 static int count_in(const char *text, const char *what)
 {
 	int n = 0;
@@ -57,7 +46,7 @@ static void test_exec_fanout_is_cut_once(void **state)
 	start_with_fanout(f);
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "1000"), 0);
 
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 1000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
 	assert_int_equal(count_in(out, "deep, not run"), 1);
@@ -65,7 +54,7 @@ static void test_exec_fanout_is_cut_once(void **state)
 	assert_int_equal(f->sv->exec_depth, 0);
 
 	/* the next chain starts with a full budget and is cut once again */
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 1000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
 	assert_int_equal(srvfix_log_count(f, "cut after 1000 commands"), 2);
@@ -77,7 +66,7 @@ static void test_exec_default_limit_holds(void **state)
 	static char out[1 << 16];
 
 	start_with_fanout(f);
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, (int)f->sv->sv_execlimit->value);
 	assert_true(f->sv->exec_run < 100000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
@@ -92,7 +81,7 @@ static void test_exec_chain_within_budget(void **state)
 	srvfix_write(f, "qw/a.cfg", "hostname first\nexec b.cfg\ntimelimit 7\n");
 	srvfix_write(f, "qw/b.cfg", "hostname second\nfraglimit 9\n");
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "5"), 0);
-	console(f, "exec a.cfg", out, sizeof(out));
+	srvfix_command(f, "exec a.cfg", out, sizeof(out));
 	/* five lines in all: exactly the budget, nothing cut */
 	assert_int_equal(f->sv->exec_run, 5);
 	assert_string_equal(f->sv->hostname->string, "second");
@@ -103,13 +92,57 @@ static void test_exec_chain_within_budget(void **state)
 	/* one line fewer of budget: the last line of a.cfg is the one cut */
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "4"), 0);
 	assert_int_equal(cvar_set(f->sv, "timelimit", "0"), 0);
-	console(f, "exec a.cfg", out, sizeof(out));
+	srvfix_command(f, "exec a.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 4);
 	assert_int_equal((int)f->sv->timelimit->value, 0);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
 }
 
+/* An MVDSV + KTX server.cfg: what qwd has runs, what it does not use is
+ * said once per name and does not stop the config, the rest is unknown */
+static void test_mvdsv_config(void **state)
+{
+	struct srvfix *f = *state;
+	static char out[1 << 14];
+
+	srvfix_start(f, 4);
+	srvfix_write(f, "qw/mvdsv.cfg",
+		     "hostname \"moved from mvdsv\"\n"
+		     "sv_mintic 0.013\n"
+		     "sv_mintic 0.013\n"
+		     "set k_remove_end_hurt 1\n"
+		     "set k_allowed_free_modes 255\n"
+		     "k_motd1 \"welcome\"\n"
+		     "floodprot 6 3 5\n"
+		     "localinfo k_admins 12345\n"
+		     "no_such_thing 1\n"
+		     "fraglimit 40\n");
+	srvfix_command(f, "exec mvdsv.cfg", out, sizeof(out));
+	/* what qwd has, ran: before and after the lines it does not use */
+	assert_string_equal(cvar_get(f->sv, "hostname")->string, "moved from mvdsv");
+	assert_string_equal(cvar_get(f->sv, "fraglimit")->string, "40");
+	/* floodprot sets the three fp_* cvars */
+	assert_string_equal(cvar_get(f->sv, "fp_messages")->string, "6");
+	assert_string_equal(cvar_get(f->sv, "fp_persecond")->string, "3");
+	assert_string_equal(cvar_get(f->sv, "fp_secondsdead")->string, "5");
+	/* said once per name, with what qwd does instead */
+	assert_int_equal(count_in(out, "\"sv_mintic\": MVDSV's, not used by qwd"), 1);
+	assert_non_null(strstr(out, "sys_ticrate"));
+	assert_int_equal(count_in(out, "not used by qwd (a KTX setting"), 1);
+	assert_int_equal(count_in(out, "\"localinfo\": MVDSV's, not used"), 1);
+	/* a KTX "set" makes no variable of its own */
+	assert_null(cvar_get(f->sv, "k_remove_end_hurt"));
+	assert_int_equal(f->sv->num_user_cvars, 0);
+	/* a name neither has is still unknown */
+	assert_int_equal(count_in(out, "unknown command \"no_such_thing\""), 1);
+	/* and the next time, nothing more is said of them */
+	srvfix_command(f, "exec mvdsv.cfg", out, sizeof(out));
+	assert_null(strstr(out, "not used by qwd"));
+	assert_int_equal(count_in(out, "unknown command"), 1);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_teardown(test_mvdsv_config, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_exec_fanout_is_cut_once, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_exec_default_limit_holds, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_exec_chain_within_budget, srvfix_test_teardown),

@@ -3,456 +3,57 @@
  * (src/client), end to end over UDP on the loopback, in one thread.
  *
  * Design note
- *   Each test starts a struct server in-process on 127.0.0.1 with an
- *   empty temporary base directory and loads one of the project's maps
- *   (small, changing to large: build/maps/, which the server finds by
- *   name), then alternates server_frame(sv, 0.001) with client steps
- *   (receive what came, send what is due).  A second group runs the
- *   tests that walk and shoot and change maps again on two community
- *   maps (lqdm1, lqdm2, linked into id1/maps/ from the realmaps folder):
- *   a map compiled by another tool is an extra check, skipped when that
- *   folder is absent.  Every wait is bounded in real time, so a hang
- *   fails in seconds instead of stalling the suite; assertions are about
- *   behaviour (states, positions, counters), never about how long things
- *   took.
- *   Clients needing a fresh rate-limit bucket bind 127.0.0.N (all of
- *   127/8 is loopback on Linux), since the server limits connectionless
- *   requests per address.
+ *   The fixture (fixture.h) starts a struct server in-process on 127.0.0.1
+ *   with an empty temporary base directory on one of the project's maps
+ *   (small, changing to large), and the tests alternate server frames with
+ *   client steps.  A second group runs the tests that walk and shoot and
+ *   change maps again on two community maps (lqdm1, lqdm2, from the
+ *   realmaps folder): a map compiled by another tool is an extra check,
+ *   skipped when that folder is absent.  Assertions are about behaviour
+ *   (states, positions, counters), never about how long things took.
  */
 #include "../harness.h"
+#include "fixture.h"
 
 #include <qwd/client.h>
 #include <qwd/server.h>
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <bsd/string.h>
-
-enum { MAX_TC = 48 };
-
-struct tclient {
-	struct qwc q;
-	int fd;
-	char info[128];		/* the userinfo the options point at */
-	struct net_stats net;
-};
-
-struct fixture {
-	char dir[128];
-	struct server *sv;
-	struct net_recv_batch *rx;
-	struct net_stats net;	/* of the raw sockets */
-	const char *maps[2];	/* the first map, the one a map change loads */
-	uint32_t sums[2];	/* their checksum2, for the clients */
-	bool have_maps;		/* false: the community maps are absent */
-	struct tclient *tc[MAX_TC];
-	int ntc;
-	int next_ip;	/* last byte of the next 127.0.0.N */
-};
-
-/* ---- set-up ----------------------------------------------------------- */
-
-static bool map_checksum(const char *path, uint32_t *sum)
-{
-	char err[128];
-	struct bsp_map *map = bsp_load(path, err, sizeof(err));
-
-	if (!map) {
-		fprintf(stderr, "%s: %s\n", path, err);
-		return false;
-	}
-	*sum = map->checksum2;
-	bsp_free(map);
-	return true;
-}
-
-/* a community map into the base directory's id1/maps/ */
-static bool link_realmap(const char *dir, const char *name, uint32_t *sum)
-{
-	char file[64], path[256], target[256];
-	const char *src;
-
-	snprintf(file, sizeof(file), "%s.bsp", name);
-	src = qwd_realmap(file);
-	if (!src)
-		return false;
-	snprintf(path, sizeof(path), "%s/id1/maps/%s", dir, file);
-	if (!realpath(src, target) || symlink(target, path) != 0)
-		return false;
-	return map_checksum(src, sum);
-}
-
-static void quiet_sink(void *ctx, int level, const char *line)
-{
-	(void)ctx;
-	if (level >= QWD_LOG_WARN)
-		fprintf(stderr, "server: %s\n", line);
-}
-
-static int start_server(struct fixture *f, int maxclients)
-{
-	struct server_options o = {0};
-	char err[256];
-
-	f->sv = calloc(1, sizeof(*f->sv));
-	if (!f->sv)
-		return -1;
-	o.basedir = f->dir;
-	o.gamedir = "qw";
-	o.ip = "127.0.0.1";
-	/* TODO(server bug): server_init maps port 0 to 27500 instead of an
-	 * ephemeral port (server_init in frame.c); find a free one ourselves */
-	o.port = 0;	/* any free port; server_init reports it in sv.port */
-	o.maxclients = maxclients;
-	if (server_init(f->sv, &o) != 0)
-		return -1;
-	f->sv->log.sink = quiet_sink;
-	if (server_map(f->sv, f->maps[0], err, sizeof(err)) != 0) {
-		fprintf(stderr, "map: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
-/* the group's state, with an empty base directory; NULL on failure */
-static struct fixture *new_fixture(void **state, const char *first,
-				   const char *second)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	char path[192];
-
-	*state = f;
-	if (!f)
-		return NULL;
-	f->maps[0] = first;
-	f->maps[1] = second;
-	f->next_ip = 2;
-	strlcpy(f->dir, "/tmp/qwdtest.XXXXXX", sizeof(f->dir));
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		*state = NULL;
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/id1", f->dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
-	mkdir(path, 0700);
-	f->rx = calloc(1, sizeof(*f->rx));
-	return f->rx ? f : NULL;
-}
-
-/* the project's maps: built with the program, so a missing one fails */
-static int setup(void **state)
-{
-	struct fixture *f = new_fixture(state, "small", "large");
-
-	if (!f)
-		return -1;
-	for (int i = 0; i < 2; i++)
-		if (!map_checksum(qwd_bundled_map(f->maps[i]), &f->sums[i]))
-			return -1;
-	f->have_maps = true;
-	return 0;
-}
-
-/* the community maps, when the realmaps folder is there */
-static int setup_realmaps(void **state)
-{
-	struct fixture *f = new_fixture(state, "lqdm1", "lqdm2");
-
-	if (!f)
-		return -1;
-	f->have_maps = link_realmap(f->dir, f->maps[0], &f->sums[0]) &&
-		       link_realmap(f->dir, f->maps[1], &f->sums[1]);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[192];
-
-	if (!f)
-		return 0;
-	for (int i = 0; i < f->ntc; i++) {
-		qwc_free(&f->tc[i]->q);
-		net_udp_close(f->tc[i]->fd);
-		free(f->tc[i]);
-	}
-	f->ntc = 0;
-	if (f->sv) {
-		server_shutdown(f->sv);
-		free(f->sv);
-	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/id1/maps/%s.bsp", f->dir, f->maps[i]);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
-	rmdir(path);
-	snprintf(path, sizeof(path), "%s/id1", f->dir);
-	rmdir(path);
-	rmdir(f->dir);
-	free(f->rx);
-	free(f);
-	return 0;
-}
-
-static void need_server(struct fixture *f, int maxclients)
-{
-	assert_true(f->have_maps);
-	if (f->sv) {
-		server_shutdown(f->sv);
-		free(f->sv);
-		f->sv = NULL;
-	}
-	assert_int_equal(start_server(f, maxclients), 0);
-}
-
-static int test_teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	for (int i = 0; i < f->ntc; i++) {
-		qwc_free(&f->tc[i]->q);
-		net_udp_close(f->tc[i]->fd);
-		free(f->tc[i]);
-	}
-	f->ntc = 0;
-	if (f->sv) {
-		server_shutdown(f->sv);
-		free(f->sv);
-		f->sv = NULL;
-	}
-	return 0;
-}
-
-/* ---- clients ---------------------------------------------------------- */
-
-static bool map_sum(void *ctx, const char *model, uint32_t *sum)
-{
-	struct fixture *f = ctx;
-	char name[64];
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[i]);
-		if (strcmp(model, name) == 0) {
-			*sum = f->sums[i];
-			return true;
-		}
-	}
-	return false;
-}
-
-/* "maps/<name>.bsp" of the fixture's first or second map */
-static const char *map_model(const struct fixture *f, int which)
-{
-	static char name[64];
-
-	snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[which]);
-	return name;
-}
-
-static int open_socket(struct fixture *f)
-{
-	char ip[32], err[128];
-
-	snprintf(ip, sizeof(ip), "127.0.0.%d", f->next_ip++);
-	return net_udp_open(ip, 0, err, sizeof(err));
-}
-
-static struct tclient *new_client(struct fixture *f, const char *name,
-				  bool extension)
-{
-	struct tclient *t = calloc(1, sizeof(*t));
-	struct qwc_options o = {0};
-
-	assert_non_null(t);
-	assert_true(f->ntc < MAX_TC);
-	snprintf(t->info, sizeof(t->info),
-		 "\\name\\%s\\topcolor\\1\\bottomcolor\\2\\rate\\25000", name);
-	assert_true(net_addr_parse("127.0.0.1", (uint16_t)f->sv->port, &o.server));
-	o.qport = (uint16_t)(1000 + f->ntc);
-	o.userinfo = t->info;
-	o.extension = extension;
-	o.map_checksum = map_sum;
-	o.ctx = f;
-	o.track_entities = true;
-	assert_int_equal(qwc_init(&t->q, &o), 0);
-	t->fd = open_socket(f);
-	assert_true(t->fd >= 0);
-	f->tc[f->ntc++] = t;
-	return t;
-}
-
-static void client_connect(struct tclient *t)
-{
-	qwc_connect(&t->q, server_clock());
-}
-
-static void client_step(struct fixture *f, struct tclient *t, bool send)
-{
-	uint8_t pkt[NETCHAN_MAX_PACKET];
-	double now = server_clock();
-	size_t n;
-
-	while (net_udp_recv_batch(t->fd, f->rx, &t->net) > 0)
-		for (size_t i = 0; i < f->rx->count; i++)
-			qwc_receive(&t->q, f->rx->packets[i].data,
-				    f->rx->packets[i].len, now);
-	if (!send)
-		return;
-	n = qwc_packet(&t->q, now, false, pkt, sizeof(pkt));
-	if (n)
-		net_udp_send(t->fd, &t->q.opt.server, pkt, n, &t->net);
-}
-
-static void step_all(struct fixture *f, bool send)
-{
-	server_frame(f->sv, 0.001);
-	for (int i = 0; i < f->ntc; i++)
-		client_step(f, f->tc[i], send);
-}
-
-static bool all_in_state(struct fixture *f, enum qwc_state s)
-{
-	for (int i = 0; i < f->ntc; i++)
-		if (f->tc[i]->q.state != s)
-			return false;
-	return true;
-}
-
-/* run until every client is active, at most `seconds` */
-static bool run_until_active(struct fixture *f, double seconds)
-{
-	double end = server_clock() + seconds;
-
-	while (server_clock() < end) {
-		step_all(f, true);
-		if (all_in_state(f, QWC_ACTIVE))
-			return true;
-	}
-	return false;
-}
-
-static void run_for(struct fixture *f, double seconds, bool send)
-{
-	double end = server_clock() + seconds;
-
-	while (server_clock() < end)
-		step_all(f, send);
-}
-
-static void dump_client(const struct tclient *t)
-{
-	fprintf(stderr, "client state %s reason \"%s\" replies %llu bad:",
-		qwc_state_name(t->q.state), t->q.reason,
-		(unsigned long long)t->q.stats.replies);
-	for (int k = 0; k < QWC_BAD_KINDS; k++)
-		if (t->q.stats.bad[k])
-			fprintf(stderr, " %s=%llu", qwc_bad_name(k),
-				(unsigned long long)t->q.stats.bad[k]);
-	fprintf(stderr, " (last unknown svc %d after %d)\n",
-		t->q.stats.last_bad_svc, t->q.stats.last_svc);
-}
-
-/* ---- raw connectionless exchanges ------------------------------------- */
-
-/* send text from fd, pump the server, return the first reply (len) */
-static size_t oob_exchange(struct fixture *f, int fd, const void *req,
-			   size_t reqlen, uint8_t *reply, size_t max)
-{
-	struct net_addr to;
-	double end = server_clock() + 2.0;
-
-	assert_true(net_addr_parse("127.0.0.1", (uint16_t)f->sv->port, &to));
-	assert_true(net_udp_send(fd, &to, req, reqlen, &f->net));
-	while (server_clock() < end) {
-		server_frame(f->sv, 0.001);
-		if (net_udp_recv_batch(fd, f->rx, &f->net) > 0) {
-			size_t n = f->rx->packets[0].len < max ? f->rx->packets[0].len : max;
-
-			memcpy(reply, f->rx->packets[0].data, n);
-			return n;
-		}
-	}
-	return 0;
-}
-
-static size_t oob_text(struct fixture *f, int fd, const char *text,
-		       char *reply, size_t max)
-{
-	uint8_t req[1500], rep[1500];
-	size_t n = qwc_build_oob(req, sizeof(req), text);
-	size_t r = oob_exchange(f, fd, req, n, rep, sizeof(rep));
-
-	if (r < 4) {
-		reply[0] = '\0';
-		return r;
-	}
-	r -= 4;
-	if (r >= max)
-		r = max - 1;
-	memcpy(reply, rep + 4, r);
-	reply[r] = '\0';
-	return r;
-}
-
-/* getchallenge + connect from a fresh address; the reply text ('j' or
- * 'n'...) into reply */
-static void raw_connect(struct fixture *f, int protocol, bool bad_challenge,
-			bool qwdx, char *reply, size_t max)
-{
-	char text[512], rep[512];
-	int fd = open_socket(f);
-
-	assert_true(fd >= 0);
-	oob_text(f, fd, "getchallenge\n", rep, sizeof(rep));
-	assert_int_equal(rep[0], 'c');
-	snprintf(text, sizeof(text), "connect %d %d %ld \"\\name\\raw%d\"\n%s",
-		 protocol, 27000 + f->next_ip,
-		 atol(rep + 1) + (bad_challenge ? 1 : 0), f->next_ip,
-		 qwdx ? "QWDX 1\n" : "");
-	oob_text(f, fd, text, reply, max);
-	net_udp_close(fd);
-}
 
 /* ---- tests ------------------------------------------------------------ */
 
 static void test_oob_queries(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	uint8_t rep[1500];
 	char text[1500];
 	uint8_t k = 'k';
 	int fd;
 
-	need_server(f, 8);
-	fd = open_socket(f);
+	fx_start(f, 8);
+	fd = fx_open_socket(f, NULL);
 	assert_true(fd >= 0);
 
 	/* "ping" both ways: the bare byte 'l' */
-	assert_int_equal(oob_exchange(f, fd, &k, 1, rep, sizeof(rep)), 1);
+	assert_int_equal(fx_oob_exchange(f, fd, &k, 1, rep, sizeof(rep)), 1);
 	assert_int_equal(rep[0], A2A_ACK);
 	{
 		uint8_t req[32];
 		size_t n = qwc_build_oob(req, sizeof(req), "ping\n");
 
-		assert_int_equal(oob_exchange(f, fd, req, n, rep, sizeof(rep)), 1);
+		assert_int_equal(fx_oob_exchange(f, fd, req, n, rep, sizeof(rep)), 1);
 		assert_int_equal(rep[0], A2A_ACK);
 	}
 
 	/* status: 'n', the serverinfo with the map */
-	assert_true(oob_text(f, fd, "status\n", text, sizeof(text)) > 1);
+	assert_true(fx_oob_text(f, fd, "status\n", text, sizeof(text)) > 1);
 	assert_int_equal(text[0], A2C_PRINT);
 	{
 		char map[64];
@@ -463,7 +64,7 @@ static void test_oob_queries(void **state)
 	assert_non_null(strstr(text, "\\maxclients\\8"));
 
 	/* getchallenge: 'c' and a positive number */
-	assert_true(oob_text(f, fd, "getchallenge\n", text, sizeof(text)) > 1);
+	assert_true(fx_oob_text(f, fd, "getchallenge\n", text, sizeof(text)) > 1);
 	assert_int_equal(text[0], S2C_CHALLENGE);
 	assert_true(atol(text + 1) > 0);
 
@@ -471,7 +72,7 @@ static void test_oob_queries(void **state)
 	{
 		uint64_t bad = f->sv->stats.bad[BAD_OOB];
 
-		assert_int_equal(oob_text(f, fd, "frobnicate\n", text, sizeof(text)), 0);
+		assert_int_equal(fx_oob_text(f, fd, "frobnicate\n", text, sizeof(text)), 0);
 		assert_int_equal(f->sv->stats.bad[BAD_OOB], bad + 1);
 	}
 	net_udp_close(fd);
@@ -479,44 +80,44 @@ static void test_oob_queries(void **state)
 
 static void test_connect_refusals(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	char rep[512];
 
-	need_server(f, 2);
-	raw_connect(f, PROTOCOL_VERSION, true, false, rep, sizeof(rep));
+	fx_start(f, 2);
+	fx_raw_connect(f, PROTOCOL_VERSION, true, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "bad challenge"));
 
-	raw_connect(f, 27, false, false, rep, sizeof(rep));
+	fx_raw_connect(f, 27, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "wrong protocol"));
 
 	/* two slots: two connects fit, the third is refused */
-	raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], S2C_CONNECTION);
-	raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], S2C_CONNECTION);
-	raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "server is full"));
 }
 
 static void test_connect_spawn_move(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *t;
+	struct fx *f = *state;
+	struct fx_client *t;
 	vec3_t start, dir, moved;
 	float yaw;
 	double end;
 
-	need_server(f, 8);
-	t = new_client(f, "walker", false);
-	client_connect(t);
-	if (!run_until_active(f, 5.0))
-		dump_client(t);
+	fx_start(f, 8);
+	t = fx_client(f, "walker", false, NULL);
+	fx_connect(t);
+	if (!fx_run_until_active(f, 5.0))
+		fx_dump_client(t);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(t->q.protocol, PROTOCOL_VERSION);
-	assert_string_equal(t->q.mapmodel, map_model(f, 0));
+	assert_string_equal(t->q.mapmodel, fx_map_model(f, 0));
 	assert_int_equal(t->q.playernum, 0);
 	assert_int_equal(f->sv->clients[0].state, CS_SPAWNED);
 	assert_true(t->q.setangles > 0);
@@ -526,16 +127,16 @@ static void test_connect_spawn_move(void **state)
 	assert_string_equal(t->q.players[0].name, "walker");
 
 	/* stand still a moment, then walk forward (the spawn's facing) */
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	vec_copy(t->q.self_origin, start);
 	yaw = t->q.setangle[1];
 	t->q.cmd.angles[1] = yaw;
 	t->q.cmd.forwardmove = 400;
 	end = server_clock() + 1.0;
 	while (server_clock() < end)
-		step_all(f, true);
+		fx_step_all(f, true);
 	t->q.cmd.forwardmove = 0;
-	run_for(f, 0.1, true);
+	fx_run_for(f, 0.1, true);
 	vec_sub(t->q.self_origin, start, moved);
 	vec_set(dir, cosf(yaw * (float)M_PI / 180.0f), sinf(yaw * (float)M_PI / 180.0f), 0);
 	fprintf(stderr, "walked from %.1f %.1f %.1f by %.1f %.1f %.1f (yaw %.1f)\n",
@@ -564,8 +165,8 @@ static void test_connect_spawn_move(void **state)
  * entity, and "kill" costs two frags that every client is told of. */
 static void test_game_items_rocket_frags(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *t, *o;
+	struct fx *f = *state;
+	struct fx_client *t, *o;
 	struct game *g;
 	struct game_entity *pe;
 	const struct qwc_entity_frame *fr;
@@ -573,19 +174,19 @@ static void test_game_items_rocket_frags(void **state)
 	bool rocket_seen = false;
 	double end;
 
-	need_server(f, 8);
+	fx_start(f, 8);
 	g = f->sv->game;
-	t = new_client(f, "gunner", false);
-	o = new_client(f, "watcher", false);
-	client_connect(t);
-	client_connect(o);
-	if (!run_until_active(f, 5.0)) {
-		dump_client(t);
-		dump_client(o);
+	t = fx_client(f, "gunner", false, NULL);
+	o = fx_client(f, "watcher", false, NULL);
+	fx_connect(t);
+	fx_connect(o);
+	if (!fx_run_until_active(f, 5.0)) {
+		fx_dump_client(t);
+		fx_dump_client(o);
 	}
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(o->q.state, QWC_ACTIVE);
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 
 	/* items somewhere in view: each one the client holds is an item of
 	 * the game, drawn with a model of the precache list */
@@ -622,20 +223,20 @@ static void test_game_items_rocket_frags(void **state)
 	snd0 = (int)o->q.stats.sounds + (int)t->q.stats.sounds;
 	te0 = (int)t->q.stats.temp_entities;
 	t->q.cmd.impulse = 7;
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	t->q.cmd.impulse = 0;
 	assert_int_equal(pe->weapon, IT_ROCKET_LAUNCHER);
 	t->q.cmd.angles[0] = 30;	/* down, ahead: the rocket flies a bit */
 	t->q.cmd.buttons = 1;
 	end = server_clock() + 1.5;
 	while (server_clock() < end && t->q.stats.temp_entities == (uint64_t)te0) {
-		step_all(f, true);
+		fx_step_all(f, true);
 		fr = qwc_current_frame(&t->q);
 		for (int i = 0; fr && i < fr->num; i++)
 			rocket_seen |= fr->ents[i].modelindex == rocket_model;
 	}
 	t->q.cmd.buttons = 0;
-	run_for(f, 0.2, true);
+	fx_run_for(f, 0.2, true);
 	fprintf(stderr, "rocket seen %d, temp entities %llu (last %d), sounds %llu, "
 		"health %d, rockets %d\n", rocket_seen,
 		(unsigned long long)t->q.stats.temp_entities,
@@ -650,7 +251,7 @@ static void test_game_items_rocket_frags(void **state)
 	assert_true(qwc_stringcmd(&t->q, "kill"));
 	end = server_clock() + 2.0;
 	while (server_clock() < end && o->q.players[t->q.playernum].frags != -2)
-		step_all(f, true);
+		fx_step_all(f, true);
 	assert_int_equal(o->q.players[t->q.playernum].frags, -2);
 	assert_int_equal(t->q.players[t->q.playernum].frags, -2);
 	assert_int_equal(f->sv->clients[t->q.playernum].frags, -2);
@@ -663,21 +264,21 @@ static void test_game_items_rocket_frags(void **state)
 /* A player who joins after you is announced at once (name on the
  * scoreboard), and one who leaves is cleared: for stock clients directly,
  * for extension clients through the pending infos (send.c). */
-static void check_late_join(struct fixture *f, bool extension)
+static void check_late_join(struct fx *f, bool extension)
 {
-	struct tclient *a, *b, *c;
+	struct fx_client *a, *b, *c;
 
-	need_server(f, 40);
-	a = new_client(f, "first", extension);
-	client_connect(a);
-	assert_true(run_until_active(f, 5.0));
-	run_for(f, 0.2, true);
-	b = new_client(f, "second", extension);
-	client_connect(b);
-	c = new_client(f, "third", extension);
-	client_connect(c);
-	assert_true(run_until_active(f, 5.0));
-	run_for(f, 0.3, true);
+	fx_start(f, 40);
+	a = fx_client(f, "first", extension, NULL);
+	fx_connect(a);
+	assert_true(fx_run_until_active(f, 5.0));
+	fx_run_for(f, 0.2, true);
+	b = fx_client(f, "second", extension, NULL);
+	fx_connect(b);
+	c = fx_client(f, "third", extension, NULL);
+	fx_connect(c);
+	assert_true(fx_run_until_active(f, 5.0));
+	fx_run_for(f, 0.3, true);
 	assert_true(a->q.players[b->q.playernum].present);
 	assert_string_equal(a->q.players[b->q.playernum].name, "second");
 	assert_string_equal(a->q.players[c->q.playernum].name, "third");
@@ -691,7 +292,7 @@ static void check_late_join(struct fixture *f, bool extension)
 		f->sv->clients[c->q.playernum].frags = k;
 		sv_send_frags(f->sv, c->q.playernum);
 	}
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	assert_int_equal(a->q.players[c->q.playernum].frags, 3);
 	assert_int_equal(b->q.players[c->q.playernum].frags, 3);
 
@@ -706,12 +307,12 @@ static void check_late_join(struct fixture *f, bool extension)
 		ca->backlog_len = 0;
 		assert_int_equal(f->sv->stats.prints_dropped, dropped + (extension ? 1 : 0));
 		sv_broadcast_printf(f->sv, PRINT_HIGH, "quiet\n");
-		run_for(f, 0.3, true);
+		fx_run_for(f, 0.3, true);
 		assert_true(a->q.stats.prints > prints);
 	}
 
 	qwc_disconnect(&b->q);
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	assert_false(a->q.players[b->q.playernum].present);
 	assert_false(c->q.players[b->q.playernum].present);
 	for (int k = 0; k < QWC_BAD_KINDS; k++) {
@@ -725,20 +326,20 @@ static void check_late_join(struct fixture *f, bool extension)
 /* The game's secret and light-switch services reach the players. */
 static void test_secret_and_lightstyle(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *a;
+	struct fx *f = *state;
+	struct fx_client *a;
 	uint64_t styles;
 
-	need_server(f, 8);
-	a = new_client(f, "seeker", false);
-	client_connect(a);
-	assert_true(run_until_active(f, 5.0));
-	run_for(f, 0.1, true);
+	fx_start(f, 8);
+	a = fx_client(f, "seeker", false, NULL);
+	fx_connect(a);
+	assert_true(fx_run_until_active(f, 5.0));
+	fx_run_for(f, 0.1, true);
 	styles = a->q.stats.lightstyles;
 	assert_int_equal(a->q.stats.secrets, 0);
 	f->sv->game_svc.found_secret(f->sv->game_svc.ctx);
 	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 40, "az");
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	assert_int_equal(a->q.stats.secrets, 1);
 	assert_int_equal(a->q.stats.lightstyles, styles + 1);
 	assert_int_equal(a->q.stats.last_lightstyle, 40);
@@ -746,7 +347,7 @@ static void test_secret_and_lightstyle(void **state)
 	assert_string_equal(f->sv->lightstyles[40], "az");
 	/* out of range: ignored */
 	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 64, "z");
-	run_for(f, 0.2, true);
+	fx_run_for(f, 0.2, true);
 	assert_int_equal(a->q.stats.lightstyles, styles + 1);
 }
 
@@ -762,22 +363,22 @@ static void test_late_join_extension(void **state)
 
 static void test_32_clients(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	bool slot_used[MAX_CLIENTS] = {false};
 	char name[32];
 
-	need_server(f, 32);
+	fx_start(f, 32);
 	for (int i = 0; i < 32; i++) {
 		snprintf(name, sizeof(name), "p%02d", i);
-		client_connect(new_client(f, name, false));
+		fx_connect(fx_client(f, name, false, NULL));
 	}
-	if (!run_until_active(f, 10.0))
+	if (!fx_run_until_active(f, 10.0))
 		for (int i = 0; i < f->ntc; i++)
 			if (f->tc[i]->q.state != QWC_ACTIVE)
-				dump_client(f->tc[i]);
-	assert_true(all_in_state(f, QWC_ACTIVE));
+				fx_dump_client(f->tc[i]);
+	assert_true(fx_all_in_state(f, QWC_ACTIVE));
 	/* let everyone hear of everyone, and see who is visible */
-	run_for(f, 0.5, true);
+	fx_run_for(f, 0.5, true);
 	for (int i = 0; i < 32; i++) {
 		const struct qwc *q = &f->tc[i]->q;
 		int others_seen = 0, infos = 0;
@@ -799,7 +400,7 @@ static void test_32_clients(void **state)
 		assert_true(q->self_seen);
 		for (int k = 0; k < QWC_BAD_KINDS; k++)
 			if (q->stats.bad[k])
-				dump_client(f->tc[i]);
+				fx_dump_client(f->tc[i]);
 		assert_int_equal(q->stats.bad[QWC_BAD_SVC], 0);
 		assert_int_equal(q->stats.bad[QWC_BAD_TRUNCATED], 0);
 	}
@@ -809,14 +410,14 @@ static void test_32_clients(void **state)
 
 static void test_map_change(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	char err[256];
 	int old;
 
-	need_server(f, 8);
-	client_connect(new_client(f, "a", false));
-	client_connect(new_client(f, "b", false));
-	assert_true(run_until_active(f, 5.0));
+	fx_start(f, 8);
+	fx_connect(fx_client(f, "a", false, NULL));
+	fx_connect(fx_client(f, "b", false, NULL));
+	assert_true(fx_run_until_active(f, 5.0));
 	old = f->tc[0]->q.servercount;
 	assert_int_equal(server_map(f->sv, f->maps[1], err, sizeof(err)), 0);
 	/* the clients fall back to the signon and come through it again */
@@ -824,8 +425,8 @@ static void test_map_change(void **state)
 		double end = server_clock() + 5.0;
 
 		while (server_clock() < end) {
-			step_all(f, true);
-			if (all_in_state(f, QWC_ACTIVE) &&
+			fx_step_all(f, true);
+			if (fx_all_in_state(f, QWC_ACTIVE) &&
 			    f->tc[0]->q.servercount != old &&
 			    f->tc[1]->q.servercount != old)
 				break;
@@ -833,62 +434,51 @@ static void test_map_change(void **state)
 	}
 	for (int i = 0; i < 2; i++) {
 		if (f->tc[i]->q.state != QWC_ACTIVE)
-			dump_client(f->tc[i]);
+			fx_dump_client(f->tc[i]);
 		assert_int_equal(f->tc[i]->q.state, QWC_ACTIVE);
 		assert_int_equal(f->tc[i]->q.servercount, f->sv->spawncount);
-		assert_string_equal(f->tc[i]->q.mapmodel, map_model(f, 1));
+		assert_string_equal(f->tc[i]->q.mapmodel, fx_map_model(f, 1));
 		assert_int_equal(f->tc[i]->q.stats.signons, 2);
 		assert_int_equal(f->sv->clients[f->tc[i]->q.playernum].state, CS_SPAWNED);
 	}
 }
 
-/* a netchan packet with this payload, sequenced as the client's next */
-static void send_payload(struct tclient *t, const void *data, size_t len)
-{
-	uint8_t pkt[NETCHAN_MAX_PACKET];
-	size_t n = netchan_transmit(&t->q.chan, data, len, server_clock(), pkt,
-				    sizeof(pkt));
-
-	assert_true(n > 0);
-	assert_true(net_udp_send(t->fd, &t->q.opt.server, pkt, n, &t->net));
-}
-
 static void test_malformed_packets(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *t;
+	struct fx *f = *state;
+	struct fx_client *t;
 	static const uint8_t garbage[] = {0xee, 0x12, 0x34};
 	static const uint8_t cut_move[] = {clc_move, 0x00, 0x00, 0xff};
 	static const uint8_t no_nul[] = {clc_stringcmd, 's', 'a', 'y'};
 	static const uint8_t short_hdr[] = {1, 2, 3, 4, 5};
 	uint64_t before[BAD_KINDS], replies;
 
-	need_server(f, 8);
-	t = new_client(f, "fuzz", false);
-	client_connect(t);
-	assert_true(run_until_active(f, 5.0));
+	fx_start(f, 8);
+	t = fx_client(f, "fuzz", false, NULL);
+	fx_connect(t);
+	assert_true(fx_run_until_active(f, 5.0));
 	memcpy(before, f->sv->stats.bad, sizeof(before));
 
-	send_payload(t, garbage, sizeof(garbage));
-	run_for(f, 0.05, false);
+	fx_send_raw(t, -1, garbage, sizeof(garbage));
+	fx_run_for(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_MESSAGE_BYTE], before[BAD_MESSAGE_BYTE] + 1);
 
-	send_payload(t, cut_move, sizeof(cut_move));
-	run_for(f, 0.05, false);
+	fx_send_raw(t, -1, cut_move, sizeof(cut_move));
+	fx_run_for(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_TRUNCATED], before[BAD_TRUNCATED] + 1);
 
-	send_payload(t, no_nul, sizeof(no_nul));
-	run_for(f, 0.05, false);
+	fx_send_raw(t, -1, no_nul, sizeof(no_nul));
+	fx_run_for(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_STRING], before[BAD_STRING] + 1);
 
 	assert_true(net_udp_send(t->fd, &t->q.opt.server, short_hdr,
 				 sizeof(short_hdr), &t->net));
-	run_for(f, 0.05, false);
+	fx_run_for(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_SHORT_HEADER], before[BAD_SHORT_HEADER] + 1);
 
 	/* the client goes on as before */
 	replies = t->q.stats.replies;
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_true(t->q.stats.replies > replies + 5);
 	assert_int_equal(f->sv->clients[t->q.playernum].state, CS_SPAWNED);
@@ -898,39 +488,39 @@ static void test_malformed_packets(void **state)
 
 static void test_qwdx_slot(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *narrow, *t, *t2;
+	struct fx *f = *state;
+	struct fx_client *narrow, *t, *t2;
 	char rep[512];
 	bool wide_seen = false;
 	uint32_t updates;
 
-	need_server(f, 40);
+	fx_start(f, 40);
 	/* a stock client in slot 0, bare connects in the other 31 stock slots */
-	narrow = new_client(f, "narrow", false);
-	client_connect(narrow);
-	assert_true(run_until_active(f, 5.0));
+	narrow = fx_client(f, "narrow", false, NULL);
+	fx_connect(narrow);
+	assert_true(fx_run_until_active(f, 5.0));
 	for (int i = 1; i < MAX_CLIENTS; i++) {
-		raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+		fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 		assert_int_equal(rep[0], S2C_CONNECTION);
 	}
 	/* a stock client is refused now; extended ones are not */
-	raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "protocol 28 clients"));
 
-	t = new_client(f, "wide", true);
-	client_connect(t);
-	t2 = new_client(f, "wide2", true);
-	client_connect(t2);
-	if (!run_until_active(f, 5.0))
-		dump_client(t);
+	t = fx_client(f, "wide", true, NULL);
+	fx_connect(t);
+	t2 = fx_client(f, "wide2", true, NULL);
+	fx_connect(t2);
+	if (!fx_run_until_active(f, 5.0))
+		fx_dump_client(t);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(t2->q.state, QWC_ACTIVE);
 	assert_true(t->q.extended);
 	assert_true(t->q.playernum >= MAX_CLIENTS);
 	assert_true(t2->q.playernum >= MAX_CLIENTS);
 	assert_true(f->sv->clients[t->q.playernum].extended);
-	run_for(f, 0.2, true);
+	fx_run_for(f, 0.2, true);
 	/* its own entry came as svcx_playerinfo: only those carry slot >= 32 */
 	for (int i = 0; i < t->q.num_seen; i++)
 		if (t->q.seen[i].slot == t->q.playernum)
@@ -946,7 +536,7 @@ static void test_qwdx_slot(void **state)
 	 * once, and the stock client never hears of slots >= 32 */
 	updates = t2->q.players[t->q.playernum].info_updates;
 	assert_true(qwc_stringcmd(&t->q, "setinfo team red"));
-	run_for(f, 0.3, true);
+	fx_run_for(f, 0.3, true);
 	/* exactly once to each extended client */
 	assert_int_equal(t2->q.players[t->q.playernum].info_updates, updates + 1);
 	assert_true(t2->q.players[t->q.playernum].info_updates > updates);
@@ -966,50 +556,52 @@ static void test_qwdx_slot(void **state)
 
 static void test_timeout(void **state)
 {
-	struct fixture *f = *state;
-	struct tclient *t;
+	struct fx *f = *state;
+	struct fx_client *t;
 	int slot;
 	double end;
 
-	need_server(f, 8);
+	fx_start(f, 8);
 	assert_int_equal(cvar_set(f->sv, "timeout", "0.5"), 0);
-	t = new_client(f, "silent", false);
-	client_connect(t);
-	assert_true(run_until_active(f, 5.0));
+	t = fx_client(f, "silent", false, NULL);
+	fx_connect(t);
+	assert_true(fx_run_until_active(f, 5.0));
 	slot = t->q.playernum;
 	assert_int_equal(f->sv->clients[slot].state, CS_SPAWNED);
 	end = server_clock() + 3.0;
 	while (server_clock() < end && f->sv->clients[slot].state >= CS_CONNECTED)
-		step_all(f, false);
+		fx_step_all(f, false);
 	assert_true(f->sv->clients[slot].state < CS_CONNECTED);
 	assert_true(f->sv->stats.drops >= 1);
 	/* the drop was told to the client (svc_disconnect) */
-	step_all(f, false);
+	fx_step_all(f, false);
 	assert_int_equal(t->q.state, QWC_DROPPED);
 }
 
 static void test_rcon(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	char text[2048];
 	int fd;
 
-	need_server(f, 8);
+	fx_start(f, 8);
 	/* no password set: refused */
-	fd = open_socket(f);
-	oob_text(f, fd, "rcon secret status\n", text, sizeof(text));
+	fd = fx_open_socket(f, NULL);
+	fx_oob_text(f, fd, "rcon secret status\n", text, sizeof(text));
 	assert_int_equal(text[0], A2C_PRINT);
 	assert_non_null(strstr(text, "bad rcon password"));
 	net_udp_close(fd);
 
 	assert_int_equal(cvar_set(f->sv, "rcon_password", "secret"), 0);
-	fd = open_socket(f);
-	oob_text(f, fd, "rcon wrong status\n", text, sizeof(text));
+	/* the plain form, which sv_crypt_rcon 0 allows (hashed: test_rcon.c) */
+	assert_int_equal(cvar_set(f->sv, "sv_crypt_rcon", "0"), 0);
+	fd = fx_open_socket(f, NULL);
+	fx_oob_text(f, fd, "rcon wrong status\n", text, sizeof(text));
 	assert_non_null(strstr(text, "bad rcon password"));
 	net_udp_close(fd);
 
-	fd = open_socket(f);
-	oob_text(f, fd, "rcon secret serverinfo\n", text, sizeof(text));
+	fd = fx_open_socket(f, NULL);
+	fx_oob_text(f, fd, "rcon secret serverinfo\n", text, sizeof(text));
 	assert_int_equal(text[0], A2C_PRINT);
 	assert_null(strstr(text, "bad rcon password"));
 	assert_non_null(strstr(text, f->maps[0]));
@@ -1018,7 +610,7 @@ static void test_rcon(void **state)
 
 static void test_quakestat(void **state)
 {
-	struct fixture *f = *state;
+	struct fx *f = *state;
 	char addr[64], out[8192];
 	int pipefd[2];
 	size_t len = 0;
@@ -1029,9 +621,9 @@ static void test_quakestat(void **state)
 
 	if (access("/usr/bin/quakestat", X_OK) != 0)
 		qwd_skip("no /usr/bin/quakestat (Debian package qstat)");
-	need_server(f, 8);
-	client_connect(new_client(f, "statme", false));
-	assert_true(run_until_active(f, 5.0));
+	fx_start(f, 8);
+	fx_connect(fx_client(f, "statme", false, NULL));
+	assert_true(fx_run_until_active(f, 5.0));
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", f->sv->port);
 	assert_int_equal(pipe(pipefd), 0);
@@ -1055,7 +647,7 @@ static void test_quakestat(void **state)
 	while (server_clock() < end) {
 		ssize_t n;
 
-		step_all(f, true);
+		fx_step_all(f, true);
 		while (len < sizeof(out) - 1 &&
 		       (n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
 			len += (size_t)n;
@@ -1085,26 +677,26 @@ static void test_quakestat(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test_setup_teardown(test_oob_queries, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_connect_refusals, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_32_clients, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_map_change, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_timeout, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_rcon, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_quakestat, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_oob_queries, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_connect_refusals, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_32_clients, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_map_change, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_timeout, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_rcon, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_quakestat, NULL, fx_test_teardown),
 };
 
-QWD_TEST_GROUP(server_protocol, tests, setup, teardown)
+QWD_TEST_GROUP(server_protocol, tests, fx_setup, fx_teardown)
 
 /* The same walk, game and map change on maps another compiler made. */
-static void need_realmaps(const struct fixture *f, const char *test)
+static void need_realmaps(const struct fx *f, const char *test)
 {
 	if (!f->have_maps) {
 		qwd_skip_reason(test, "no community maps lqdm1.bsp, lqdm2.bsp in "
@@ -1132,9 +724,9 @@ static void test_realmaps_map_change(void **state)
 }
 
 static const struct CMUnitTest realmap_tests[] = {
-	cmocka_unit_test_setup_teardown(test_realmaps_spawn_move, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_realmaps_items_rocket_frags, NULL, test_teardown),
-	cmocka_unit_test_setup_teardown(test_realmaps_map_change, NULL, test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_spawn_move, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_items_rocket_frags, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_map_change, NULL, fx_test_teardown),
 };
 
-QWD_TEST_GROUP(server_protocol_realmaps, realmap_tests, setup_realmaps, teardown)
+QWD_TEST_GROUP(server_protocol_realmaps, realmap_tests, fx_setup_realmaps, fx_teardown)

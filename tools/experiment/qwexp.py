@@ -1,49 +1,710 @@
 #!/usr/bin/env python3
-"""qwexp.py -- long-running experiments on qwd: the soak and the storm.
+"""qwexp.py -- the experiments on qwd, each in one command: the scaling
+study (scale, compare, floor, all), the cost of qwd's instruments
+(overhead), and two robustness benchmarks (soak, storm).
 
 Design note
-  Two benchmarks of the server's robustness, each a command that starts
-  qwd and qwbots on the loopback, measures, stops everything, and writes
-  a run folder (CSV, Markdown report, the logs):
+  The method is ../shared/BENCHMARKS.md: automated players (qwbots, the
+  random walker) load the server; it is judged by what the clients see
+  (response rate, response time) and by its own figures (qwd -stats);
+  server and load generator run pinned to different CPUs (taskset:
+  server CPU 0, bots CPU 1), and the runner itself stays on the bots'
+  CPU, so nothing of it runs where the server is measured; every figure
+  carries players, message rate and size, bandwidth, CPU, RAM, hardware
+  and duration.  Saturation point: the fewest players at which the
+  response rate falls below 95% of the request rate or the p99 response
+  time exceeds one time slot (1/rate: 33 ms at 30 requests/s).
 
-    soak   holds a steady load (by default 80% of a measured capacity)
-           for --minutes (30) and reports, per minute: the players in
-           the game, replies/s, response rate, p50/p99/max response time
-           (qwbots' own percentiles over that minute, --series-interval
-           60), the server's RSS and CPU share (/proc, sampled every
-           second).  The question: does anything drift (memory, latency,
-           throughput) when nothing changes?
-    storm  keeps --observers stock protocol-28 players (16) in the game
-           and measures them every second while waves of --bots QWDX bots
-           (256) join and vanish at once, alternately killed (SIGKILL: the
-           server times them all out together) and stopped (they leave
-           together); reports, per wave, the observers' worst second
-           (response rate, p99) and whether any observer was dropped.
-           The question: can other people's mass joins, timeouts and
-           leaves take the server away from its players?
+  Modes of the study (each writes CSVs into the run folder, then remakes
+  the figures and report.md from every CSV found there):
+    scale    for each player count: start qwd, qwbots joins the bots,
+             warms up, measures; stop both; one row of scale.csv
+    compare  MVDSV+KTX and qwd, same real map, same workload (stock
+             protocol 28, 32 players), alternating, --repeat times;
+             server CPU-seconds per 1000 replies and response times
+    floor    the network floor: tools/udpecho (a bare recvmmsg/sendmmsg
+             echo) with the request and reply sizes and rates of the
+             scale points; qwd's CPU per request over the echo's
+    all      scale, compare, floor, in that order, into one folder
+    overhead the cost of qwd's own instruments: the same load on qwd
+             with (a) the phase timers off (-notimers), (b) the timers
+             on (the default), (c) timers and counters (-counters), the
+             three alternating within each repeat, the order rotating;
+             then each once under callgrind (instructions: noise cannot
+             hide a difference there)
+    report   remake the figures and report.md of an existing folder
+  Robustness benchmarks (their own folder, CSV and report):
+    soak     a steady load (by default 80% of a measured capacity) for
+             --minutes; per interval: players in the game, replies/s,
+             response rate, p50/p99/max (qwbots' own, --series-interval),
+             the server's RSS and CPU share.  Does anything drift?
+    storm    --observers stock players measured every second while waves
+             of --bots QWDX bots join and vanish at once, alternately
+             killed (the server times them all out together) and stopped
+             (they leave together).  Are the observers kept?
 
-  Capacity: --players N, or --capacity-csv scale.csv (from qwexp scale:
-  the most players with response rate >= 0.99 and p99 under 33 ms) times
-  --fraction.  The server is pinned to --server-cpu (0), the bots to
-  --bots-cpu (1), as ../shared/BENCHMARKS.md asks; sv_maxrate 0 and a
-  client rate of 100000, so the rate cap never decides the figures.
-  Everything is bounded: qwbots has a deadline, and every process started
-  is stopped on exit.
+  Measurements per point (qwexplib.measure): the client side from
+  qwbots --json; the server's CPU over the window from a sampler thread
+  that reads /proc every 0.5 s at a fixed cost (qwexplib.proc) and once
+  more when qwbots exits, the window being the last window_s seconds
+  before that exit, its ends interpolated; peak RSS (VmHWM); the
+  machine's load from /proc/stat; qwd's own figures from its stats
+  intervals inside the window (qwexplib.qwdstats).
+  Bounded: every load generator has a deadline; servers get SIGTERM,
+  then SIGKILL after 5 s; everything started is stopped on exit or
+  interruption, by pid.  Only 127.0.0.1 is ever a target.
+  Python standard library; gnuplot (gnuplot-nox) draws the PNGs with the
+  scripts beside this file and is installed with apt-get when missing
+  and the runner is root.
 """
 
 import argparse
 import datetime
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools", "lib", "python"))
 
-from qwexplib import proc, report, runs, series  # noqa: E402
+from qwexplib import (measure, plots, proc, qwdstats, report, runs,  # noqa: E402
+                      series, studyreport, valgrind)
 
+DEFAULT_PLAYERS = "1,2,4,8,16,32,64,128,256,512,1024"
+OVERHEAD_OPTIONS = {"off": ["-notimers"], "timers": [], "counters": ["-counters"]}
+
+
+def say(text):
+    print("qwexp: " + text, flush=True)
+
+
+def exit_status(rc):
+    """A process's exit status as a shell would give it (128 + signal)."""
+    return 128 - rc if rc is not None and rc < 0 else rc
+
+
+def append_line(path, fields):
+    with open(path, "a") as f:
+        f.write(",".join(fields) + "\n")
+
+
+# ---- the scaling study --------------------------------------------------------
+
+class Study:
+    """One run folder of the scaling study: its options, its processes,
+    its env.txt."""
+
+    def __init__(self, args):
+        self.a = args
+        os.chdir(ROOT)
+        self.out = os.path.abspath(args.out or os.path.join(
+            "build", "experiments", datetime.datetime.now().strftime("%Y-%m-%d-%H%M%S")))
+        os.makedirs(self.out, exist_ok=True)
+        self.ctl = runs.Ctl(ROOT, args.build)
+        self.map_path = self.map_name = None
+        self.env_path = os.path.join(self.out, "env.txt")
+
+    def params(self):
+        a = self.a
+        return {"rate": a.rate, "duration": a.duration, "warmup": a.warmup,
+                "join_rate": a.join_rate, "behaviour": a.behaviour, "repeat": a.repeat,
+                "seed": a.seed, "maxrate": a.maxrate, "server_cpu": a.server_cpu,
+                "client_cpu": a.client_cpu}
+
+    def write_env(self):
+        """The machine and the parameters, once per folder."""
+        if os.path.isfile(self.env_path):
+            return
+        a = self.a
+        env = report.machine(ROOT)
+        env["pinning"] = "server CPU %s, load generator CPU %s (taskset)" % (
+            a.server_cpu, a.client_cpu)
+        for k in ("rate", "duration", "warmup", "join_rate", "behaviour", "repeat", "seed",
+                  "maxrate", "server_cpu", "client_cpu"):
+            env[k] = getattr(a, k)
+        report.write_env(self.env_path, env)
+
+    def use_map(self, name):
+        found = runs.resolve_map(name, ROOT, self.ctl.build)
+        if not found:
+            raise runs.RunError("map '%s' not found (%s/maps, %s, or a .bsp path)"
+                                % (name, self.a.build, runs.realmaps_dir(ROOT)))
+        self.map_path, self.map_name = found
+
+    def start_qwd(self, d, port, maxclients, stats_interval, options=(), wrapper=(),
+                  timeout=10):
+        a = self.a
+        return self.ctl.start_qwd(
+            d, port, self.map_name, maxclients, cpu=a.server_cpu,
+            sets=[("sv_maxrate", a.maxrate)], stats_interval=stats_interval,
+            timeout=timeout, options=options, wrapper=wrapper,
+            basedir=runs.qwd_basedir(self.out, self.map_path, self.map_name))
+
+    def run_bots(self, d, srv, port, n, qwdx):
+        """qwbots against the server, sampled; the server is stopped after.
+        Returns (status, client figures, window figures, (the window's
+        ends and the server's stop in Unix time) or None)."""
+        a = self.a
+        deadline = (time.monotonic() + n / float(a.join_rate) + 30 + float(a.warmup)
+                    + float(a.duration) + 60)
+        bots = self.ctl.start_bots(
+            d, "qwbots", port, n, a.duration, self.map_path, cpu=a.client_cpu, qwdx=qwdx,
+            rate=a.rate,
+            extra=["--warmup", a.warmup, "--join-rate", a.join_rate, "--seed", a.seed,
+                   "--behaviour", a.behaviour, "--server-pid", str(srv.pid)],
+            files={"--json": os.path.join(d, "qwbots.json"),
+                   "--csv": os.path.join(d, "qwbots.csv"),
+                   "--series": os.path.join(d, "series.csv")})
+        sampler = proc.Sampler([srv.pid, bots.pid], 0.5, machine=True).start()
+        status = exit_status(self.ctl.wait(bots, deadline, say))
+        samples = sampler.stop(final=True)
+        stop = time.time()
+        self.ctl.stop(srv)
+        write_samples(os.path.join(d, "cpu-samples.txt"), samples, sampler.unix_offset)
+        c = measure.client_figures(series.read_json(os.path.join(d, "qwbots.json")))
+        w = measure.window_figures(samples, c["window_s"])
+        unix = None
+        if w["ws"] is not None:
+            unix = (w["ws"] + sampler.unix_offset, w["we"] + sampler.unix_offset, stop)
+        return status, c, w, unix
+
+    def server_window(self, d, unix):
+        """qwd's figures over the window, also kept as server-window.txt."""
+        recs = qwdstats.read(os.path.join(d, "qwd-stats.jsonl"))
+        k = qwdstats.window(recs, *unix) if unix else {"intervals": 0}
+        with open(os.path.join(d, "server-window.txt"), "w") as f:
+            for key, v in k.items():
+                f.write("%s=%s\n" % (key, report.num(v)))
+        return k, recs
+
+    def point_dir(self, *parts):
+        d = os.path.join(self.out, *parts)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+
+def write_samples(path, samples, offset):
+    """The sampler's readings, one line each, for the record."""
+    with open(path, "w") as f:
+        f.write("# unix_s srv_cpu_s srv_user_s srv_sys_s srv_rss_kb srv_hwm_kb "
+                "cli_cpu_s cli_hwm_kb busy idle steal (jiffies)\n")
+        for s in samples:
+            srv = s.procs[0]
+            cli = s.procs[1] if len(s.procs) > 1 else None
+            m = s.machine
+            f.write(" ".join([
+                "%.6f" % (s.t + offset),
+                *(("%.9f" % srv.cpu_s, "%.2f" % srv.user_s, "%.2f" % srv.sys_s,
+                   str(srv.rss_kb), str(srv.hwm_kb)) if srv else ("-",) * 5),
+                *(("%.9f" % cli.cpu_s, str(cli.hwm_kb)) if cli else ("-",) * 2),
+                *((str(m.busy), str(m.idle), str(m.steal)) if m else ("-",) * 3)]) + "\n")
+
+
+def fmt_list(players):
+    return ",".join(str(n) for n in players)
+
+
+# ---- scale ----
+
+def scale_point(st, n):
+    a = st.a
+    d = st.point_dir("scale", "n%d" % n)
+    port = st.ctl.free_port()
+    say("scale: %d players on %s, port %d (join, %s s warm-up, %s s window)"
+        % (n, st.map_name, port, a.warmup, a.duration))
+    csv_path = os.path.join(st.out, "scale.csv")
+    try:
+        srv = st.start_qwd(d, port, max(32, n), 0.5 if float(a.duration) < 10 else 1)
+    except runs.RunError as e:
+        say(str(e))
+        append_line(csv_path, measure.failed_row(measure.SCALE_HEADER,
+                                                 [n, float(a.rate), st.map_name]))
+        return
+    status, c, w, unix = st.run_bots(d, srv, port, n, "on" if n > 32 else "off")
+    k, _ = st.server_window(d, unix)
+    row = measure.scale_row(n, float(a.rate), st.map_name, status, c, w, k)
+    append_line(csv_path, row)
+    r = dict(zip(measure.SCALE_HEADER.split(","), row))
+    say("scale: %d players: %s in the game, replies %s/s of %s offered, response rate %s, "
+        "p99 %s ms, server CPU %s s, RSS %s kB (qwbots exit %s)" % (
+            n, r["in_game"], r["replies_per_s"], r["offered_per_s"], r["response_rate"],
+            r["rt_p99_ms"], r["srv_cpu_s"] or "?", r["srv_rss_kb"] or "?", status))
+
+
+def run_scale(st):
+    a = st.a
+    st.use_map(a.map or "small")
+    st.ctl.ensure_built(["qwd", "qwbots"], os.path.join(st.out, "make.log"), say)
+    st.write_env()
+    csv_path = os.path.join(st.out, "scale.csv")
+    players = a.players or [int(x) for x in DEFAULT_PLAYERS.split(",")]
+    if a.append and os.path.isfile(csv_path):
+        with open(csv_path) as f:
+            if f.readline().rstrip("\n") != measure.SCALE_HEADER:
+                raise runs.RunError("--append: %s has other columns" % csv_path)
+        report.write_env(st.env_path, [("scale_cmd_append", "qwexp.py scale --append "
+                                        "--players " + fmt_list(players))])
+        for n in players:
+            scale_point(st, n)
+        with open(csv_path) as f:
+            lines = f.read().splitlines()
+        body = sorted(lines[1:], key=lambda line: float(line.split(",")[0] or 0))
+        with open(csv_path, "w") as f:
+            f.write("\n".join([lines[0]] + body) + "\n")
+        return
+    with open(csv_path, "w") as f:
+        f.write(measure.SCALE_HEADER + "\n")
+    report.write_env(st.env_path, [("scale_cmd", "qwexp.py scale --map %s --players %s --rate %s "
+                                    "--duration %s --warmup %s --join-rate %s --behaviour %s" % (
+                                        st.map_name, fmt_list(players), a.rate, a.duration,
+                                        a.warmup, a.join_rate, a.behaviour))])
+    for n in players:
+        scale_point(st, n)
+
+
+# ---- compare: MVDSV + KTX against qwd ----
+
+def compare_run(st, server, rep, n):
+    a = st.a
+    d = st.point_dir("compare", "%s-%d" % (server, rep))
+    port = st.ctl.free_port()
+    say("compare: %s, run %d of %d, %d players on %s, port %d"
+        % (server, rep, a.repeat, n, st.map_name, port))
+    csv_path = os.path.join(st.out, "compare.csv")
+    try:
+        if server == "qwd":
+            srv = st.start_qwd(d, port, max(32, n), 1)
+        else:
+            base = runs.mvdsv_basedir(st.out, ROOT, st.ctl.build, st.map_path, st.map_name, n)
+            srv = st.ctl.start_mvdsv(d, port, st.map_name, base, cpu=a.server_cpu)
+    except runs.RunError as e:
+        say(str(e))
+        append_line(csv_path, measure.failed_row(measure.COMPARE_HEADER,
+                                                 [server, rep, n, st.map_name]))
+        return
+    status, c, w, _ = st.run_bots(d, srv, port, n, "off")
+    row = measure.compare_row(server, rep, n, st.map_name, status, c, w)
+    append_line(csv_path, row)
+    r = dict(zip(measure.COMPARE_HEADER.split(","), row))
+    say("compare: %s run %d: replies %s/s, p99 %s ms, server CPU %s s, %s CPU-s per 1000 "
+        "replies (user %s us, system %s us per reply)" % (
+            server, rep, r["replies_per_s"], r["rt_p99_ms"], r["srv_cpu_s"] or "?",
+            r["srv_cpu_s_per_1000_replies"], r["srv_user_us_per_reply"],
+            r["srv_sys_us_per_reply"]))
+
+
+def run_compare(st, in_all):
+    a = st.a
+    name = "lqdm1" if in_all or not a.map else a.map
+    if not runs.ensure_packages(["mvdsv", "ktx"], runs.mvdsv_installed, say):
+        say("compare: MVDSV with KTX is not installed (Debian packages mvdsv, ktx): skipped")
+        return 0 if in_all else 1
+    if runs.resolve_map(name, ROOT, st.ctl.build) is None:
+        say("compare: no map %s (%s): skipped" % (name, runs.realmaps_dir(ROOT)))
+        return 0 if in_all else 1
+    st.use_map(name)
+    st.ctl.ensure_built(["qwd", "qwbots"], os.path.join(st.out, "make.log"), say)
+    st.write_env()
+    players = [32] if in_all or not a.players else a.players
+    if len(players) != 1:
+        raise runs.RunError("compare takes one player count")
+    n = players[0]
+    if n > 32:
+        raise runs.RunError("compare: MVDSV speaks protocol 28, at most 32 players")
+    with open(os.path.join(st.out, "compare.csv"), "w") as f:
+        f.write(measure.COMPARE_HEADER + "\n")
+    report.write_env(st.env_path, [("compare_cmd", "qwexp.py compare --map %s --players %d "
+                                    "--repeat %d --rate %s --duration %s --warmup %s" % (
+                                        st.map_name, n, a.repeat, a.rate, a.duration,
+                                        a.warmup))])
+    for rep in range(1, a.repeat + 1):
+        # alternate which goes first, so a drift of the machine hits both
+        order = ("qwd", "mvdsv") if rep % 2 else ("mvdsv", "qwd")
+        for server in order:
+            compare_run(st, server, rep, n)
+    return 0
+
+
+# ---- floor: the bare UDP echo ----
+
+def floor_point(st, n, scale_rows):
+    a = st.a
+    d = st.point_dir("floor", "n%d" % n)
+    row = series.scale_row(scale_rows, n) or {}
+
+    def size(given, column, default):
+        x = series.number(given) if given else series.number(row.get(column))
+        x = int((default if x is None else x) + 0.5)
+        return min(1472, max(16, x))     # what udpecho takes
+
+    size_in = size(a.size_in, "request_bytes", 32)
+    size_out = size(a.size_out, "reply_bytes", 200)
+    port = st.ctl.free_port()
+    say("floor: %d clients x %s/s, %d-byte requests, %d-byte replies, port %d"
+        % (n, a.rate, size_in, size_out, port))
+    try:
+        srv = st.ctl.start_server([st.ctl.binary("udpecho"), "--serve", "--port", str(port)],
+                                  os.path.join(d, "server.log"), "serving", 5,
+                                  cpu=a.server_cpu, what="udpecho")
+    except runs.RunError as e:
+        say(str(e))
+        return
+    load = st.ctl.start([st.ctl.binary("udpecho"), "--load", str(n), "--rate", a.rate,
+                         "--size-in", str(size_in), "--size-out", str(size_out),
+                         "--duration", a.duration, "--warmup", a.warmup,
+                         "--server", "127.0.0.1:%d" % port, "--server-pid", str(srv.pid),
+                         "--seed", a.seed, "--json", os.path.join(d, "udpecho.json")],
+                        os.path.join(d, "load.out"), cpu=a.client_cpu)
+    st.ctl.wait(load, time.monotonic() + float(a.warmup) + float(a.duration) + 60, say)
+    st.ctl.stop(srv)
+    doc = series.read_json(os.path.join(d, "udpecho.json"))
+    qwd_us = row.get("srv_us_per_request") or None
+    rr = series.number(row.get("response_rate"))
+    if rr is not None and rr < 0.95:
+        qwd_us = None    # a saturated qwd did not answer all it was sent: no multiple
+    line = measure.floor_row(n, float(a.rate), size_in, size_out, doc, qwd_us)
+    append_line(os.path.join(st.out, "floor.csv"), line)
+    r = dict(zip(measure.FLOOR_HEADER.split(","), line))
+    say("floor: %d clients: echo %s us CPU per request; qwd %s us"
+        % (n, r["echo_us_per_request"] or "?", r["qwd_us_per_request"] or "?"))
+
+
+def run_floor(st, in_all):
+    a = st.a
+    st.ctl.ensure_built(["udpecho"], os.path.join(st.out, "make.log"), say)
+    st.write_env()
+    source = os.path.join(a.from_dir or st.out, "scale.csv")
+    scale_rows = series.read_scale_csv(source) if os.path.isfile(source) else []
+    players = None if in_all else a.players
+    if not players:
+        players = series.floor_players(scale_rows) or [32, 256, 1024]
+    with open(os.path.join(st.out, "floor.csv"), "w") as f:
+        f.write(measure.FLOOR_HEADER + "\n")
+    report.write_env(st.env_path, [("floor_cmd", "qwexp.py floor --players %s --rate %s "
+                                    "--duration %s --warmup %s%s" % (
+                                        fmt_list(players), a.rate, a.duration, a.warmup,
+                                        " --from " + a.from_dir if a.from_dir else ""))])
+    for n in players:
+        floor_point(st, n, scale_rows)
+
+
+# ---- overhead: what qwd's instruments cost ----
+
+def overhead_run(st, config, rep, order, n):
+    a = st.a
+    d = st.point_dir("overhead", "%s-%d" % (config, rep))
+    port = st.ctl.free_port()
+    say("overhead: %s, run %d of %d (#%d in it), %d players on %s, port %d" % (
+        studyreport.OVERHEAD_LABELS[config], rep, a.repeat, order, n, st.map_name, port))
+    csv_path = os.path.join(st.out, "overhead.csv")
+    try:
+        srv = st.start_qwd(d, port, max(32, n), 1, options=OVERHEAD_OPTIONS[config])
+    except runs.RunError as e:
+        say(str(e))
+        append_line(csv_path, measure.failed_row(
+            measure.OVERHEAD_HEADER, [config, rep, order, n, float(a.rate), st.map_name]))
+        return
+    status, c, w, unix = st.run_bots(d, srv, port, n, "on" if n > 32 else "off")
+    k, recs = st.server_window(d, unix)
+    mode = qwdstats.counter_mode(recs)
+    row = measure.overhead_row(config, rep, order, n, float(a.rate), st.map_name, status,
+                               c, w, k, qwdstats.timers(recs), mode)
+    append_line(csv_path, row)
+    r = dict(zip(measure.OVERHEAD_HEADER.split(","), row))
+    say("overhead: %s run %d: replies %s/s, server CPU %s s, %s CPU-s per 1000 replies, "
+        "counters %s" % (config, rep, r["replies_per_s"], r["srv_cpu_s"] or "?",
+                         r["srv_cpu_s_per_1000_replies"], mode or "?"))
+
+
+CALLGRIND_HEADER = ("config,bots,rate,window_s,frames,replies,ir_total,ir_prof,ir_clock,"
+                    "ir_per_reply,prof_ir_per_reply,prof_share_pct,counter_mode")
+
+
+def callgrind_row(config, bots, rate, window, recs, annotate_text):
+    """The overhead-callgrind.csv row of one configuration, or None when
+    callgrind or qwd's stats gave no totals."""
+    total, entries = valgrind.parse_annotate(annotate_text)
+    prof, clock = valgrind.profiler_cost(entries)
+    frames, replies = qwdstats.total(recs, "frames"), qwdstats.total(recs, "replies")
+    if not total or replies <= 0:
+        return None
+    return [config, str(bots), str(rate), report.num(window), "%d" % frames, "%d" % replies,
+            "%d" % total, "%d" % prof, "%d" % clock, "%.1f" % (total / replies),
+            "%.1f" % ((prof + clock) / replies), "%.3f" % (100.0 * (prof + clock) / total),
+            qwdstats.counter_mode(recs)]
+
+
+def callgrind_run(st, config):
+    """qwd under callgrind (instructions inside server_frame only) with a
+    fixed small load, the same seed each time, stopped with SIGINT; the
+    self cost of src/prof/ and clock_gettime per reply qwd sent."""
+    a = st.a
+    d = st.point_dir("overhead", "callgrind-" + config)
+    port = st.ctl.free_port()
+    say("overhead: callgrind, %s: %d bots at %s requests/s, %s s window, port %d" % (
+        studyreport.OVERHEAD_LABELS[config], a.callgrind_bots, a.callgrind_rate,
+        a.callgrind_duration, port))
+    out_file = os.path.join(d, "callgrind.out")
+    try:
+        srv = st.start_qwd(d, port, max(32, a.callgrind_bots), 1,
+                           options=OVERHEAD_OPTIONS[config], timeout=120,
+                           wrapper=["valgrind", "--tool=callgrind",
+                                    "--toggle-collect=server_frame",
+                                    "--callgrind-out-file=" + out_file])
+    except runs.RunError as e:
+        say("callgrind: " + str(e))
+        return
+    n = a.callgrind_bots
+    bots = st.ctl.start_bots(
+        d, "qwbots", port, n, a.callgrind_duration, st.map_path, cpu=a.client_cpu,
+        qwdx="on" if n > 32 else "off", rate=a.callgrind_rate,
+        extra=["--warmup", "2", "--join-rate", "20", "--join-timeout", "120", "--seed", a.seed,
+               "--behaviour", a.behaviour, "--quiet"],
+        files={"--json": os.path.join(d, "qwbots.json")})
+    st.ctl.wait(bots, time.monotonic() + n / 20.0 + 120 + 2 + float(a.callgrind_duration) + 60,
+                say)
+    st.ctl.stop(srv, sig=signal.SIGINT, grace=120)
+    if not os.path.isfile(out_file) or os.path.getsize(out_file) == 0:
+        say("callgrind wrote nothing (see %s)" % os.path.join(d, "server.log"))
+        return
+    ann = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", out_file],
+                         capture_output=True, text=True).stdout
+    with open(os.path.join(d, "annotate.txt"), "w") as f:
+        f.write(ann)
+    window = series.value(series.read_json(os.path.join(d, "qwbots.json")), "totals.window_s")
+    row = callgrind_row(config, n, a.callgrind_rate, window,
+                        qwdstats.read(os.path.join(d, "qwd-stats.jsonl")), ann)
+    if row is None:
+        say("callgrind: no totals in %s" % os.path.join(d, "annotate.txt"))
+        return
+    append_line(os.path.join(st.out, "overhead-callgrind.csv"), row)
+
+
+def run_overhead(st):
+    a = st.a
+    st.use_map(a.map or "small")
+    st.ctl.ensure_built(["qwd", "qwbots"], os.path.join(st.out, "make.log"), say)
+    st.write_env()
+    players = a.players or [256]
+    if len(players) != 1:
+        raise runs.RunError("overhead takes one player count")
+    n = players[0]
+    with open(os.path.join(st.out, "overhead.csv"), "w") as f:
+        f.write(measure.OVERHEAD_HEADER + "\n")
+    cg = (" --callgrind-bots %d --callgrind-rate %s --callgrind-duration %s" % (
+        a.callgrind_bots, a.callgrind_rate, a.callgrind_duration)
+        if a.callgrind else " --no-callgrind")
+    report.write_env(st.env_path, [
+        ("overhead_cmd", "qwexp.py overhead --map %s --players %d --repeat %d --rate %s "
+         "--duration %s --warmup %s%s" % (st.map_name, n, a.repeat, a.rate, a.duration,
+                                          a.warmup, cg)),
+        ("overhead_players", n)])
+    configs = list(OVERHEAD_OPTIONS)
+    for rep in range(1, a.repeat + 1):
+        # rotate the order each repeat, so a drift of the machine (other
+        # jobs, thermal, the host) hits each configuration in each place
+        k = (rep - 1) % len(configs)
+        for order, config in enumerate(configs[k:] + configs[:k], 1):
+            overhead_run(st, config, rep, order, n)
+    studyreport.write_overhead_summary(st.out)
+    if not a.callgrind:
+        return
+    if not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
+        say("overhead: valgrind (callgrind) is not installed: no instruction counts "
+            "(Debian: apt-get install valgrind)")
+        return
+    with open(os.path.join(st.out, "overhead-callgrind.csv"), "w") as f:
+        f.write(CALLGRIND_HEADER + "\n")
+    version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout
+    report.write_env(st.env_path, [("valgrind", version.strip())])
+    for config in configs:
+        callgrind_run(st, config)
+
+
+# ---- figures and report ----
+
+def make_plots(st, params):
+    out = st.out
+    env = report.read_env(st.env_path)
+    hw = "%s, %s CPUs (%s), %s" % (env.get("cpu_model", ""), env.get("cpus", ""),
+                                   env.get("virt", ""), env.get("kernel", ""))
+    log = os.path.join(out, "gnuplot.log")
+    appended = False
+
+    def draw(script, variables, what):
+        nonlocal appended
+        if not plots.gnuplot(os.path.join(HERE, script), variables, log, append=appended):
+            say("gnuplot failed on the %s (see %s)" % (what, log))
+        appended = True
+
+    rate = float(params["rate"])
+    scale = studyreport.read_csv(os.path.join(out, "scale.csv"))
+    if scale:
+        sat = series.saturation(scale, rate)
+        sat = sat[0] if sat and sat[0] != "none" else 0
+        desc = ("qwd, map %s, qwbots walkers at %s req/s each, %s s window per point; server "
+                "CPU %s, bots CPU %s" % (scale[0].get("map", ""), report.num(rate),
+                                         studyreport.first_value(scale, "window_s", "%.0f"),
+                                         params["server_cpu"], params["client_cpu"]))
+        draw("scale.gp", [("csv", os.path.join(out, "scale.csv")), ("outdir", out),
+                          ("sat", str(sat)), ("rate", rate), ("desc", desc), ("hw", hw)],
+             "scale figures")
+    compare = studyreport.read_csv(os.path.join(out, "compare.csv"))
+    if compare:
+        desc = ("%s players, map %s, %s req/s each, stock protocol 28, medians of %s "
+                "alternating runs" % (compare[0].get("players", ""), compare[0].get("map", ""),
+                                      report.num(rate), params["repeat"]))
+        draw("compare.gp", [("csv", os.path.join(out, "compare-summary.csv")), ("outdir", out),
+                            ("desc", desc), ("hw", hw)], "comparison figure")
+    if studyreport.read_csv(os.path.join(out, "floor.csv")):
+        desc = ("CPU time per request: qwd vs a bare UDP echo, same sizes and rates (%s req/s "
+                "per client)" % report.num(rate))
+        draw("floor.gp", [("csv", os.path.join(out, "floor.csv")), ("outdir", out),
+                          ("desc", desc), ("hw", hw)], "floor figure")
+
+
+def finish(st, params):
+    """The summaries, figures and report.md from the folder's CSVs."""
+    if os.path.isfile(os.path.join(st.out, "compare.csv")):
+        studyreport.write_compare_summary(st.out)
+    if st.a.plots and plots.ensure_gnuplot(say):
+        make_plots(st, params)
+    path = os.path.join(st.out, "report.md")
+    with open(path, "w") as f:
+        f.write(studyreport.make(st.out, report.read_env(st.env_path), params))
+    say("report: " + path)
+    say("done: " + st.out)
+
+
+def params_from_env(st):
+    """report mode: the parameters the run was made with."""
+    p = st.params()
+    env = report.read_env(st.env_path)
+    for k in p:
+        if env.get(k):
+            p[k] = env[k]
+    return p
+
+
+def cmd_study(args):
+    # the runner (and its sampler) on the load generator's CPU; only with
+    # taskset there to pin every child, which would otherwise inherit it
+    if shutil.which("taskset"):
+        try:
+            os.sched_setaffinity(0, {args.client_cpu})
+        except (AttributeError, OSError, ValueError):
+            pass
+    st = Study(args)
+    if args.mode == "report":
+        if not os.path.isfile(st.env_path):
+            raise runs.RunError("%s has no env.txt: not a qwexp run folder" % st.out)
+        finish(st, params_from_env(st))
+        return 0
+    status = 0
+    if args.mode in ("scale", "all"):
+        run_scale(st)
+    if args.mode in ("compare", "all"):
+        status = run_compare(st, args.mode == "all")
+        if status:
+            return status
+    if args.mode in ("floor", "all"):
+        run_floor(st, args.mode == "all")
+    if args.mode == "overhead":
+        run_overhead(st)
+    finish(st, st.params())
+    return status
+
+
+# ---- options ----
+
+def positive(text):
+    try:
+        ok = float(text) > 0
+    except ValueError:
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError("must be a positive number, not '%s'" % text)
+    return text
+
+
+def not_negative(text):
+    try:
+        ok = float(text) >= 0
+    except ValueError:
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError("must be a number, not '%s'" % text)
+    return text
+
+
+def whole(low):
+    def parse(text):
+        if not text.isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError("must be a whole number >= %d, not '%s'"
+                                             % (low, text))
+        return int(text)
+    return parse
+
+
+def player_list(text):
+    out = []
+    for n in text.split(","):
+        if not n.isdigit() or not 1 <= int(n) <= 2048:
+            raise argparse.ArgumentTypeError("'%s' is not a player count in 1..2048" % n)
+        out.append(int(n))
+    return out
+
+
+STUDY_EPILOG = """\
+maps: a name from build/maps (small, large) or ../shared/realmaps (lqdm1...;
+$QWD_REALMAPS), or a path to a .bsp.  scale: default map small, players
+1,2,4,8,16,32,64,128,256,512,1024; compare: lqdm1, 32 players, 3 repeats;
+overhead: small, 256 players.  Relative paths are taken from the top of the
+tree."""
+
+
+def study_parser(sub, mode, help_text):
+    p = sub.add_parser(mode, help=help_text, epilog=STUDY_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    if mode == "report":
+        p.add_argument("out", metavar="DIR", help="the run folder")
+    else:
+        p.add_argument("--out", help="run folder (default build/experiments/<date>-<time>)")
+    p.add_argument("--build", default=os.environ.get("QWEXP_BUILD", "build"),
+                   help="qwd, qwbots, udpecho in BUILD (default build; QWEXP_BUILD)")
+    p.add_argument("--map", help="map name or .bsp path")
+    p.add_argument("--players", type=player_list, help="player counts, comma-separated")
+    p.add_argument("--rate", type=positive, default="30", help="requests/s per player (30)")
+    p.add_argument("--duration", type=positive, default="30", help="window, s (30)")
+    p.add_argument("--warmup", type=not_negative, default="5", help="after the join, s (5)")
+    p.add_argument("--join-rate", type=positive, default="200", help="bots joining per s (200)")
+    p.add_argument("--repeat", type=whole(1), default=3, help="compare, overhead: runs (3)")
+    p.add_argument("--seed", type=whole(0), default=1)
+    p.add_argument("--server-cpu", type=whole(0), default=0)
+    p.add_argument("--client-cpu", type=whole(0), default=1)
+    p.add_argument("--behaviour", default="walker", help="qwbots --behaviour (walker)")
+    p.add_argument("--maxrate", type=whole(0), default=0,
+                   help="qwd's sv_maxrate (0: no cap, so the bots' rate 100000 governs; "
+                        "qwd's own default, 30000, chokes replies)")
+    p.add_argument("--from", dest="from_dir", help="floor: the scale run whose sizes to use")
+    p.add_argument("--size-in", type=positive, help="floor: request bytes")
+    p.add_argument("--size-out", type=positive, help="floor: reply bytes")
+    p.add_argument("--append", action="store_true",
+                   help="scale: add rows to the folder's scale.csv")
+    p.add_argument("--callgrind-bots", type=whole(1), default=64)
+    p.add_argument("--callgrind-rate", type=positive, default="5")
+    p.add_argument("--callgrind-duration", type=positive, default="10")
+    p.add_argument("--no-callgrind", dest="callgrind", action="store_false")
+    p.add_argument("--no-plots", dest="plots", action="store_false")
+    p.set_defaults(func=cmd_study)
+
+
+# ---- soak and storm --------------------------------------------------------
 
 def out_dir(args, mode):
     d = args.out or os.path.join(ROOT, "build", "experiments",
@@ -53,25 +714,14 @@ def out_dir(args, mode):
 
 
 def map_path(args, ctl):
-    if args.map.endswith(".bsp"):
-        return os.path.abspath(args.map), os.path.basename(args.map)[:-4]
-    path = os.path.join(ctl.build, "maps", args.map + ".bsp")
-    if not os.path.exists(path):
-        raise runs.RunError("no bundled map %s (make builds build/maps/)" % path)
-    return path, args.map
+    found = runs.resolve_map(args.map, ROOT, ctl.build)
+    if not found:
+        raise runs.RunError("map '%s' not found (%s/maps, %s, or a .bsp path)"
+                            % (args.map, args.build, runs.realmaps_dir(ROOT)))
+    return found
 
 
-def say(text):
-    print("qwexp: " + text, flush=True)
-
-
-def wait_exit(p, deadline):
-    while p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return p.poll()
-
-
-# ---- soak -----------------------------------------------------------------
+# ---- soak ----
 
 def soak_players(args):
     if args.players:
@@ -94,7 +744,7 @@ def cmd_soak(args):
     bsp, name = map_path(args, ctl)
     n = soak_players(args)
     m = report.machine(ROOT)
-    port = runs.free_port()
+    port = ctl.free_port()
     interval = args.interval
     duration = int(args.minutes * 60)
     say("soak: %d players on %s for %d min, folder %s" % (n, name, args.minutes, out))
@@ -108,10 +758,7 @@ def cmd_soak(args):
                                  str(args.join_rate), "--series-interval", str(interval),
                                  "--client-rate", "100000", "--server-pid", str(srv.pid)])
     deadline = t_bots + n / args.join_rate + 30 + args.warmup + duration + 60
-    status = wait_exit(bots, deadline)
-    if status is None:
-        say("qwbots passed its deadline: stopped")
-        status = ctl.stop(bots)
+    status = exit_status(ctl.wait(bots, deadline, say))
     samples = sampler.stop()
     ctl.stop(srv)
     rows = []
@@ -162,14 +809,14 @@ def cmd_soak(args):
     return 0 if status == 0 and rows else 1
 
 
-# ---- storm ----------------------------------------------------------------
+# ---- storm ----
 
 def cmd_storm(args):
     out = out_dir(args, "storm")
     ctl = runs.Ctl(ROOT, args.build)
     bsp, name = map_path(args, ctl)
     m = report.machine(ROOT)
-    port = runs.free_port()
+    port = ctl.free_port()
     obs_n, storm_n = args.observers, args.bots
     total = args.waves * args.period + 10
     say("storm: %d observers, %d waves of %d bots every %d s on %s, folder %s"
@@ -199,9 +846,7 @@ def cmd_storm(args):
         time.sleep(max(0.0, t0 + args.period - time.monotonic()))
         waves.append({"wave": w + 1, "kind": kind, "a": t0 - t_obs,
                       "b": time.monotonic() - t_obs})
-    status = wait_exit(obs, time.monotonic() + 30)
-    if status is None:
-        status = ctl.stop(obs)
+    status = exit_status(ctl.wait(obs, time.monotonic() + 30, say))
     ctl.stop(srv)
     rows = series.read_series(os.path.join(out, "observers-series.csv"))
     log = os.path.join(out, "server.log")
@@ -244,11 +889,17 @@ def cmd_storm(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="qwexp.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
+    study_parser(sub, "scale", "for each player count, qwd under qwbots: scale.csv")
+    study_parser(sub, "compare", "qwd against MVDSV + KTX: compare.csv")
+    study_parser(sub, "floor", "the bare UDP echo at the scale points' sizes: floor.csv")
+    study_parser(sub, "all", "scale, compare and floor into one folder")
+    study_parser(sub, "overhead", "what qwd's timers and counters cost: overhead*.csv")
+    study_parser(sub, "report", "remake the figures and report.md of a folder")
 
     def common(p):
         p.add_argument("--out", help="run folder (build/experiments/<date>-<mode>)")
         p.add_argument("--build", default=os.environ.get("QWEXP_BUILD", "build"))
-        p.add_argument("--map", default="small", help="bundled map name or a .bsp path")
+        p.add_argument("--map", default="small", help="map name or a .bsp path")
         p.add_argument("--rate", type=int, default=30, help="requests/s per player")
         p.add_argument("--server-cpu", type=int, default=0)
         p.add_argument("--bots-cpu", type=int, default=1)
@@ -279,6 +930,9 @@ def main(argv=None):
     except runs.RunError as e:
         print("qwexp: %s" % e, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
 
 
 if __name__ == "__main__":

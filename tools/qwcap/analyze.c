@@ -21,8 +21,12 @@
  *   messages are walked by their protocol-28 layouts (id's
  *   QW/client/cl_parse.c, as src/client/parse.c reads them) and qwd's
  *   extension (docs/protocol-extension.md); the walk only skips, so it
- *   needs no state but one flag per client: whether its connect asked
- *   for QWDX, which makes the player number of svc_serverdata a short.
+ *   needs no state but two per client, from its connect: whether it
+ *   asked for QWDX, which makes the player number of svc_serverdata a
+ *   short, and whether it took FTE's chunked downloads
+ *   (docs/downloads.md), which puts FTE's tag and flags before the
+ *   protocol in svc_serverdata and makes svc_download a long chunk number
+ *   and 1024 bytes (or, for -1, a long size and a name).
  *   The client library's parser is not used because it keeps per-kind
  *   totals only and needs the whole signon to follow a connection.
  */
@@ -540,7 +544,7 @@ static bool skip_temp_entity(struct msg_buf *m)
 	return true;
 }
 
-static bool walk_svc(struct msg_buf *m, int svc, bool extended)
+static bool walk_svc(struct msg_buf *m, int svc, const struct qwcap_client *c)
 {
 	int n;
 
@@ -629,9 +633,12 @@ static bool walk_svc(struct msg_buf *m, int svc, bool extended)
 		skip_string(m);
 		break;
 	case svc_serverdata:
-		skip(m, 8);		/* protocol, spawn count */
+		/* FTE's tag and flags, then the protocol */
+		while (!m->badread && (uint32_t)msg_read_long(m) == PROTOCOL_VERSION_FTE)
+			skip(m, 4);
+		skip(m, 4);		/* spawn count */
 		skip_string(m);		/* game dir */
-		skip(m, extended ? 2 : 1);	/* player number */
+		skip(m, c->extended ? 2 : 1);	/* player number */
 		skip_string(m);		/* level name */
 		skip(m, 10 * 4);	/* movevars */
 		break;
@@ -644,6 +651,15 @@ static bool walk_svc(struct msg_buf *m, int svc, bool extended)
 		skip_string(m);
 		break;
 	case svc_download:
+		if (c->fte & FTE_PEXT_CHUNKEDDOWNLOADS) {
+			if (msg_read_long(m) >= 0) {
+				skip(m, FTE_CHUNK);
+			} else {
+				skip(m, 4);	/* size */
+				skip_string(m);	/* name */
+			}
+			break;
+		}
 		n = msg_read_short(m);
 		skip(m, 1);
 		if (n > 0)
@@ -747,21 +763,35 @@ static int reply_kind(const uint8_t *text, size_t len)
 	}
 }
 
-/* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]: the qport
- * and whether the extension was asked for */
+/* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]
+ * [\n "0x58455446 0x<flags>"]: the qport, whether the extension was
+ * asked for, FTE's extensions taken */
 static void read_connect(struct qwcap_client *c, const uint8_t *text,
 			 size_t len)
 {
 	static const char ext[] = "\n" QWDX_PROTOCOL_NAME " ";
-	char line[64];
+	char line[64], fte[32];
 	size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+	const uint8_t *tag;
 	unsigned qport;
+	int k;
 
 	memcpy(line, text, n);
 	line[n] = '\0';
 	if (sscanf(line, "connect %*d %u", &qport) == 1 && qport <= 0xffff)
 		c->qport = (int)qport;
 	c->extended = memmem(text, len, ext, sizeof(ext) - 1) != NULL;
+	k = snprintf(fte, sizeof(fte), "\n0x%x ", PROTOCOL_VERSION_FTE);
+	tag = memmem(text, len, fte, (size_t)k);
+	c->fte = 0;
+	if (tag) {
+		size_t at = (size_t)(tag - text) + (size_t)k;
+
+		n = len - at < sizeof(line) - 1 ? len - at : sizeof(line) - 1;
+		memcpy(line, tag + k, n);
+		line[n] = '\0';
+		c->fte = (uint32_t)strtoul(line, NULL, 0);
+	}
 }
 
 static void client_to_server(struct qwcap_client *c, struct sink *s,
@@ -848,7 +878,7 @@ static void server_to_client(struct qwcap_client *c, struct sink *s,
 		size_t start = m.readpos;
 		int svc = msg_read_byte(&m);
 
-		if (!walk_svc(&m, svc, c->extended)) {
+		if (!walk_svc(&m, svc, c)) {
 			count_bad(s);
 			return;
 		}

@@ -1,0 +1,121 @@
+"""test_valgrind.py -- the readers of callgrind_annotate, cachegrind and
+lackey output.
+
+Design note
+  The texts are cut from real outputs of valgrind 3.19 on qwd (a 2-bot
+  run on lqdm1), shortened; the expected figures are the sums of the
+  lines kept, worked out by hand.
+"""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "lib", "python"))
+
+from qwexplib import valgrind  # noqa: E402
+
+ANNOTATE = """\
+--------------------------------------------------------------------------------
+Profile data file 'cl.out' (creator: callgrind-3.19.0)
+--------------------------------------------------------------------------------
+Events recorded:  Ir
+Thresholds:       100
+--------------------------------------------------------------------------------
+Ir                 
+--------------------------------------------------------------------------------
+3,570,140 (100.0%)  PROGRAM TOTALS
+
+--------------------------------------------------------------------------------
+Ir                file:function
+--------------------------------------------------------------------------------
+377,825 (10.58%)  /w/src/world/trace.c:bsp_hull_point_contents [/w/build/qwd]
+256,033 ( 7.17%)  /w/src/world/trace.c:hull_check [/w/build/qwd]
+ 75,446 ( 2.11%)  /w/src/world/trace.c:hull_check'2 [/w/build/qwd]
+ 12,000 ( 0.34%)  /w/src/prof/prof.c:prof_switch [/w/build/qwd]
+  3,000 ( 0.08%)  /w/src/prof/timer.c:timer_now [/w/build/qwd]
+  2,500 ( 0.07%)  ./time/../sysdeps/unix/sysv/linux/clock_gettime.c:clock_gettime@@GLIBC_2.17 [/usr/lib/libc.so.6]
+  9,999 ( 0.28%)  < /w/src/server/frame.c:server_frame => /w/src/prof/prof.c:prof_switch (1x)
+"""
+
+CACHEGRIND = """\
+desc: I1 cache:         32768 B, 64 B, 8-way associative
+desc: D1 cache:         32768 B, 64 B, 8-way associative
+desc: LL cache:         33554432 B, 64 B, 16-way associative
+cmd: /w/build/qwd -noconsole -port 28195 +map lqdm1
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim
+fl=./csu/../csu/libc-start.c
+fn=__libc_start_main@@GLIBC_2.34
+128 2 1 1 2 1 0 0 0 0 0 0 0 0
+summary: 163963016 15548 3780 54941416 1607458 21178 3446541 59506 30032 30385829 874002 42735 1993
+"""
+
+LACKEY = """\
+==14885== Jccs:
+==14885==   total:         30,465,448
+==14885==   taken:         26,785,227 (88%)
+==14885== 
+==14885== Executed:
+==14885==   guest instrs:  163,943,469
+==14885== Ratios:
+==14885==   guest instrs : SB entered  = 93 : 10
+==14885== IR-level counts by type:
+==14885==    Type        Loads       Stores       AluOps
+==14885==    -------------------------------------------
+==14885==    I32    51,337,659   24,482,673   90,077,395
+==14885==    F64         2,171            0      286,604
+==14885==    V128       99,139      126,986      299,668
+==14885== Exit code:       0
+"""
+
+
+class AnnotateTest(unittest.TestCase):
+    def test_totals_and_entries(self):
+        total, entries = valgrind.parse_annotate(ANNOTATE)
+        self.assertEqual(total, 3570140)
+        self.assertEqual(len(entries), 6)           # the "=>" line is a call
+        self.assertEqual(entries[0][0], 377825)
+        fns = valgrind.by_function(entries)
+        self.assertEqual(fns["hull_check"], 256033)
+        self.assertEqual(fns["hull_check'2"], 75446)
+        self.assertEqual(fns["clock_gettime@@GLIBC_2.17"], 2500)
+
+    def test_profiler_cost(self):
+        _, entries = valgrind.parse_annotate(ANNOTATE)
+        self.assertEqual(valgrind.profiler_cost(entries), (12000 + 3000, 2500))
+
+    def test_no_listing(self):
+        self.assertEqual(valgrind.parse_annotate(""), (None, []))
+
+
+class CachegrindTest(unittest.TestCase):
+    def test_summary_and_caches(self):
+        cg = valgrind.parse_cachegrind(CACHEGRIND)
+        self.assertEqual(cg["events"]["Ir"], 163963016)
+        self.assertEqual(cg["events"]["Bim"], 1993)
+        self.assertEqual(valgrind.cache_short(cg["desc"]["LL"]), "32768 kB 16-way 64 B lines")
+        self.assertEqual(valgrind.cache_short(cg["desc"]["I1"]), "32 kB 8-way 64 B lines")
+
+    def test_incomplete(self):
+        self.assertIsNone(valgrind.parse_cachegrind(CACHEGRIND.rsplit("summary", 1)[0]))
+        self.assertIsNone(valgrind.parse_cachegrind(
+            CACHEGRIND.replace("summary: 163963016 ", "summary: ")))
+
+
+class LackeyTest(unittest.TestCase):
+    def test_counts(self):
+        c = valgrind.parse_lackey(LACKEY)
+        self.assertEqual(c["guest"], 163943469)
+        self.assertEqual(c["jcc"], 30465448)
+        self.assertEqual(c["loads"], 51337659 + 2171 + 99139)
+        self.assertEqual(c["alu"], 90077395 + 286604 + 299668)
+        self.assertEqual((c["fp_loads"], c["fp_alu"]), (2171, 286604))
+        self.assertEqual(c["vector_alu"], 299668)
+
+    def test_no_counts(self):
+        self.assertIsNone(valgrind.parse_lackey("==1== Exit code: 0\n"))
+
+
+if __name__ == "__main__":
+    unittest.main()
