@@ -96,8 +96,10 @@ wait_for() {
 	grep -qs "$2" "$1"
 }
 
-# session DIR BASE ARGS...: ezQuake (on the Xvfb display) with ARGS,
-# three captures 2 s apart from 6 s on, then SIGKILL
+# session DIR BASE ARGS...: ezQuake (on the Xvfb display) with ARGS;
+# from 6 s on, once the view band shows the world (polled each second for
+# up to 30 s more: a loaded machine starts the client slowly, which is no
+# failure), three captures 2 s apart, then SIGKILL
 session() {
 	dir=$1 base=$2
 	shift 2
@@ -106,6 +108,14 @@ session() {
 		>"$dir/client.log" 2>&1 &
 	echo $! >"$dir/ez.pid"
 	sleep 6
+	_i=0
+	while [ $_i -lt 30 ]; do
+		import -window root "$dir/probe.png" 2>/dev/null
+		_n=$(identify -format '%k' "$dir/probe.png[$region]" 2>/dev/null)
+		[ "${_n:-0}" -ge $min_colours ] && break
+		sleep 1
+		_i=$((_i + 1))
+	done
 	import -window root "$dir/a.png"
 	sleep 2
 	import -window root "$dir/b.png"
@@ -127,7 +137,7 @@ view() {
 	shift 3
 	mkdir -p "$dir"
 	rm -f "$base/qw/qconsole.log"
-	timeout 60 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" --session "$dir" "$base" "$@"
+	timeout 90 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" --session "$dir" "$base" "$@"
 	kill -9 "$(cat "$dir/ez.pid" 2>/dev/null)" 2>/dev/null
 	fails=""
 	picture=""
