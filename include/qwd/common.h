@@ -12,7 +12,10 @@
  *     past the end sets a flag and returns a neutral value, never touches
  *     memory outside the buffer; a write that does not fit sets overflowed,
  *   - info strings (\key\value\...) with hard size limits,
- *   - logging with a caller-supplied sink.
+ *   - logging with a caller-supplied sink,
+ *   - the clocks (one reading of a POSIX clock in ns or s: the server,
+ *     the profiler and the tools read time the same way),
+ *   - a JSON writer (the stats file, the tools' reports).
  *   Every function takes its state explicitly; there are no globals.
  */
 #ifndef QWD_COMMON_H
@@ -70,6 +73,42 @@ static inline void vec_ma(const vec3_t a, float s, const vec3_t b, vec3_t out)
 static inline bool vec_equal(const vec3_t a, const vec3_t b)
 {
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+/* ---- clocks ----------------------------------------------------------- */
+
+#include <time.h>
+
+/* One reading of a POSIX clock: CLOCK_MONOTONIC for intervals,
+ * CLOCK_REALTIME for Unix time, CLOCK_THREAD_CPUTIME_ID and friends for
+ * CPU time.  Inline because the profiler reads the clock twice per packet
+ * and a call more would show in its own cost. */
+static inline uint64_t qwd_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline double qwd_clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* what to add to a CLOCK_MONOTONIC reading in seconds to get Unix time
+ * (the two clocks read back to back) */
+static inline double qwd_mono_to_wall_s(void)
+{
+	struct timespec m, w;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &w);
+	return ((double)w.tv_sec - (double)m.tv_sec) +
+	       ((double)w.tv_nsec - (double)m.tv_nsec) * 1e-9;
 }
 
 /* ---- seeded random numbers (rng.c: splitmix64, state owned by the caller) */

@@ -39,24 +39,16 @@ const char *prof_phase_name(int phase)
 	return phase >= 0 && phase < PROF_PHASES ? phase_names[phase] : "?";
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t mono_default(void *ctx)
 {
 	(void)ctx;
-	return clock_ns(CLOCK_MONOTONIC);
+	return qwd_clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t wall_default(void *ctx)
 {
 	(void)ctx;
-	return clock_ns(CLOCK_REALTIME);
+	return qwd_clock_ns(CLOCK_REALTIME);
 }
 
 uint64_t prof_clock_ns(const struct prof *p)

@@ -44,6 +44,7 @@
 
 #include "qwd/game.h"
 #include "qwd/world.h"
+#include "qwtools.h"
 
 enum {
 	BENCH_MAX_BOTS = 2048,
@@ -89,22 +90,6 @@ struct options {
 static double rng_unit(struct rng *r)
 {
 	return qwd_rng_unit(&r->s);
-}
-
-static double thread_cpu(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* ---- the engine's side ---------------------------------------------- */
@@ -177,29 +162,6 @@ static void services(struct engine *e, struct game_services *s)
 	s->temp_entity = e_temp_entity;
 	s->print = e_print;
 	s->cvar = e_cvar;
-}
-
-/* ---- the description -------------------------------------------------- */
-
-static void proc_value(const char *file, const char *key, char *out, size_t len)
-{
-	char line[512];
-	FILE *f = fopen(file, "r");
-
-	snprintf(out, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, key, strlen(key)) != 0 || !colon)
-			continue;
-		colon += 1 + strspn(colon + 1, " \t");
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(out, len, "%s", colon);
-		break;
-	}
-	fclose(f);
 }
 
 /* ---- the bots ----------------------------------------------------------- */
@@ -381,7 +343,7 @@ static void run_frames(struct game *g, const struct options *o, struct bot *bots
 		       struct rng *r, struct run *out)
 {
 	double time = 1.0;
-	double w0 = wall();
+	double w0 = qwd_clock_s(CLOCK_MONOTONIC);
 	uint64_t runs0 = g->stats.entity_runs, cmds0 = g->stats.commands;
 
 	out->players_min = (int)o->bots;
@@ -393,16 +355,16 @@ static void run_frames(struct game *g, const struct options *o, struct bot *bots
 		time += BENCH_FRAME_MSEC * 0.001;
 		for (long i = 0; i < o->bots; i++)
 			arm(g, (int)i, bots[i].weapon);
-		t0 = thread_cpu();
+		t0 = qwd_clock_s(CLOCK_THREAD_CPUTIME_ID);
 		game_frame(g, time);
-		t1 = thread_cpu();
+		t1 = qwd_clock_s(CLOCK_THREAD_CPUTIME_ID);
 		for (long i = 0; i < o->bots; i++) {
 			struct usercmd c;
 
 			bot_cmd(&bots[i], r, time, (int)f, (int)i, &c);
 			game_client_cmd(g, (int)i, &c);
 		}
-		t2 = thread_cpu();
+		t2 = qwd_clock_s(CLOCK_THREAD_CPUTIME_ID);
 		out->world_us[f] = (t1 - t0) * 1e6;
 		out->cmd_us[f] = (t2 - t1) * 1e6;
 		out->world_cpu += t1 - t0;
@@ -437,7 +399,7 @@ static void run_frames(struct game *g, const struct options *o, struct bot *bots
 		if (g->top - g->first_free - used < out->free_min)
 			out->free_min = g->top - g->first_free - used;
 	}
-	out->wall = wall() - w0;
+	out->wall = qwd_clock_s(CLOCK_MONOTONIC) - w0;
 	out->entity_runs = g->stats.entity_runs - runs0;
 	out->commands = g->stats.commands - cmds0;
 }
@@ -560,8 +522,8 @@ int main(int argc, char **argv)
 	ns_per_entity = r.entity_runs ? r.world_cpu / (double)r.entity_runs * 1e9 : 0;
 	wf = summarise(r.world_us, o.frames);
 	cf = summarise(r.cmd_us, o.frames);
-	proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
-	proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
+	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	qwt_proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
 
 	printf("gamebench: the game's world update (game_frame) under load\n");

@@ -50,6 +50,7 @@
  *   batches and the heap are sized by --bots.
  */
 #include "qwbots.h"
+#include "qwtools.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -219,63 +220,6 @@ struct run {
 	uint64_t foreign, unroutable, send_errors, send_calls, recv_calls;
 };
 
-/* ---- clocks and CPU ---------------------------------------------------- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void own_cpu(double *user, double *sys)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
-	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-/* utime + stime of a process from /proc/PID/stat (fields 14 and 15, after
- * the parenthesised name, which may itself hold blanks); -1 on failure */
-static double process_cpu(int pid)
-{
-	char path[64], buf[1024];
-	FILE *f;
-	size_t n;
-	char *p;
-	unsigned long long ut, stime;
-
-	if (pid <= 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	/* after ")": state(3) ppid pgrp session tty tpgid flags minflt
-	 * cminflt majflt cmajflt utime(14) stime(15) */
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &ut, &stime) != 2)
-		return -1;
-	return (double)(ut + stime) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* ---- the send heap ----------------------------------------------------- */
 
 /* The key lives in the heap entry, not in the bot: the bots are large
@@ -404,7 +348,7 @@ static void tx_flush(struct run *r)
 	/* a request's time is when it leaves, not when it was built: move
 	 * the client library's stamps to now (a batch takes a while) */
 	{
-		double sent = now_s();
+		double sent = qwd_clock_s(CLOCK_MONOTONIC);
 
 		for (int i = 0; i < t->count; i++) {
 			struct qwc_out *o;
@@ -779,16 +723,6 @@ static struct bot *bot_for(struct run *r, int sock, uint32_t dst)
 	return k < r->n ? &r->bots[k] : NULL;
 }
 
-/* realtime minus monotonic, to put kernel timestamps on our clock */
-static double clock_offset(void)
-{
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	return (double)(rt.tv_sec - mono.tv_sec) + (double)(rt.tv_nsec - mono.tv_nsec) * 1e-9;
-}
-
 static void drain(struct run *r, int sock)
 {
 	struct rx_batch *x = r->rx;
@@ -818,8 +752,8 @@ static void drain(struct run *r, int sock)
 				continue;
 			return;
 		}
-		now = now_s();
-		offset = clock_offset();
+		now = qwd_clock_s(CLOCK_MONOTONIC);
+		offset = qwd_mono_to_wall_s();	/* kernel stamps onto our clock */
 		for (int i = 0; i < got; i++) {
 			struct msghdr *m = &x->hdr[i].msg_hdr;
 			struct rx_info info;
@@ -1208,11 +1142,11 @@ static void start_window(struct run *r, double now)
 	r->measuring = true;
 	r->window_start = now;
 	r->window_end = now + r->cfg->duration;
-	r->report.window_start_unix = wall_s();
+	r->report.window_start_unix = qwd_clock_s(CLOCK_REALTIME);
 	for (int i = 0; i < r->n; i++)
 		r->bots[i].chokes_seen = r->bots[i].q.stats.chokes;
-	own_cpu(&r->cpu_start_user, &r->cpu_start_sys);
-	r->server_cpu_start = process_cpu(r->cfg->server_pid);
+	qwt_self_cpu(&r->cpu_start_user, &r->cpu_start_sys);
+	r->server_cpu_start = qwt_proc_cpu_ticks_s(r->cfg->server_pid);
 }
 
 static void end_window(struct run *r, double now)
@@ -1221,12 +1155,12 @@ static void end_window(struct run *r, double now)
 
 	r->measuring = false;
 	r->window_end = now;
-	r->report.window_end_unix = wall_s();
-	own_cpu(&u, &s);
+	r->report.window_end_unix = qwd_clock_s(CLOCK_REALTIME);
+	qwt_self_cpu(&u, &s);
 	r->report.cpu_user_s = u - r->cpu_start_user;
 	r->report.cpu_sys_s = s - r->cpu_start_sys;
 	if (r->server_cpu_start >= 0) {
-		double e = process_cpu(r->cfg->server_pid);
+		double e = qwt_proc_cpu_ticks_s(r->cfg->server_pid);
 
 		r->report.server_cpu_s = e >= 0 ? e - r->server_cpu_start : -1;
 	}
@@ -1367,7 +1301,7 @@ static void wait_events(struct run *r, double until)
 	struct timespec ts;
 	int n;
 
-	if (until > now_s()) {
+	if (until > qwd_clock_s(CLOCK_MONOTONIC)) {
 		ts.tv_sec = (time_t)until;
 		ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -1416,7 +1350,7 @@ static double next_wake(const struct run *r, double last)
 
 static void loop(struct run *r, const volatile sig_atomic_t *stop)
 {
-	double now = now_s();
+	double now = qwd_clock_s(CLOCK_MONOTONIC);
 
 	r->t0 = now;
 	r->next_progress = now + 1.0;
@@ -1426,7 +1360,7 @@ static void loop(struct run *r, const volatile sig_atomic_t *stop)
 	r->phase = PH_JOIN;
 	while (r->phase != PH_DONE) {
 		wait_events(r, next_wake(r, now));
-		now = now_s();
+		now = qwd_clock_s(CLOCK_MONOTONIC);
 		start_joins(r, now);
 		send_due(r, now);
 		advance(r, now, stop && *stop);

@@ -3,10 +3,9 @@
  * qwcap.h for what is counted and how the server and clients are found).
  *
  * Design note
- *   Frames are unwrapped by hand, every offset checked against the
- *   captured length: link header -> IPv4 (version 4, header length >= 20,
- *   not a fragment, protocol 17) -> UDP (length >= 8 and within the IPv4
- *   total length).  The payload is then, by direction:
+ *   The capture's IPv4/UDP datagrams come from the tools' reader
+ *   (tools/lib/pcapread.c, every offset checked).  The payload is, by
+ *   direction:
  *
  *     client -> server  ff ff ff ff text          connectionless request
  *                       'k' (one byte)            ping
@@ -31,8 +30,6 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <pcap/pcap.h>
 
 #include "qwd/protocol.h"
 
@@ -144,85 +141,6 @@ const char *qwcap_dir_name(enum qwcap_dir dir)
 double qwcap_rate(uint64_t n, double seconds)
 {
 	return seconds > 0 ? (double)n / seconds : 0;
-}
-
-/* ---- frames ----------------------------------------------------------- */
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* offset of the IPv4 header in a frame, or -1 (not IPv4, too short) */
-static long link_offset(int dlt, const uint8_t *p, size_t caplen)
-{
-	size_t off;
-	uint16_t type;
-
-	switch (dlt) {
-	case DLT_EN10MB:
-		off = 12;
-		for (;;) {
-			if (caplen < off + 2)
-				return -1;
-			type = be16(p + off);
-			if (type != 0x8100 && type != 0x88a8)
-				break;
-			off += 4;	/* an 802.1Q or 802.1ad tag */
-		}
-		return type == 0x0800 ? (long)(off + 2) : -1;
-	case DLT_LINUX_SLL:	/* 16 bytes, protocol at 14 */
-		return caplen >= 16 && be16(p + 14) == 0x0800 ? 16 : -1;
-	case DLT_LINUX_SLL2:	/* 20 bytes, protocol first */
-		return caplen >= 20 && be16(p) == 0x0800 ? 20 : -1;
-	case DLT_NULL:
-	case DLT_LOOP:
-		/* a 4-byte address family, host order (NULL) or network
-		 * order (LOOP); AF_INET is 2 everywhere */
-		if (caplen < 4)
-			return -1;
-		return (p[0] == 2 && p[3] == 0) || (p[0] == 0 && p[3] == 2) ? 4 : -1;
-	case DLT_RAW:
-	case DLT_IPV4:
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-bool qwcap_frame_udp(int dlt, const uint8_t *p, size_t caplen,
-		     struct qwcap_udp *u)
-{
-	long off = link_offset(dlt, p, caplen);
-	size_t ihl, total, ulen, have;
-	const uint8_t *ip, *udp;
-
-	if (off < 0 || caplen < (size_t)off + 20)
-		return false;
-	ip = p + off;
-	have = caplen - (size_t)off;
-	if ((ip[0] >> 4) != 4)
-		return false;
-	ihl = (size_t)(ip[0] & 15) * 4;
-	total = be16(ip + 2);
-	if (ihl < 20 || total < ihl + 8 || have < ihl + 8)
-		return false;	/* short, or the UDP header was not captured */
-	if ((be16(ip + 6) & 0x3fff) != 0 || ip[9] != 17)
-		return false;	/* a fragment, or not UDP */
-	udp = ip + ihl;
-	ulen = be16(udp + 4);
-	if (ulen < 8 || ihl + ulen > total)
-		return false;
-	memcpy(&u->src.ip, ip + 12, 4);
-	memcpy(&u->dst.ip, ip + 16, 4);
-	memcpy(&u->src.port, udp, 2);
-	memcpy(&u->dst.port, udp + 2, 2);
-	u->data = udp + 8;
-	u->len = ulen - 8;
-	/* what the snap length left of the payload */
-	have -= ihl + 8;
-	u->caplen = have < u->len ? have : u->len;
-	return true;
 }
 
 /* ---- the report and its clients --------------------------------------- */
@@ -765,7 +683,7 @@ static void read_connect(struct qwcap_client *c, const uint8_t *text,
 }
 
 static void client_to_server(struct qwcap_client *c, struct sink *s,
-			     const struct qwcap_udp *u)
+			     const struct qwt_udp *u)
 {
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
@@ -814,7 +732,7 @@ static void client_to_server(struct qwcap_client *c, struct sink *s,
 }
 
 static void server_to_client(struct qwcap_client *c, struct sink *s,
-			     const struct qwcap_udp *u)
+			     const struct qwt_udp *u)
 {
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
@@ -856,7 +774,7 @@ static void server_to_client(struct qwcap_client *c, struct sink *s,
 	}
 }
 
-void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
+void qwcap_datagram(struct qwcap_report *r, const struct qwt_udp *u,
 		    double t)
 {
 	uint16_t sport = ntohs(u->src.port), dport = ntohs(u->dst.port);
@@ -906,52 +824,38 @@ void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
 
 /* ---- the file --------------------------------------------------------- */
 
-static pcap_t *open_file(const char *path, char *err, size_t errsize)
-{
-	char perr[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline(path, perr);
-
-	if (!pc)
-		snprintf(err, errsize, "%s: %s", path, perr);
-	return pc;
-}
-
 /* the port in most datagrams, 27500 if it is in any */
 static int guess_port(const char *path, char *err, size_t errsize)
 {
 	uint64_t *count = calloc(65536, sizeof(*count));
-	struct pcap_pkthdr *h;
-	const u_char *p;
-	pcap_t *pc;
-	int dlt, rc, best = PORT_SERVER;
+	struct qwt_pcap pc;
+	struct qwt_udp u;
+	bool is_udp;
+	double t;
+	int rc, best = PORT_SERVER;
 
 	if (!count) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
 	}
-	pc = open_file(path, err, errsize);
-	if (!pc) {
+	if (qwt_pcap_open(&pc, path, err, errsize) != 0) {
 		free(count);
 		return -1;
 	}
-	dlt = pcap_datalink(pc);
-	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
-		struct qwcap_udp u;
-
-		if (!qwcap_frame_udp(dlt, p, h->caplen, &u))
+	while ((rc = qwt_pcap_next(&pc, &u, &is_udp, &t, err, errsize)) == 1) {
+		if (!is_udp)
 			continue;
 		count[ntohs(u.src.port)]++;
 		count[ntohs(u.dst.port)]++;
 	}
-	if (rc == -1) {
-		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
+	if (rc < 0) {
 		best = -1;
 	} else if (count[PORT_SERVER] == 0) {
 		for (int port = 0; port < 65536; port++)
 			if (count[port] > count[best])
 				best = port;
 	}
-	pcap_close(pc);
+	qwt_pcap_close(&pc);
 	free(count);
 	return best;
 }
@@ -959,9 +863,10 @@ static int guess_port(const char *path, char *err, size_t errsize)
 int qwcap_analyze(const char *path, const struct qwcap_options *opt,
 		  struct qwcap_report *r, char *err, size_t errsize)
 {
-	struct pcap_pkthdr *h;
-	const u_char *p;
-	pcap_t *pc;
+	struct qwt_pcap pc;
+	struct qwt_udp u;
+	bool is_udp;
+	double t;
 	int port = opt->server_port, rc;
 
 	memset(r, 0, sizeof(*r));
@@ -972,27 +877,18 @@ int qwcap_analyze(const char *path, const struct qwcap_options *opt,
 	}
 	qwcap_report_init(r, (uint16_t)port, opt->max_clients);
 	r->port_guessed = opt->server_port <= 0 && port != PORT_SERVER;
-	pc = open_file(path, err, errsize);
-	if (!pc)
+	if (qwt_pcap_open(&pc, path, err, errsize) != 0)
 		return -1;
-	r->dlt = pcap_datalink(pc);
-	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
-		struct qwcap_udp u;
-		double t = (double)h->ts.tv_sec + (double)h->ts.tv_usec * 1e-6;
-
+	r->dlt = pc.dlt;
+	while ((rc = qwt_pcap_next(&pc, &u, &is_udp, &t, err, errsize)) == 1) {
 		r->frames++;
-		if (!qwcap_frame_udp(r->dlt, p, h->caplen, &u)) {
+		if (!is_udp) {
 			r->skipped++;
 			continue;
 		}
 		r->udp++;
 		qwcap_datagram(r, &u, t);
 	}
-	if (rc == -1) {
-		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
-		pcap_close(pc);
-		return -1;
-	}
-	pcap_close(pc);
-	return 0;
+	qwt_pcap_close(&pc);
+	return rc < 0 ? -1 : 0;
 }

@@ -679,44 +679,44 @@ static void test_snaplen_cut(void **state)
 static void test_frame_checks(void **state)
 {
 	uint8_t f[128];
-	struct qwcap_udp u;
+	struct qwt_udp u;
 	size_t n;
 
 	(void)state;
 	n = ip_udp(f, 1, 1000, 2, 2000, "abcdef", 6);
-	assert_true(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_true(qwt_frame_udp(DLT_RAW, f, n, &u));
 	assert_int_equal(ntohs(u.src.port), 1000);
 	assert_int_equal(ntohs(u.dst.port), 2000);
 	assert_int_equal(u.len, 6);
 	assert_int_equal(u.caplen, 6);
 	assert_memory_equal(u.data, "abcdef", 6);
-	assert_true(qwcap_frame_udp(DLT_RAW, f, n - 2, &u));	/* cut */
+	assert_true(qwt_frame_udp(DLT_RAW, f, n - 2, &u));	/* cut */
 	assert_int_equal(u.len, 6);
 	assert_int_equal(u.caplen, 4);
-	assert_false(qwcap_frame_udp(DLT_RAW, f, 27, &u));	/* no UDP header */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, 0, &u));
-	assert_false(qwcap_frame_udp(12345, f, n, &u));		/* unknown link */
+	assert_false(qwt_frame_udp(DLT_RAW, f, 27, &u));	/* no UDP header */
+	assert_false(qwt_frame_udp(DLT_RAW, f, 0, &u));
+	assert_false(qwt_frame_udp(12345, f, n, &u));		/* unknown link */
 
 	f[6] = 0x20;						/* more fragments */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	f[6] = 0;
 	f[7] = 5;						/* a later fragment */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	f[7] = 0;
 	f[9] = 6;						/* TCP */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	f[9] = 17;
 	put16(f + 24, 40);					/* UDP past IP */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	put16(f + 24, 7);					/* shorter than its header */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	put16(f + 24, 14);
 	f[0] = 0x44;						/* IHL 16 */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));
 	f[0] = 0x46;						/* options: the UDP header moves */
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));	/* and reads a bad length */
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));	/* and reads a bad length */
 	f[0] = 0x65;
-	assert_false(qwcap_frame_udp(DLT_RAW, f, n, &u));	/* IPv6 */
+	assert_false(qwt_frame_udp(DLT_RAW, f, n, &u));	/* IPv6 */
 
 	/* Ethernet with two VLAN tags */
 	memset(f, 0, 12);
@@ -724,9 +724,9 @@ static void test_frame_checks(void **state)
 	put16(f + 16, 0x8100);
 	put16(f + 20, 0x0800);
 	n = 22 + ip_udp(f + 22, 1, 27500, 2, 3, "q", 1);
-	assert_true(qwcap_frame_udp(DLT_EN10MB, f, n, &u));
+	assert_true(qwt_frame_udp(DLT_EN10MB, f, n, &u));
 	assert_int_equal(u.len, 1);
-	assert_false(qwcap_frame_udp(DLT_EN10MB, f, 17, &u));	/* tags cut */
+	assert_false(qwt_frame_udp(DLT_EN10MB, f, 17, &u));	/* tags cut */
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -753,7 +753,7 @@ static void test_random_datagrams(void **state)
 	for (int i = 0; i < N; i++) {
 		size_t len = rng() % 120;
 		uint8_t *p = malloc(len ? len : 1);	/* exact size: ASan sees overreads */
-		struct qwcap_udp u;
+		struct qwt_udp u;
 
 		assert_non_null(p);
 		for (size_t k = 0; k < len; k++)
@@ -777,7 +777,7 @@ static void test_random_datagrams(void **state)
 		qwcap_datagram(&r, &u, (double)i);
 
 		/* and the same bytes as a frame of some link type */
-		(void)qwcap_frame_udp(dlts[rng() % 6], p, len, &u);
+		(void)qwt_frame_udp(dlts[rng() % 6], p, len, &u);
 		free(p);
 	}
 	assert_int_equal(r.nclients, 16);
