@@ -89,45 +89,19 @@ static int split(char *line, char **field, int max, int *total)
 	return n;
 }
 
-static bool parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static void header_line(struct parser *p, char **f, int n, const char *rest)
 {
 	struct qwb_actions *a = p->out;
 
 	if (!p->magic) {
-		long v;
+		long long v;
 
 		if (strcmp(f[0], QWB_ACTIONS_MAGIC) != 0 || n != 2) {
 			bad(p, "not an action file (the first line must be \"%s %d\")",
 			    QWB_ACTIONS_MAGIC, QWB_ACTIONS_VERSION);
 			return;
 		}
-		if (!parse_int(f[1], 0, 1000000, &v) || v != QWB_ACTIONS_VERSION) {
+		if (!qwd_parse_int(f[1], 0, 1000000, false, &v) || v != QWB_ACTIONS_VERSION) {
 			bad(p, "unsupported version \"%s\" (this reader knows %d)",
 			    f[1], QWB_ACTIONS_VERSION);
 			return;
@@ -158,7 +132,7 @@ static void header_line(struct parser *p, char **f, int n, const char *rest)
 			return;
 		}
 		for (int k = 0; k < 3; k++) {
-			if (!parse_double(f[1 + k], -1e6, 1e6, &v[k])) {
+			if (!qwd_parse_double(f[1 + k], -1e6, 1e6, &v[k])) {
 				bad(p, "spawn coordinate \"%s\" is not a number", f[1 + k]);
 				return;
 			}
@@ -179,7 +153,7 @@ static void command_line(struct parser *p, char **f, int total)
 		"buttons", "impulse"};
 	struct usercmd cmd;
 	double time, ang[3];
-	long v[ACTIONS_FIELDS];
+	long long v[ACTIONS_FIELDS];
 
 	if (total != ACTIONS_FIELDS) {
 		bad(p, "a command has %d fields (time msec pitch yaw roll forward "
@@ -187,7 +161,7 @@ static void command_line(struct parser *p, char **f, int total)
 		    ACTIONS_FIELDS, total);
 		return;
 	}
-	if (!parse_double(f[0], 0, 1e9, &time)) {
+	if (!qwd_parse_double(f[0], 0, 1e9, &time)) {
 		bad(p, "time \"%s\" is not a number of seconds >= 0", f[0]);
 		return;
 	}
@@ -197,23 +171,23 @@ static void command_line(struct parser *p, char **f, int total)
 		return;
 	}
 	for (int k = 0; k < 3; k++) {
-		if (!parse_double(f[2 + k], -360, 360, &ang[k])) {
+		if (!qwd_parse_double(f[2 + k], -360, 360, &ang[k])) {
 			bad(p, "%s \"%s\" is not an angle in -360..360", what[2 + k], f[2 + k]);
 			return;
 		}
 	}
-	if (!parse_int(f[1], 0, 255, &v[1])) {
+	if (!qwd_parse_int(f[1], 0, 255, false, &v[1])) {
 		bad(p, "msec \"%s\" is not an integer in 0..255", f[1]);
 		return;
 	}
 	for (int k = 5; k < 8; k++) {
-		if (!parse_int(f[k], -32768, 32767, &v[k])) {
+		if (!qwd_parse_int(f[k], -32768, 32767, false, &v[k])) {
 			bad(p, "%s \"%s\" is not an integer in -32768..32767", what[k], f[k]);
 			return;
 		}
 	}
 	for (int k = 8; k < 10; k++) {
-		if (!parse_int(f[k], 0, 255, &v[k])) {
+		if (!qwd_parse_int(f[k], 0, 255, false, &v[k])) {
 			bad(p, "%s \"%s\" is not an integer in 0..255", what[k], f[k]);
 			return;
 		}

@@ -14,16 +14,18 @@
  *                replay (and the spawn matching it needs), idle
  *     actions.c  the action file format (docs/qwbots.md): read, write
  *     pcap.c     a capture of a real client's session into an action file
- *     metrics.c  response-time histograms, totals, JSON / CSV / progress
+ *     metrics.c  totals, JSON / CSV / progress
  *     run.c      sockets, the event loop, the schedule of requests
  *     main.c     the program: signals, the mode, the exit status
  *
  *   Everything but main.c is also compiled into the tests (tests/qwbots),
- *   so the pure parts (walker schedule, parser, pcap reader, percentiles)
- *   are tested without sockets.
+ *   so the pure parts (walker schedule, parser, pcap reader, totals) are
+ *   tested without sockets.
  *
  *   Time is seconds of CLOCK_MONOTONIC as a double everywhere (the client
- *   library's convention); histograms keep whole microseconds.
+ *   library's convention); response times go into the project's histogram
+ *   (struct qwd_hist, qwd/common.h) in nanoseconds, as qwd's request
+ *   times do, so both report the same p50 and p99 for the same times.
  */
 #ifndef QWBOTS_H
 #define QWBOTS_H
@@ -193,37 +195,6 @@ enum qwb_spawn_do qwb_spawnmatch_step(struct qwb_spawnmatch *s,
 				      const float *target, const float *origin,
 				      int health, struct usercmd *cmd);
 
-/* ---- response-time histogram ------------------------------------------- */
-
-/* Log-linear buckets over whole microseconds: exact below 64 us, then 64
- * buckets per power of two, so a reported percentile is within 1/128 of a
- * recorded value; up to 2^32 us.  Fixed size (about 7 KB): one per bot. */
-enum {
-	QWB_HIST_SUB_BITS = 6,
-	QWB_HIST_SUB = 1 << QWB_HIST_SUB_BITS,
-	QWB_HIST_BUCKETS = QWB_HIST_SUB + (32 - QWB_HIST_SUB_BITS) * QWB_HIST_SUB
-};
-
-struct qwb_hist {
-	uint64_t count;
-	uint64_t sum_us;
-	uint32_t min_us, max_us;
-	uint32_t bucket[QWB_HIST_BUCKETS];
-};
-
-void qwb_hist_clear(struct qwb_hist *h);
-void qwb_hist_add_us(struct qwb_hist *h, uint32_t us);
-void qwb_hist_add(struct qwb_hist *h, double seconds);
-void qwb_hist_merge(struct qwb_hist *into, const struct qwb_hist *from);
-/* nearest rank: the smallest recorded value (to bucket precision) with at
- * least p percent of the samples at or below it; p in [0, 100]; 0 when
- * empty.  In microseconds. */
-double qwb_hist_percentile_us(const struct qwb_hist *h, double p);
-double qwb_hist_mean_us(const struct qwb_hist *h);
-/* bucket index of a value, and the smallest value of a bucket */
-uint32_t qwb_hist_index(uint32_t us);
-uint32_t qwb_hist_lower(uint32_t index);
-
 /* ---- metrics of one bot ------------------------------------------------ */
 
 /* bad replies: the client library's kinds, then the run's own */
@@ -253,7 +224,7 @@ struct qwb_bot_stats {
 	uint64_t lost;			/* sequence gaps in the replies */
 	uint64_t bad[QWB_BAD_KINDS];	/* whole run */
 	uint64_t signons;
-	struct qwb_hist rt;		/* response times */
+	struct qwd_hist rt;		/* response times, ns */
 
 	bool have_origin;
 	vec3_t origin_start, origin_end;
@@ -282,7 +253,7 @@ struct qwb_totals {
 	double bytes_in_per_s, bytes_out_per_s;
 	double players_per_reply, ents_per_reply;
 	double join_mean_s, join_max_s;
-	struct qwb_hist rt;
+	struct qwd_hist rt;
 };
 
 void qwb_totals_compute(const struct qwb_bot_stats *b, int n, double window,
@@ -415,7 +386,7 @@ int qwb_write_csv(FILE *f, const struct qwb_bot_stats *b, int n,
 /* one progress line (no newline) into out */
 void qwb_progress_line(char *out, size_t outsize, double t, const char *phase,
 		       int in_game, int bots, double req_s, double rep_s,
-		       const struct qwb_hist *interval, double in_bps,
+		       const struct qwd_hist *interval, double in_bps,
 		       double out_bps, uint64_t bad);
 
 #endif

@@ -206,11 +206,11 @@ struct run {
 	FILE *series;
 	double next_progress;
 	struct live live, live_prev;
-	struct qwb_hist interval_rt;
+	struct qwd_hist interval_rt;
 	/* --series rows: every cfg->series_interval seconds, their own
 	 * counters and response times (the progress line keeps 1 s) */
 	struct live series_prev;
-	struct qwb_hist series_rt;
+	struct qwd_hist series_rt;
 	double next_series, series_from;
 
 	/* the report */
@@ -587,10 +587,10 @@ static void on_ack(void *ctx, struct qwc *c, const struct qwc_out *o, double now
 	(void)c;
 	if (!b->in_game)
 		return;
-	qwb_hist_add(&r->interval_rt, now - o->senttime);
-	qwb_hist_add(&r->series_rt, now - o->senttime);
+	qwd_hist_add_s(&r->interval_rt, now - o->senttime);
+	qwd_hist_add_s(&r->series_rt, now - o->senttime);
 	if (counted(b, o->sequence)) {
-		qwb_hist_add(&b->st->rt, now - o->senttime);
+		qwd_hist_add_s(&b->st->rt, now - o->senttime);
 		b->st->acks++;
 	}
 }
@@ -970,6 +970,7 @@ static int make_bots(struct run *r, char *err, size_t errsize)
 		b->st->slot = -1;
 		b->st->actions_file = -1;
 		b->st->state = "disconnected";
+		qwd_hist_clear(&b->st->rt);
 		snprintf(b->st->name, sizeof(b->st->name), "%s%04d", c->name_prefix, i);
 		qwb_rng_seed(&b->rng, c->seed, (uint64_t)i + 1);
 		b->sock = r->pktinfo ? i / r->per_sock : i;
@@ -1241,15 +1242,15 @@ static void series_row(struct run *r, double now, int in_game)
 		now - r->t0, phase_names[r->phase], in_game,
 		(double)d.requests / span, (double)d.replies / span,
 		d.requests ? (double)d.replies / (double)d.requests : 0,
-		qwb_hist_percentile_us(&r->series_rt, 50) / 1000.0,
-		qwb_hist_percentile_us(&r->series_rt, 99) / 1000.0,
-		r->series_rt.max_us / 1000.0, (double)d.bytes_in / span,
+		(double)qwd_hist_quantile(&r->series_rt, 0.50) / 1e6,
+		(double)qwd_hist_quantile(&r->series_rt, 0.99) / 1e6,
+		(double)qwd_hist_quantile(&r->series_rt, 1) / 1e6, (double)d.bytes_in / span,
 		(double)d.bytes_out / span, (unsigned long long)r->live.bad);
 	fflush(r->series);
 	r->series_prev = r->live;
 	r->series_from = now;
 	r->next_series += r->cfg->series_interval;
-	qwb_hist_clear(&r->series_rt);
+	qwd_hist_clear(&r->series_rt);
 }
 
 static void progress(struct run *r, double now, bool final)
@@ -1285,7 +1286,7 @@ static void progress(struct run *r, double now, bool final)
 		fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
 	}
 	if (!final)
-		qwb_hist_clear(&r->interval_rt);
+		qwd_hist_clear(&r->interval_rt);
 }
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -1386,9 +1387,10 @@ static void summary(const struct run *r, const struct qwb_totals *t)
 		(unsigned long long)t->replies, t->replies_per_s, t->response_rate);
 	fprintf(stderr, "qwbots: response time mean %.3f ms, p50 %.3f, p99 %.3f, "
 			"max %.3f ms (%llu samples)\n",
-		qwb_hist_mean_us(&t->rt) / 1000.0,
-		qwb_hist_percentile_us(&t->rt, 50) / 1000.0,
-		qwb_hist_percentile_us(&t->rt, 99) / 1000.0, t->rt.max_us / 1000.0,
+		qwd_hist_mean(&t->rt) / 1e6,
+		(double)qwd_hist_quantile(&t->rt, 0.50) / 1e6,
+		(double)qwd_hist_quantile(&t->rt, 0.99) / 1e6,
+		(double)qwd_hist_quantile(&t->rt, 1) / 1e6,
 		(unsigned long long)t->rt.count);
 	fprintf(stderr, "qwbots: in %.1f kB/s, out %.1f kB/s; players/reply %.2f, "
 			"entities/reply %.2f; bad replies %llu, foreign %llu\n",
@@ -1464,6 +1466,8 @@ int qwb_run(const struct qwb_config *cfg, const volatile sig_atomic_t *stop)
 	r->qwdx = cfg->qwdx == QWB_QWDX_ON || (cfg->qwdx == QWB_QWDX_AUTO && cfg->bots > MAX_CLIENTS);
 	r->tty = cfg->progress == 1 || (cfg->progress < 0 && isatty(STDERR_FILENO));
 	r->report.server_cpu_s = -1;
+	qwd_hist_clear(&r->interval_rt);
+	qwd_hist_clear(&r->series_rt);
 	net_addr_to_sockaddr(&cfg->server, &r->server_sa);
 	gmtime_r(&wall, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,14 +454,11 @@ static void print_summary(const struct map_result *r, int n)
 
 static int parse_long(const char *s, long lo, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo)
+	if (!qwd_parse_int(s, lo, LONG_MAX, false, &v))
 		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 

@@ -2,18 +2,22 @@
  * hist.c -- log-linear histograms for latencies, sizes and counts.
  *
  * Design note
+ *   The project's one histogram and its one percentile rule: qwd's stats
+ *   (src/prof), qwbots, udpecho and gamebench all summarise through it,
+ *   so the server and a load generator give the same p99 for the same
+ *   times, and a report never compares two estimators.
  *   HDR-style buckets without the allocation: a value below 2^S (S =
- *   PROF_HIST_SUB_BITS = 6) has a bucket of its own; a value whose top bit
+ *   QWD_HIST_SUB_BITS = 6) has a bucket of its own; a value whose top bit
  *   is bit h >= S falls in one of 2^S equal buckets of [2^h, 2^(h+1)), of
  *   width 2^(h-S).  A bucket's width is at most 1/64 of its lower bound, so
  *   reporting the middle of a bucket is within 1/128 (0.8%) of every value
  *   in it: well inside the ~2% precision the studies' percentiles need,
  *   over 1 ns .. 17 s with 1856 counters (15 KB).  Values from
- *   2^PROF_HIST_MAX_BITS on share the top bucket; count, sum, min and max
+ *   2^QWD_HIST_MAX_BITS on share the top bucket; count, sum, min and max
  *   are kept exactly beside the buckets.
  *   Adding a value is a count-leading-zeros, two shifts and an increment.
  */
-#include "qwd/prof.h"
+#include "qwd/common.h"
 
 #include <string.h>
 
@@ -21,15 +25,15 @@ static unsigned bucket_of(uint64_t v)
 {
 	unsigned h, shift;
 
-	if (v < PROF_HIST_SUB)
+	if (v < QWD_HIST_SUB)
 		return (unsigned)v;
 	h = 63u - (unsigned)__builtin_clzll(v);
-	if (h >= PROF_HIST_MAX_BITS)
-		return PROF_HIST_BUCKETS - 1;
-	shift = h - PROF_HIST_SUB_BITS;
+	if (h >= QWD_HIST_MAX_BITS)
+		return QWD_HIST_BUCKETS - 1;
+	shift = h - QWD_HIST_SUB_BITS;
 	/* the S bits under the top bit pick the sub-bucket */
-	return PROF_HIST_SUB + shift * PROF_HIST_SUB +
-	       (unsigned)((v >> shift) & (PROF_HIST_SUB - 1));
+	return QWD_HIST_SUB + shift * QWD_HIST_SUB +
+	       (unsigned)((v >> shift) & (QWD_HIST_SUB - 1));
 }
 
 /* smallest value of bucket b, and its width */
@@ -37,24 +41,24 @@ static void bucket_range(unsigned b, uint64_t *low, uint64_t *width)
 {
 	unsigned shift, sub;
 
-	if (b < PROF_HIST_SUB) {
+	if (b < QWD_HIST_SUB) {
 		*low = b;
 		*width = 1;
 		return;
 	}
-	shift = (b - PROF_HIST_SUB) / PROF_HIST_SUB;
-	sub = (b - PROF_HIST_SUB) % PROF_HIST_SUB;
-	*low = (uint64_t)(PROF_HIST_SUB + sub) << shift;
+	shift = (b - QWD_HIST_SUB) / QWD_HIST_SUB;
+	sub = (b - QWD_HIST_SUB) % QWD_HIST_SUB;
+	*low = (uint64_t)(QWD_HIST_SUB + sub) << shift;
 	*width = (uint64_t)1 << shift;
 }
 
-void prof_hist_clear(struct prof_hist *h)
+void qwd_hist_clear(struct qwd_hist *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->min = UINT64_MAX;
 }
 
-void prof_hist_add(struct prof_hist *h, uint64_t v)
+void qwd_hist_add(struct qwd_hist *h, uint64_t v)
 {
 	h->bucket[bucket_of(v)]++;
 	h->count++;
@@ -65,11 +69,22 @@ void prof_hist_add(struct prof_hist *h, uint64_t v)
 		h->max = v;
 }
 
-void prof_hist_merge(struct prof_hist *dst, const struct prof_hist *src)
+void qwd_hist_add_s(struct qwd_hist *h, double seconds)
+{
+	double ns = seconds * 1e9 + 0.5;
+
+	if (!(ns >= 0))
+		ns = 0;
+	if (ns > 1.8e19)
+		ns = 1.8e19;	/* within uint64_t */
+	qwd_hist_add(h, (uint64_t)ns);
+}
+
+void qwd_hist_merge(struct qwd_hist *dst, const struct qwd_hist *src)
 {
 	if (src->count == 0)
 		return;
-	for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++)
+	for (unsigned b = 0; b < QWD_HIST_BUCKETS; b++)
 		dst->bucket[b] += src->bucket[b];
 	dst->count += src->count;
 	dst->sum += src->sum;
@@ -79,7 +94,7 @@ void prof_hist_merge(struct prof_hist *dst, const struct prof_hist *src)
 		dst->max = src->max;
 }
 
-uint64_t prof_hist_quantile(const struct prof_hist *h, double q)
+uint64_t qwd_hist_quantile(const struct qwd_hist *h, double q)
 {
 	uint64_t rank, seen = 0, low, width, mid;
 	double r;
@@ -96,13 +111,13 @@ uint64_t prof_hist_quantile(const struct prof_hist *h, double q)
 		rank++;
 	if (rank == 0)
 		rank = 1;
-	for (unsigned b = 0; b < PROF_HIST_BUCKETS; b++) {
+	for (unsigned b = 0; b < QWD_HIST_BUCKETS; b++) {
 		seen += h->bucket[b];
 		if (seen < rank)
 			continue;
 		bucket_range(b, &low, &width);
 		mid = low + (width - 1) / 2;
-		if (b == PROF_HIST_BUCKETS - 1 || mid > h->max)
+		if (b == QWD_HIST_BUCKETS - 1 || mid > h->max)
 			mid = h->max;	/* the overflow bucket has no middle */
 		if (mid < h->min)
 			mid = h->min;
@@ -111,11 +126,16 @@ uint64_t prof_hist_quantile(const struct prof_hist *h, double q)
 	return h->max;
 }
 
-void prof_hist_summarize(const struct prof_hist *h, struct prof_summary *out)
+double qwd_hist_mean(const struct qwd_hist *h)
+{
+	return h->count ? (double)h->sum / (double)h->count : 0.0;
+}
+
+void qwd_hist_summarize(const struct qwd_hist *h, struct qwd_hist_summary *out)
 {
 	out->count = h->count;
-	out->mean = h->count ? (double)h->sum / (double)h->count : 0.0;
-	out->p50 = prof_hist_quantile(h, 0.50);
-	out->p99 = prof_hist_quantile(h, 0.99);
+	out->mean = qwd_hist_mean(h);
+	out->p50 = qwd_hist_quantile(h, 0.50);
+	out->p99 = qwd_hist_quantile(h, 0.99);
 	out->max = h->count ? h->max : 0;
 }
