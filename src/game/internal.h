@@ -42,6 +42,9 @@ void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org);
 void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,
 	       const vec3_t maxs);
 void g_set_brush_model(struct game *g, struct game_entity *e, int sub);
+/* the engine's index of a model or sound, 0 when it has none */
+int g_precache_model(struct game *g, const char *name);
+int g_precache_sound(struct game *g, const char *name);
 void g_sound(struct game *g, struct game_entity *e, int chan, int snd,
 	     float vol, float attn);
 void g_sound_at(struct game *g, const vec3_t org, int snd, float attn);

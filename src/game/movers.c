@@ -61,11 +61,6 @@ enum {
 	TRIGGER_NOTOUCH = 1
 };
 
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
-
 static void model_bounds(struct game *g, struct game_entity *e, vec3_t mins,
 			 vec3_t maxs)
 {
@@ -288,8 +283,8 @@ static void door_sounds(struct game *g, struct game_entity *e)
 		"doors/hydro1.wav", "doors/stndr1.wav", "doors/ddoor1.wav"};
 	int s = e->sounds >= 0 && e->sounds <= 4 ? e->sounds : 0;
 
-	e->noise1 = snd(g, stop[s]);
-	e->noise2 = snd(g, move[s]);
+	e->noise1 = g_precache_sound(g, stop[s]);
+	e->noise2 = g_precache_sound(g, move[s]);
 }
 
 /* the sounds of a key door: trying without the key, opening with it */
@@ -300,8 +295,8 @@ static void door_key_sounds(struct game *g, struct game_entity *e)
 	static const char *const use[3] = {"doors/meduse.wav", "doors/runeuse.wav",
 		"doors/baseuse.wav"};
 
-	e->noise3 = snd(g, try_[g->worldtype]);
-	e->noise = snd(g, use[g->worldtype]);
+	e->noise3 = g_precache_sound(g, try_[g->worldtype]);
+	e->noise = g_precache_sound(g, use[g->worldtype]);
 }
 
 static void spawn_door(struct game *g, struct game_entity *e)
@@ -569,9 +564,9 @@ static void spawn_door_secret(struct game *g, struct game_entity *e)
 	if (e->sounds <= 0 || e->sounds > 3)
 		e->sounds = 3;
 	s = e->sounds;
-	e->noise1 = snd(g, n1[s]);
-	e->noise2 = snd(g, n2[s]);
-	e->noise3 = snd(g, n3[s]);
+	e->noise1 = g_precache_sound(g, n1[s]);
+	e->noise2 = g_precache_sound(g, n2[s]);
+	e->noise3 = g_precache_sound(g, n3[s]);
 	if (e->dmg == 0)
 		e->dmg = 2;
 	vec_copy(e->angles, e->mangle);
@@ -665,11 +660,11 @@ static void spawn_plat(struct game *g, struct game_entity *e)
 	if (e->sounds == 0)
 		e->sounds = 2;
 	if (e->sounds == 1) {
-		e->noise = snd(g, "plats/plat1.wav");
-		e->noise1 = snd(g, "plats/plat2.wav");
+		e->noise = g_precache_sound(g, "plats/plat1.wav");
+		e->noise1 = g_precache_sound(g, "plats/plat2.wav");
 	} else {
-		e->noise = snd(g, "plats/medplat1.wav");
-		e->noise1 = snd(g, "plats/medplat2.wav");
+		e->noise = g_precache_sound(g, "plats/medplat1.wav");
+		e->noise1 = g_precache_sound(g, "plats/medplat2.wav");
 	}
 	vec_copy(e->angles, e->mangle);
 	vec_set(e->angles, 0, 0, 0);
@@ -784,7 +779,7 @@ static void spawn_button(struct game *g, struct game_entity *e)
 		"buttons/switch21.wav", "buttons/switch02.wav", "buttons/switch04.wav"};
 	vec3_t mins, maxs, size;
 
-	e->noise = snd(g, sounds[e->sounds >= 0 && e->sounds <= 3 ? e->sounds : 0]);
+	e->noise = g_precache_sound(g, sounds[e->sounds >= 0 && e->sounds <= 3 ? e->sounds : 0]);
 	set_movedir(e);
 	brush_setup(g, e, SOLID_BSP, MOVETYPE_PUSH);
 	e->use = button_use;
@@ -886,10 +881,10 @@ static void spawn_train(struct game *g, struct game_entity *e)
 	if (e->dmg == 0)
 		e->dmg = 2;
 	if (e->sounds == 1) {
-		e->noise = snd(g, "plats/train2.wav");
-		e->noise1 = snd(g, "plats/train1.wav");
+		e->noise = g_precache_sound(g, "plats/train2.wav");
+		e->noise1 = g_precache_sound(g, "plats/train1.wav");
 	} else {
-		e->noise = e->noise1 = snd(g, "misc/null.wav");
+		e->noise = e->noise1 = g_precache_sound(g, "misc/null.wav");
 	}
 	brush_setup(g, e, SOLID_BSP, MOVETYPE_PUSH);
 	e->classname = "train";
@@ -997,7 +992,7 @@ static void spawn_trigger_multiple(struct game *g, struct game_entity *e)
 		"misc/talk.wav", "misc/trigger1.wav"};
 
 	if (e->sounds >= 1 && e->sounds <= 3)
-		e->noise = snd(g, sounds[e->sounds]);
+		e->noise = g_precache_sound(g, sounds[e->sounds]);
 	if (e->wait == 0)
 		e->wait = 0.2f;
 	e->use = multi_use;
@@ -1151,7 +1146,7 @@ static void info_destination(struct game *g, struct game_entity *e)
 static void static_sound(struct game *g, const vec3_t org, const char *name,
 			 float vol)
 {
-	int s = snd(g, name);
+	int s = g_precache_sound(g, name);
 
 	if (g->svc.static_sound && s > 0)
 		g->svc.static_sound(g->svc.ctx, org, s, vol, GAME_ATTN_STATIC);
@@ -1215,9 +1210,8 @@ static void spawn_fireball(struct game *g, struct game_entity *e)
 	e->classname = "fireball_source";
 	e->obj->solid = SOLID_NOT;
 	e->movetype = MOVETYPE_NONE;
-	g->m_lavaball = g->svc.precache_model ?
-		g->svc.precache_model(g->svc.ctx, "progs/lavaball.mdl") : 0;
-	snd(g, "misc/fbfire.wav");	/* id precaches it with the model */
+	g->m_lavaball = g_precache_model(g, "progs/lavaball.mdl");
+	g_precache_sound(g, "misc/fbfire.wav");	/* id precaches it with the model */
 	e->think = fire_fly;
 	e->nextthink = g->time + g_random(g) * 5;
 	g_link(g, e, false);
@@ -1292,8 +1286,7 @@ static bool switched_light(struct game *g, struct game_entity *e)
 static void static_model(struct game *g, struct game_entity *e,
 			 const char *model, int frame)
 {
-	e->modelindex = g->svc.precache_model ?
-		g->svc.precache_model(g->svc.ctx, model) : 0;
+	e->modelindex = g_precache_model(g, model);
 	e->frame = frame;
 	e->obj->solid = SOLID_NOT;
 	e->movetype = MOVETYPE_NONE;
@@ -1363,10 +1356,9 @@ static void spawn_explobox(struct game *g, struct game_entity *e, bool small)
 
 	e->obj->solid = SOLID_BBOX;
 	e->movetype = MOVETYPE_NONE;
-	e->modelindex = e->model_saved = g->svc.precache_model ?
-		g->svc.precache_model(g->svc.ctx, small ? "maps/b_exbox2.bsp" :
-				      "maps/b_explob.bsp") : 0;
-	snd(g, "weapons/r_exp3.wav");
+	e->modelindex = e->model_saved =
+		g_precache_model(g, small ? "maps/b_exbox2.bsp" : "maps/b_explob.bsp");
+	g_precache_sound(g, "weapons/r_exp3.wav");
 	g_setsize(g, e, mins, maxs);
 	e->health = 20;
 	e->die = barrel_explode;
@@ -1412,12 +1404,11 @@ static void spawn_trap(struct game *g, struct game_entity *e, bool repeat)
 	e->use = trap_use;
 	e->obj->solid = SOLID_NOT;
 	if (e->spawnflags & TRAP_LASER) {
-		g->m_laser = g->svc.precache_model ?
-			g->svc.precache_model(g->svc.ctx, "progs/laser.mdl") : 0;
-		g->s_enfire = snd(g, "enforcer/enfire.wav");
-		g->s_enfstop = snd(g, "enforcer/enfstop.wav");
+		g->m_laser = g_precache_model(g, "progs/laser.mdl");
+		g->s_enfire = g_precache_sound(g, "enforcer/enfire.wav");
+		g->s_enfstop = g_precache_sound(g, "enforcer/enfstop.wav");
 	} else {
-		g->s_sspike = snd(g, "weapons/spike2.wav");
+		g->s_sspike = g_precache_sound(g, "weapons/spike2.wav");
 	}
 	if (repeat) {
 		if (e->wait == 0)

@@ -59,59 +59,49 @@ enum {
 static const vec3_t player_mins = {-16, -16, -24};
 static const vec3_t player_maxs = {16, 16, 32};
 
-static int mdl(struct game *g, const char *name)
-{
-	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
-}
-
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
-
 void player_precache(struct game *g)
 {
 	char name[64];
 
-	g->m_player = mdl(g, "progs/player.mdl");
-	g->m_eyes = mdl(g, "progs/eyes.mdl");
-	g->m_h_player = mdl(g, "progs/h_player.mdl");
-	g->m_gib[0] = mdl(g, "progs/gib1.mdl");
-	g->m_gib[1] = mdl(g, "progs/gib2.mdl");
-	g->m_gib[2] = mdl(g, "progs/gib3.mdl");
+	g->m_player = g_precache_model(g, "progs/player.mdl");
+	g->m_eyes = g_precache_model(g, "progs/eyes.mdl");
+	g->m_h_player = g_precache_model(g, "progs/h_player.mdl");
+	g->m_gib[0] = g_precache_model(g, "progs/gib1.mdl");
+	g->m_gib[1] = g_precache_model(g, "progs/gib2.mdl");
+	g->m_gib[2] = g_precache_model(g, "progs/gib3.mdl");
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "misc/r_tele%d.wav", i + 1);
-		g->s_tele[i] = snd(g, name);
+		g->s_tele[i] = g_precache_sound(g, name);
 	}
 	for (int i = 0; i < 6; i++) {
 		snprintf(name, sizeof(name), "player/pain%d.wav", i + 1);
-		g->s_pain[i] = snd(g, name);
+		g->s_pain[i] = g_precache_sound(g, name);
 	}
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "player/death%d.wav", i + 1);
-		g->s_death[i] = snd(g, name);
+		g->s_death[i] = g_precache_sound(g, name);
 	}
-	g->s_gib = snd(g, "player/gib.wav");
-	g->s_udeath = snd(g, "player/udeath.wav");
-	g->s_teledeath = snd(g, "player/teledth1.wav");
-	g->s_land = snd(g, "player/land.wav");
-	g->s_land2 = snd(g, "player/land2.wav");
-	g->s_h2ojump = snd(g, "player/h2ojump.wav");
-	g->s_inh2o = snd(g, "player/inh2o.wav");
-	g->s_inlava = snd(g, "player/inlava.wav");
-	g->s_slimbrn = snd(g, "player/slimbrn2.wav");
-	g->s_outwater = snd(g, "misc/outwater.wav");
-	g->s_gasp1 = snd(g, "player/gasp1.wav");
-	g->s_gasp2 = snd(g, "player/gasp2.wav");
-	g->s_drown = snd(g, "player/drown1.wav");
-	g->s_lburn = snd(g, "player/lburn1.wav");
-	g->s_windfly = snd(g, "ambience/windfly.wav");
-	g->s_talk = snd(g, "misc/talk.wav");
-	g->s_null = snd(g, "misc/null.wav");
-	g->s_tornoff = snd(g, "player/tornoff2.wav");
-	g->s_protect3 = snd(g, "items/protect3.wav");
-	g->s_damage3 = snd(g, "items/damage3.wav");
-	g->s_jump = snd(g, "player/plyrjmp8.wav");
+	g->s_gib = g_precache_sound(g, "player/gib.wav");
+	g->s_udeath = g_precache_sound(g, "player/udeath.wav");
+	g->s_teledeath = g_precache_sound(g, "player/teledth1.wav");
+	g->s_land = g_precache_sound(g, "player/land.wav");
+	g->s_land2 = g_precache_sound(g, "player/land2.wav");
+	g->s_h2ojump = g_precache_sound(g, "player/h2ojump.wav");
+	g->s_inh2o = g_precache_sound(g, "player/inh2o.wav");
+	g->s_inlava = g_precache_sound(g, "player/inlava.wav");
+	g->s_slimbrn = g_precache_sound(g, "player/slimbrn2.wav");
+	g->s_outwater = g_precache_sound(g, "misc/outwater.wav");
+	g->s_gasp1 = g_precache_sound(g, "player/gasp1.wav");
+	g->s_gasp2 = g_precache_sound(g, "player/gasp2.wav");
+	g->s_drown = g_precache_sound(g, "player/drown1.wav");
+	g->s_lburn = g_precache_sound(g, "player/lburn1.wav");
+	g->s_windfly = g_precache_sound(g, "ambience/windfly.wav");
+	g->s_talk = g_precache_sound(g, "misc/talk.wav");
+	g->s_null = g_precache_sound(g, "misc/null.wav");
+	g->s_tornoff = g_precache_sound(g, "player/tornoff2.wav");
+	g->s_protect3 = g_precache_sound(g, "items/protect3.wav");
+	g->s_damage3 = g_precache_sound(g, "items/damage3.wav");
+	g->s_jump = g_precache_sound(g, "player/plyrjmp8.wav");
 }
 
 static void add_frags(struct game *g, struct game_entity *p, int n);

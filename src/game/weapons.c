@@ -43,16 +43,6 @@
 #include <math.h>
 #include <string.h>
 
-static int mdl(struct game *g, const char *name)
-{
-	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
-}
-
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
-
 void weapons_precache(struct game *g)
 {
 	static const char *const views[9] = {NULL, "progs/v_axe.mdl",
@@ -64,25 +54,25 @@ void weapons_precache(struct game *g)
 		"weapons/tink1.wav", "weapons/lock4.wav"};
 
 	for (int i = 1; i < 9; i++)
-		g->m_v[i] = mdl(g, views[i]);
-	g->m_missile = mdl(g, "progs/missile.mdl");
-	g->m_grenade = mdl(g, "progs/grenade.mdl");
-	g->m_spike = mdl(g, "progs/spike.mdl");
-	g->m_s_spike = mdl(g, "progs/s_spike.mdl");
+		g->m_v[i] = g_precache_model(g, views[i]);
+	g->m_missile = g_precache_model(g, "progs/missile.mdl");
+	g->m_grenade = g_precache_model(g, "progs/grenade.mdl");
+	g->m_spike = g_precache_model(g, "progs/spike.mdl");
+	g->m_s_spike = g_precache_model(g, "progs/s_spike.mdl");
 	for (size_t i = 0; i < sizeof(client_side) / sizeof(client_side[0]); i++)
-		snd(g, client_side[i]);
-	g->s_rocket = snd(g, "weapons/sgun1.wav");
-	g->s_spike = snd(g, "weapons/rocket1i.wav");
-	g->s_sspike = snd(g, "weapons/spike2.wav");
-	g->s_shotgun = snd(g, "weapons/guncock.wav");
-	g->s_sshotgun = snd(g, "weapons/shotgn2.wav");
-	g->s_grenade = snd(g, "weapons/grenade.wav");
-	g->s_bounce = snd(g, "weapons/bounce.wav");
-	g->s_axe = snd(g, "weapons/ax1.wav");
-	g->s_axhit = snd(g, "player/axhit2.wav");
-	snd(g, "player/axhit1.wav");
-	g->s_lstart = snd(g, "weapons/lstart.wav");
-	g->s_lhit = snd(g, "weapons/lhit.wav");
+		g_precache_sound(g, client_side[i]);
+	g->s_rocket = g_precache_sound(g, "weapons/sgun1.wav");
+	g->s_spike = g_precache_sound(g, "weapons/rocket1i.wav");
+	g->s_sspike = g_precache_sound(g, "weapons/spike2.wav");
+	g->s_shotgun = g_precache_sound(g, "weapons/guncock.wav");
+	g->s_sshotgun = g_precache_sound(g, "weapons/shotgn2.wav");
+	g->s_grenade = g_precache_sound(g, "weapons/grenade.wav");
+	g->s_bounce = g_precache_sound(g, "weapons/bounce.wav");
+	g->s_axe = g_precache_sound(g, "weapons/ax1.wav");
+	g->s_axhit = g_precache_sound(g, "player/axhit2.wav");
+	g_precache_sound(g, "player/axhit1.wav");
+	g->s_lstart = g_precache_sound(g, "weapons/lstart.wav");
+	g->s_lhit = g_precache_sound(g, "weapons/lhit.wav");
 }
 
 /* ---- current weapon --------------------------------------------------- */
