@@ -4,9 +4,11 @@
  * Design note
  *   The game is QuakeC's deathmatch rules rewritten as C: each QuakeC
  *   function that matters became a small static function in the file of
- *   its subject (combat.c, items.c, movers.c, triggers in movers.c,
- *   weapons.c, player.c), the engine builtins it called (spawn, setorigin,
- *   traceline, sound...) live in game.c and phys.c.  "self" and "other"
+ *   its subject (combat.c, items.c, weapons.c, doors.c, plats.c,
+ *   triggers.c, misc.c with movers.c for what they share, player.c for
+ *   the player's life, clientcmd.c for what a client asks), the engine
+ *   builtins it called (spawn, setorigin, traceline, sound...) live in
+ *   game.c and phys.c.  "self" and "other"
  *   are parameters instead of globals; "time" is g->time.
  */
 #ifndef QWD_GAME_INTERNAL_H
@@ -85,10 +87,27 @@ void phys_impact(struct game *g, struct game_entity *e1,
 void phys_touch_triggers(struct game *g, struct game_entity *e);
 bool phys_droptofloor(struct game *g, struct game_entity *e);
 
-/* movers.c: doors, plats, buttons, trains, walls, triggers */
+/* movers.c: what the moving brush entities share, and the spawn of every
+ * mover, trigger and misc.qc entity by class (it asks doors.c, plats.c,
+ * triggers.c and misc.c, each of which says whether the class is its) */
 void sub_calc_move(struct game *g, struct game_entity *e, const vec3_t dest,
 		   float speed, game_think_fn done);
+/* the bounds of e's brush model (the world's when it has none) */
+void mover_model_bounds(struct game *g, struct game_entity *e, vec3_t mins,
+			vec3_t maxs);
+/* QuakeC's SetMovedir: angle -1 is up, -2 down, else the facing */
+void mover_set_movedir(struct game_entity *e);
+void mover_brush_setup(struct game *g, struct game_entity *e, int solid,
+		       int movetype);
+/* a looping sound where it stands, sent once in the signon */
+void mover_static_sound(struct game *g, const vec3_t org, const char *name,
+			float vol);
 bool movers_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool doors_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool plats_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool triggers_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool misc_spawn(struct game *g, struct game_entity *e, const char *cls);
+/* doors.c: link the doors whose boxes touch, give each group its field */
 void movers_link_doors(struct game *g);
 
 /* items.c */
