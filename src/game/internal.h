@@ -135,15 +135,12 @@ int weapons_best(struct game *g, struct game_entity *player);
 /* a trap's shot along trap->movedir: kind 0 nail, 1 super nail, 2 laser */
 void weapons_trap_shot(struct game *g, struct game_entity *trap, int kind);
 
-/* player.c */
+/* player.c: entering, spawning, dying, frags, the level's end */
 void player_precache(struct game *g);
 void player_init_bodyque(struct game *g);
-/* model frames (player.qc): a sequence of the player's model, with the
- * view model's frames 1..wframes alongside */
-enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
-void player_anim_start(struct game *g, struct game_entity *e, int first,
-		       int last, int prio, int wframes);
-void player_pain(struct game *g, struct game_entity *e);
+/* the body left behind: a copy of e in the body queue */
+void player_copy_to_bodyque(struct game *g, struct game_entity *e);
+void player_goto_next_map(struct game *g);
 void player_put_in_server(struct game *g, int slot);
 void player_player_die(struct game *g, struct game_entity *self,
 		       struct game_entity *attacker);
@@ -158,5 +155,17 @@ void player_telefrag(struct game *g, const vec3_t org,
 void player_intermission_frame(struct game *g);
 bool player_spawn_point(struct game *g, struct game_entity *e,
 			const char *cls);
+
+/* clientcmd.c: a command's run (game_client_cmd) and the animation.
+ * Frame numbers of progs/player.mdl, in its $frame order; a sequence of
+ * the player's model, with the view model's frames 1..wframes alongside */
+enum {
+	FR_AXRUN = 0, FR_ROCKRUN = 6, FR_STAND = 12, FR_AXSTND = 17,
+	FR_AXPAIN = 29, FR_PAIN = 35, FR_AXDETH = 41, FR_DEATHA = 50
+};
+enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
+void player_anim_start(struct game *g, struct game_entity *e, int first,
+		       int last, int prio, int wframes);
+void player_pain(struct game *g, struct game_entity *e);
 
 #endif
