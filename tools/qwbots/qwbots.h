@@ -15,10 +15,13 @@
  *     actions.c  the action file format (docs/qwbots.md): read, write
  *     pcap.c     a capture of a real client's session into an action file
  *     metrics.c  totals, JSON / CSV / progress
- *     run.c      sockets, the event loop, the schedule of requests
+ *     run.c      the run: the event loop, its phases, the bots' states,
+ *                the report (run.h: the state the next two share)
+ *     sched.c    the schedule of requests (a heap by next send)
+ *     io.c       sockets and the batched sendmmsg/recvmmsg
  *     main.c     the program: signals, the mode, the exit status
  *
- *   Everything but main.c is also compiled into the tests (tests/qwbots),
+ *   Everything but main.c is also linked into the tests (tests/qwbots),
  *   so the pure parts (walker schedule, parser, pcap reader, totals) are
  *   tested without sockets.
  *
