@@ -61,7 +61,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean maps install FORCE
+.PHONY: all deps tools tests test check run-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
@@ -151,6 +151,10 @@ check: | $(DEPS_STAMP)
 test: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory all
 	@MAKE="$(MAKE)" BUILD="$(BUILD)" sh scripts/test-all.sh
+
+# every #include against the layering (also the first stage of make test)
+layers:
+	@sh scripts/check-layers.sh
 
 # only the tests against real peers (ezQuake, MVDSV, qstat)
 interop: all
