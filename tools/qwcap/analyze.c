@@ -682,12 +682,52 @@ static void read_connect(struct qwcap_client *c, const uint8_t *text,
 	c->extended = memmem(text, len, ext, sizeof(ext) - 1) != NULL;
 }
 
+/* a netchan datagram: its header (with the client's qport from a
+ * client), then its messages, walked by the direction's layouts */
+static void netchan_datagram(struct qwcap_client *c, struct sink *s,
+			     const struct qwt_udp *u, enum qwcap_dir dir)
+{
+	size_t hdr = dir == QWCAP_C2S ? NETCHAN_HEADER_QPORT : NETCHAN_HEADER;
+	const uint8_t *d = u->data;
+	size_t have = u->caplen;
+	struct msg_buf m;
+
+	if (have < hdr) {
+		if (have < u->len)
+			count_cut(s);
+		else
+			count_bad(s);
+		return;
+	}
+	count_netchan(s, (d[3] & 0x80) != 0);
+	if (dir == QWCAP_C2S)
+		c->qport = d[8] | d[9] << 8;
+	if (have < u->len) {
+		count_cut(s);
+		return;
+	}
+	/* the cast: the readers never write */
+	msg_init_read(&m, (void *)(uintptr_t)d, have);
+	m.readpos = hdr;
+	while (msg_read_remaining(&m) > 0) {
+		size_t start = m.readpos;
+		int code = msg_read_byte(&m);
+		bool ok = dir == QWCAP_C2S ? walk_clc(&m, code)
+					   : walk_svc(&m, code, c->extended);
+
+		if (!ok) {
+			count_bad(s);
+			return;
+		}
+		count_msg(s, code, m.readpos - start);
+	}
+}
+
 static void client_to_server(struct qwcap_client *c, struct sink *s,
 			     const struct qwt_udp *u)
 {
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
-	struct msg_buf m;
 
 	if (u->len == 1 && have == 1 && d[0] == A2A_PING) {
 		count_oob(s, QWCAP_OOB_PING);
@@ -703,32 +743,7 @@ static void client_to_server(struct qwcap_client *c, struct sink *s,
 			count_cut(s);
 		return;
 	}
-	if (have < NETCHAN_HEADER_QPORT) {
-		if (have < u->len)
-			count_cut(s);
-		else
-			count_bad(s);
-		return;
-	}
-	count_netchan(s, (d[3] & 0x80) != 0);
-	c->qport = d[8] | d[9] << 8;
-	if (have < u->len) {
-		count_cut(s);
-		return;
-	}
-	/* the cast: the readers never write */
-	msg_init_read(&m, (void *)(uintptr_t)d, have);
-	m.readpos = NETCHAN_HEADER_QPORT;
-	while (msg_read_remaining(&m) > 0) {
-		size_t start = m.readpos;
-		int clc = msg_read_byte(&m);
-
-		if (!walk_clc(&m, clc)) {
-			count_bad(s);
-			return;
-		}
-		count_msg(s, clc, m.readpos - start);
-	}
+	netchan_datagram(c, s, u, QWCAP_C2S);
 }
 
 static void server_to_client(struct qwcap_client *c, struct sink *s,
@@ -736,7 +751,6 @@ static void server_to_client(struct qwcap_client *c, struct sink *s,
 {
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
-	struct msg_buf m;
 
 	if (u->len == 1 && have == 1 && d[0] == A2A_ACK) {
 		count_oob(s, QWCAP_OOB_ACK);
@@ -748,30 +762,7 @@ static void server_to_client(struct qwcap_client *c, struct sink *s,
 			count_cut(s);
 		return;
 	}
-	if (have < NETCHAN_HEADER) {
-		if (have < u->len)
-			count_cut(s);
-		else
-			count_bad(s);
-		return;
-	}
-	count_netchan(s, (d[3] & 0x80) != 0);
-	if (have < u->len) {
-		count_cut(s);
-		return;
-	}
-	msg_init_read(&m, (void *)(uintptr_t)d, have);
-	m.readpos = NETCHAN_HEADER;
-	while (msg_read_remaining(&m) > 0) {
-		size_t start = m.readpos;
-		int svc = msg_read_byte(&m);
-
-		if (!walk_svc(&m, svc, c->extended)) {
-			count_bad(s);
-			return;
-		}
-		count_msg(s, svc, m.readpos - start);
-	}
+	netchan_datagram(c, s, u, QWCAP_S2C);
 }
 
 void qwcap_datagram(struct qwcap_report *r, const struct qwt_udp *u,
