@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static void put(struct json_out *j, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -51,6 +52,22 @@ static void put(struct json_out *j, const char *fmt, ...)
 		j->len += (size_t)n;
 	else if (n < 0)
 		j->failed = true;
+}
+
+/* n bytes as they are: the separators, names and strings, without a
+ * format to parse (the stats line is built once a second on the server) */
+static void put_bytes(struct json_out *j, const char *p, size_t n)
+{
+	if (j->f) {
+		if (fwrite(p, 1, n, j->f) != n)
+			j->failed = true;
+	} else if (j->len < j->size) {
+		size_t room = j->size - j->len - 1;	/* keep the NUL */
+
+		memcpy(j->buf + j->len, p, n < room ? n : room);
+		j->buf[j->len + (n < room ? n : room)] = '\0';
+	}
+	j->len += n;
 }
 
 void json_init(struct json_out *j, FILE *f, char *buf, size_t size)
@@ -83,20 +100,34 @@ static void newline(struct json_out *j)
 	j->indent = -1;
 }
 
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* runs of plain characters go out whole, the others escaped */
 static void put_string(struct json_out *j, const char *s)
 {
-	put(j, "\"");
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	put_bytes(j, "\"", 1);
+	while (s && *s) {
+		size_t n = 0;
+		unsigned char c;
 
+		while (plain((unsigned char)s[n]))
+			n++;
+		if (n)
+			put_bytes(j, s, n);
+		s += n;
+		c = (unsigned char)*s;
+		if (!c)
+			break;
 		if (c == '"' || c == '\\')
 			put(j, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			put(j, "\\u%04x", c);
 		else
-			put(j, "%c", c);
+			put(j, "\\u%04x", c);
+		s++;
 	}
-	put(j, "\"");
+	put_bytes(j, "\"", 1);
 }
 
 /* the separator before a member or an element, and its key if any */
@@ -105,22 +136,22 @@ static void member(struct json_out *j, const char *key)
 	bool *has = &j->has_item[j->depth];
 
 	if (*has)
-		put(j, ",");
+		put_bytes(j, ",", 1);
 	if (j->indent >= 0)
 		newline(j);
 	else if (*has && j->spaced)
-		put(j, " ");
+		put_bytes(j, " ", 1);
 	*has = true;
 	if (key) {
 		put_string(j, key);
-		put(j, j->spaced ? ": " : ":");
+		put_bytes(j, ": ", j->spaced ? 2 : 1);
 	}
 }
 
 void json_begin(struct json_out *j, const char *key, char open)
 {
 	member(j, key);
-	put(j, "%c", open);
+	put_bytes(j, &open, 1);
 	if (j->depth + 1 < JSON_MAX_DEPTH) {
 		j->depth++;
 		j->close[j->depth] = open == '[' ? ']' : '}';
@@ -137,7 +168,7 @@ void json_end(struct json_out *j)
 		j->failed = true;
 		return;
 	}
-	put(j, "%c", j->close[j->depth]);
+	put_bytes(j, &j->close[j->depth], 1);
 	j->depth--;
 }
 
@@ -153,7 +184,7 @@ void json_num(struct json_out *j, const char *key, double v)
 	if (isfinite(v))
 		put(j, "%.*g", j->digits, v);
 	else
-		put(j, "null");
+		put_bytes(j, "null", 4);
 }
 
 void json_fixed(struct json_out *j, const char *key, double v, int decimals)
@@ -162,7 +193,7 @@ void json_fixed(struct json_out *j, const char *key, double v, int decimals)
 	if (isfinite(v))
 		put(j, "%.*f", decimals, v);
 	else
-		put(j, "null");
+		put_bytes(j, "null", 4);
 }
 
 void json_u64(struct json_out *j, const char *key, uint64_t v)
@@ -180,18 +211,21 @@ void json_i64(struct json_out *j, const char *key, int64_t v)
 void json_bool(struct json_out *j, const char *key, bool v)
 {
 	member(j, key);
-	put(j, v ? "true" : "false");
+	if (v)
+		put_bytes(j, "true", 4);
+	else
+		put_bytes(j, "false", 5);
 }
 
 void json_null(struct json_out *j, const char *key)
 {
 	member(j, key);
-	put(j, "null");
+	put_bytes(j, "null", 4);
 }
 
 void json_raw(struct json_out *j, const char *text)
 {
-	put(j, "%s", text);
+	put_bytes(j, text, strlen(text));
 }
 
 int json_finish(struct json_out *j, FILE *f)
