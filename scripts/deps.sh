@@ -6,7 +6,8 @@
 # installs the missing packages and says which; elsewhere it names them and
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
-#   deps.sh            build dependencies (libbsd, cmocka, libpcap, pkg-config)
+#   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
+#                      pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
@@ -23,8 +24,10 @@ case "${1:-build}" in
 build)
 	need pkg-config command -v pkg-config
 	need libbsd-dev pkg-config --exists libbsd
+	need libmd-dev pkg-config --exists libmd
 	need libcmocka-dev pkg-config --exists cmocka
 	need libpcap-dev pkg-config --exists libpcap
+	need nettle-dev pkg-config --exists nettle
 	;;
 fuzz)
 	need clang command -v clang

@@ -8,11 +8,13 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { MAX_GROUPS = 64 };
 static const struct qwd_test_group *groups[MAX_GROUPS];
@@ -111,6 +113,25 @@ int qwd_each_bundled_map(void (*fn)(const char *name, void *arg), void *arg)
 		free(list[i]);
 	free(list);
 	return n;
+}
+
+const char *qwd_build_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+
+	if (n <= 0)
+		return NULL;
+	dir[n] = '\0';
+	/* .../BUILD/tests/test_module: two folders up */
+	for (int i = 0; i < 2; i++) {
+		char *slash = strrchr(dir, '/');
+
+		if (!slash)
+			return NULL;
+		*slash = '\0';
+	}
+	return dir;
 }
 
 uint8_t *qwd_read_file(const char *path, size_t *size)

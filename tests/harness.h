@@ -67,6 +67,10 @@ const char *qwd_bundled_map_source(const char *name);
  * order) with its name; returns how many there were (0: the folder
  * could not be read, which the caller's assertion turns into a failure) */
 int qwd_each_bundled_map(void (*fn)(const char *name, void *arg), void *arg);
+/* the build folder the running test program was built in (the folder
+ * above build/tests/, or build/san/tests/), where qwd and the tools are;
+ * NULL when /proc/self/exe cannot be read */
+const char *qwd_build_dir(void);
 /* read a whole file into a malloc'd buffer, one byte longer than *size
  * (room for a terminating NUL); NULL on failure */
 uint8_t *qwd_read_file(const char *path, size_t *size);

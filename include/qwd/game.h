@@ -292,6 +292,9 @@ struct game_services {
 	/* svc_lightstyle to everyone: style (0..63) now reads value ("a" dark,
 	 * "m" normal); targeted lights switch styles 32..63 */
 	void (*lightstyle)(void *ctx, int style, const char *value);
+	/* QuakeC's logfrag: a death that moved the frags, killer's slot and
+	 * victim's (the same slot: a suicide or a team kill, scored -1) */
+	void (*logfrag)(void *ctx, int killer, int victim);
 };
 
 struct game;

@@ -403,4 +403,88 @@ bool ratelimit_allow_cost(struct ratelimit *rl, const struct net_addr *a,
  * the correction once an answer's true cost is known */
 void ratelimit_charge(struct ratelimit *rl, double global_cost);
 
+/* ---- address filters (bans) ------------------------------------------- */
+
+/* A list of IPv4 filters as QuakeWorld servers keep them (id's and MVDSV's
+ * addip): four octets, each one exact or a wildcard.  As in MVDSV an
+ * octet of 0 is a wildcard, and so is a missing trailing octet or "*":
+ * "192.168.1", "192.168.1.0" and "192.168.1.*" are the same filter, and
+ * "10.0.0.5" matches 10.*.*.5.  So the wildcards follow from the value:
+ * a filter is its one 32-bit value, and a list holds each value once.
+ * Each filter is a ban or a "safe" mark (an address never refused) and
+ * may expire (Unix time; 0: never).
+ * Matching an address costs one hash probe per wildcard pattern in use
+ * (at most 15, usually one or two), whatever the number of filters: the
+ * check runs for every received packet.  Adding is O(1); removing
+ * rebuilds the hash (O(n), an operator's command). */
+#define IPFILTER_MAX 4096
+#define IPFILTER_HASH 8192		/* slots, a power of two >= 2 * MAX */
+
+enum ipfilter_type {
+	IPFILTER_BAN = 0,
+	IPFILTER_SAFE = 1
+};
+
+struct ipfilter_entry {
+	uint32_t value;		/* network byte order; 0 octets are wildcards */
+	uint8_t type;		/* enum ipfilter_type */
+	int64_t expires;	/* Unix time, 0: never */
+};
+
+struct ipfilter {
+	int count;
+	uint16_t pattern_count[16];	/* filters per set of exact octets */
+	struct ipfilter_entry entry[IPFILTER_MAX];	/* in the order added */
+	int16_t slot[IPFILTER_HASH];	/* index into entry, -1 empty */
+};
+
+/* what a match found: IPFILTER_HIT_BAN, IPFILTER_HIT_SAFE, both or 0 */
+#define IPFILTER_HIT_BAN 1u
+#define IPFILTER_HIT_SAFE 2u
+
+void ipfilter_init(struct ipfilter *f);
+/* "a.b.c.d" with 1 to 4 decimal octets (0-255) or "*", dot-separated;
+ * false for anything else and for the all-wildcard filter */
+bool ipfilter_parse(const char *s, uint32_t *value);
+/* "a.b.c.d", wildcards as 0 (the form MVDSV reads back) */
+char *ipfilter_format(uint32_t value, char out[16]);
+/* add or replace the filter of that value; false when the list is full */
+bool ipfilter_add(struct ipfilter *f, uint32_t value, enum ipfilter_type type,
+		  int64_t expires);
+/* the index of the filter of that value, or -1 */
+int ipfilter_find(const struct ipfilter *f, uint32_t value);
+/* remove the filter of that value; false when there is none */
+bool ipfilter_remove(struct ipfilter *f, uint32_t value);
+/* remove the filters whose time has come (0 < expires <= now); how many */
+int ipfilter_expire(struct ipfilter *f, int64_t now);
+/* which kinds of filter match ip (network byte order) */
+unsigned ipfilter_match(const struct ipfilter *f, uint32_t ip);
+
+/* ---- hashed rcon (MVDSV's sv_crypt_rcon, ezQuake's cl_crypt_rcon) ----- */
+
+/* The packet ezQuake sends with cl_crypt_rcon 1 (its CL_Rcon_f):
+ *   0xFFFFFFFF "rcon " DIGEST TIME " " ARG " " ARG " " ... NUL
+ * TIME is the client's Unix time as 8 bytes, least significant first, each
+ * "%02X" (16 characters); DIGEST is the SHA-1, 40 upper-case hex digits, of
+ *   "rcon " PASSWORD TIME " " ARG " " ARG " " ...
+ * (every argument as the tokenizer splits it, each followed by a space).
+ * MVDSV checks the digest and that TIME is within sv_timestamplen seconds
+ * of its own clock.  SHA-1 is libmd's (libbsd's own dependency). */
+#define RCON_TIME_HEX 16
+#define RCON_DIGEST_HEX 40
+#define RCON_SHA1 20
+
+void rcon_time_hex(int64_t t, char out[RCON_TIME_HEX + 1]);
+/* the 16 hex digits at s (either case); false if they are not that */
+bool rcon_time_parse(const char *s, int64_t *t);
+/* the digest of the arguments argv[0..argc) under password and time */
+void rcon_digest(const char *password, const char *time_hex, int argc,
+		 const char *const *argv, uint8_t out[RCON_SHA1]);
+/* 40 hex digits (either case) at s into out; false if they are not that */
+bool rcon_digest_parse(const char *s, uint8_t out[RCON_SHA1]);
+/* ezQuake's packet for the command argv[0..argc) at Unix time t; its
+ * length (the NUL included, as ezQuake sends it), 0 if it does not fit */
+size_t rcon_build_hashed(void *out, size_t max, const char *password,
+			 int64_t t, int argc, const char *const *argv);
+
 #endif

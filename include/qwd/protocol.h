@@ -29,6 +29,12 @@
 #define A2A_ACK 'l'
 #define A2C_PRINT 'n'
 
+/* server to master server (no 0xFF header): "a\n<sequence>\n<players>\n"
+ * every few minutes, "C\n" when the server stops */
+#define PORT_MASTER 27000
+#define S2M_HEARTBEAT 'a'
+#define S2M_SHUTDOWN 'C'
+
 /* server to client */
 enum svc {
 	svc_bad = 0,

@@ -52,7 +52,7 @@ enum {
 	SV_INFO_RELIABLE = 480,		/* client infos per reliable message */
 	SV_RELIABLE_EXT = 720,		/* extension clients' reliable message */
 	SV_PATH = 256,
-	SV_CVAR_MAX = 96,
+	SV_CVAR_MAX = 160,
 	SV_GRID_CELL = 256,		/* player grid cell, units (grows for big maps) */
 	SV_GRID_DIM = 64,		/* at most 64 x 64 cells */
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
@@ -252,6 +252,70 @@ struct oob_budget {
 	bool ready;
 };
 
+/* ---- the operator's tools: bans, master servers, log files, rcon ------ */
+
+enum {
+	SV_MAX_MASTERS = 8,		/* setmaster's list (MVDSV's MAX_MASTERS) */
+	SV_RCON_SEEN = 4096		/* hashed rcon digests remembered */
+};
+
+/* addip and its kin (bans.c): the filters, checked for every packet */
+struct sv_bans {
+	struct ipfilter list;
+	struct cvar *filterban;
+	unsigned filterban_applied;	/* its `modified` the clients were
+					 * last checked against */
+	struct ratelimit answers;	/* the "banned." replies */
+	double next_expiry;		/* realtime of the next expiry pass */
+	uint64_t refused;		/* packets from refused addresses */
+};
+
+/* setmaster (master.c) */
+struct sv_masters {
+	struct net_addr addr[SV_MAX_MASTERS];
+	char name[SV_MAX_MASTERS][64];	/* as the operator gave it */
+	int count;
+	int sequence;			/* of the last heartbeat */
+	double last_sent;		/* realtime; < 0: one is due now */
+	int players_sent;		/* the count the last one carried */
+	uint64_t heartbeats;
+};
+
+/* logfile, logrcon, fraglogfile (logfile.c) */
+enum sv_log_kind { SV_LOG_CONSOLE, SV_LOG_RCON, SV_LOG_FRAGS, SV_LOG_KINDS };
+
+struct sv_log_file {
+	FILE *fp;			/* NULL: off */
+	char path[2 * SV_PATH + 64];	/* the base directory, sv_logdir, name */
+	int number;			/* NNNN of its name */
+	uint64_t size;			/* bytes in the file */
+	int64_t next_day;		/* Unix time of the next local midnight */
+};
+
+struct sv_logs {
+	struct sv_log_file file[SV_LOG_KINDS];
+	struct cvar *sv_logdir, *sv_maxlogsize, *sv_logdaily, *frag_log_type;
+	/* the console log is a sink in front of the server's own: the one
+	 * it passes every line on to */
+	void (*next_sink)(void *ctx, int level, const char *line);
+	void *next_ctx;
+};
+
+/* hashed and plain rcon (rcon.c) */
+struct sv_rcon_digest {
+	uint8_t sha1[20];
+	int64_t client_time;		/* Unix time the client stamped */
+	bool used;
+};
+
+struct sv_rcon {
+	struct cvar *sv_crypt_rcon, *sv_timestamplen;
+	/* digests accepted within the window: a second use is a replay */
+	struct sv_rcon_digest seen[SV_RCON_SEEN];
+	bool running;			/* a command from rcon is running */
+	uint64_t accepted, refused, replays;
+};
+
 /* ---- the server ------------------------------------------------------- */
 
 /* Log lines a remote source drives (loglimit.c): a token bucket per
@@ -420,8 +484,15 @@ struct server {
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
+	struct sv_bans bans;
+	struct sv_masters masters;
+	struct sv_logs logs;
+	struct sv_rcon rcon;
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
+	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
+	struct sv_qtv *qtv;		/* the QTV listener (qtv.c) */
+	struct sv_demo *demo;		/* demo commands and folder (demo.c) */
 	struct recorder *recorder;	/* one client's usercmds, or NULL */
 	int record_userid;		/* whose; 0: the first to move */
 	int record_spawncount;		/* its level; -1 until the first command */
@@ -526,6 +597,14 @@ bool sv_frags_mark(struct client *to, int slot);
 void sv_pending_clear(struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
+/* send.c: protocol 28's layouts, shared with the demo writer: one
+ * entity's update (force: written even when nothing changed, as for an
+ * entity new to the list), a removal, a spike's six bytes of svc_nails */
+void sv_write_entity_delta(const struct entity_state *from,
+			   const struct entity_state *to, struct msg_buf *m,
+			   bool force);
+void sv_write_entity_remove(struct msg_buf *m, int number);
+void sv_write_nail(const struct server *sv, int num, struct msg_buf *m);
 /* level.c */
 int sv_player_entity(const struct server *sv, int slot);
 void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
@@ -534,6 +613,12 @@ const char *sv_bundled_map_dir(void);
 /* level.c: precache list index of a name (added when new), 0 when full */
 int sv_add_model(struct server *sv, const char *name);
 int sv_add_sound(struct server *sv, const char *name);
+/* level.c: one page of the model or sound list from start, as the signon
+ * sends it (svc_modellist/svc_soundlist, the start, names up to half a
+ * message, an empty name, the next page's start); returns that start, 0
+ * when this page ends the list */
+int sv_write_list_page(const struct server *sv, bool models, int start,
+		       struct msg_buf *m);
 /* level.c: append a message to the signon buffers */
 void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
 /* download.c: open a served file by its checked relative name (the map
@@ -561,13 +646,117 @@ void sv_log_summaries(struct server *sv, bool force);
 bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
 /* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
 void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
-/* record.c: "record start FILE [MAXMB] [client USERID]" / "record stop" /
- * "record" (console and rcon) */
-void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out);
+/* record.c: "cmdrecord start FILE [MAXMB] [client USERID]" /
+ * "cmdrecord stop" / "cmdrecord" (console and rcon) */
+void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out);
 /* record.c: a command the server is about to run for cl (user.c) */
 void sv_record_cmd(struct server *sv, struct client *cl,
 		   const struct usercmd *cmd);
 /* record.c: close the recording, if any (shutdown); says so on out */
 void sv_record_stop(struct server *sv, FILE *out);
+
+/* ---- demos and QTV (docs/demos.md) ------------------------------------ */
+
+/* demo.c: the demo cvars, the writer and the QTV listener set up (-1: out
+ * of memory); the end of all of it at shutdown */
+int sv_demo_init(struct server *sv);
+void sv_demo_shutdown(struct server *sv);
+/* demo.c: once a frame, after the replies: QTV connections, automatic
+ * recording, the demo frame */
+void sv_demo_frame(struct server *sv);
+/* demo.c: the console commands (record, easyrecord, stop, cancel,
+ * demolist, rmdemo, and their sv_demo* names; qtv_list, qtv_close) */
+bool sv_demo_command(struct server *sv, const struct net_args *a, FILE *out);
+void sv_demo_help(FILE *out);
+
+/* how a demo file ends (MVDSV's words to the players differ) */
+enum sv_demo_stop {
+	DEMO_STOP_DONE,		/* stop, a level change */
+	DEMO_STOP_CANCEL,	/* cancel: the file removed */
+	DEMO_STOP_FULL,		/* sv_demoMaxSize reached */
+	DEMO_STOP_ERROR,	/* it could not be written */
+	DEMO_STOP_QUIET		/* shutdown: nobody to tell */
+};
+
+/* mvd.c: the writer (its design note says what goes in a demo) */
+int sv_mvd_init(struct server *sv);
+void sv_mvd_free(struct server *sv);
+/* something is recording or streaming */
+bool sv_mvd_active(const struct server *sv);
+/* an event for the demo's next frame: to everyone's view (slot < 0) or
+ * one player's (svc messages of protocol 28, whole) */
+void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len);
+/* svc_setangle as a demo holds it (with the player's number) */
+void sv_mvd_setangle(struct server *sv, int slot, const vec3_t angles);
+/* after the replies: the demo frame when due, the files and streams fed */
+void sv_mvd_frame(struct server *sv);
+/* before a level is replaced; and at shutdown */
+void sv_mvd_level_end(struct server *sv);
+void sv_mvd_shutdown(struct server *sv);
+/* the demo file: opened at path (name: as listed), closed (the bytes
+ * written, -1 when it failed or none was open); its name and size */
+int sv_mvd_open_file(struct server *sv, const char *path, const char *name,
+		     char *err, size_t errlen);
+long long sv_mvd_stop_file(struct server *sv, enum sv_demo_stop why);
+const char *sv_mvd_file(const struct server *sv, uint64_t *bytes);
+/* QTV streams: a connection that passed the handshake joins (false: no
+ * room, the caller closes fd); count, list, close (id < 0: all) */
+bool sv_mvd_add_stream(struct server *sv, int fd, const char *peer);
+int sv_mvd_streams(const struct server *sv);
+void sv_mvd_list_streams(const struct server *sv, FILE *out);
+int sv_mvd_close_stream(struct server *sv, int id);
+/* frames, bytes, cost a frame */
+void sv_mvd_figures(const struct server *sv, FILE *out);
+
+/* qtv.c: the TCP listener on qtv_streamport and the handshakes */
+int sv_qtv_init(struct server *sv);
+void sv_qtv_free(struct server *sv);
+void sv_qtv_poll(struct server *sv);
+void sv_qtv_status(const struct server *sv, FILE *out);
+
+/* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
+
+/* each registers its cvars and sets up its state (server_init) */
+void sv_bans_init(struct server *sv);
+void sv_masters_init(struct server *sv);
+void sv_logs_init(struct server *sv);
+void sv_rcon_init(struct server *sv);
+/* bans.c: a packet from a refused address is answered "banned." (within
+ * a budget) and dropped: true.  Runs for every received packet. */
+bool sv_ban_filter(struct server *sv, const struct net_addr *from);
+/* bans.c: would an address be refused now */
+bool sv_banned(const struct server *sv, const struct net_addr *from);
+/* bans.c: exec the game folder's listip.cfg, if any (start-up) */
+void sv_bans_load(struct server *sv);
+/* bans.c: expiries, and the clients a filterban change now refuses */
+void sv_bans_upkeep(struct server *sv);
+/* bans.c: addip, removeip, listip, writeip */
+void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: setmaster, heartbeat */
+void sv_cmd_master(struct server *sv, const struct net_args *a, FILE *out);
+/* master.c: a heartbeat when one is due (upkeep) */
+void sv_masters_frame(struct server *sv);
+/* master.c: "C\n" to every master (shutdown) */
+void sv_masters_shutdown(struct server *sv);
+/* master.c: is this address one of the masters */
+bool sv_is_master(const struct server *sv, const struct net_addr *a);
+/* logfile.c: logfile, logrcon, fraglogfile */
+void sv_cmd_logs(struct server *sv, const struct net_args *a, FILE *out);
+/* logfile.c: a line for the rcon log (when it is on) */
+void sv_log_rcon(struct server *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* logfile.c: killer fragged victim (the same slot: a suicide), for the
+ * frag log; a new level starts ("\newmap\" in frag_log_type 1) */
+void sv_log_frag(struct server *sv, int killer, int victim);
+void sv_log_newmap(struct server *sv);
+/* logfile.c: close every log file (shutdown) */
+void sv_logs_close(struct server *sv);
+/* rcon.c: a connectionless "rcon ..." that passed its budget; returns
+ * the bytes sent in answer */
+size_t sv_rcon(struct server *sv, const struct net_addr *from,
+	       const struct net_args *args);
+/* rcon.c: names a command or cvar that rcon may not run or set (the
+ * logs and the rcon rules themselves; console.c asks) */
+bool sv_rcon_forbidden(const char *name);
 
 #endif

@@ -3,8 +3,9 @@
  *
  * Design note: client.c owns the connection (connectionless dialogue,
  * netchan, moves, the command text a server stuffs); parse.c reads the
- * svc messages of one netchan payload.  Neither keeps state outside
- * struct qwc.
+ * svc messages of one netchan payload; mvd.c reads demos, with parse.c's
+ * layouts of the messages a demo shares with a connection.  None keeps
+ * state outside its struct (qwc, mvd_reader).
  */
 #ifndef QWD_CLIENT_INTERNAL_H
 #define QWD_CLIENT_INTERNAL_H
@@ -14,6 +15,21 @@
 /* Parse the svc messages of one accepted payload (msg positioned after
  * the netchan header).  Stops at the first bad message, counted. */
 void qwc_parse_payload(struct qwc *c, struct msg_buf *m, double now);
+
+/* Layouts shared with the demo reader.  The fields of an entity update
+ * after its word (bits: the word's flags; a U_MOREBITS byte is read here),
+ * onto e, a copy of the state it changes. */
+void qwc_read_delta(struct msg_buf *m, int bits, struct qwc_entity *e);
+/* svc_spawnbaseline and svc_spawnstatic after the number: e from zero */
+void qwc_read_baseline(struct msg_buf *m, int num, struct qwc_entity *e);
+/* svc_modellist or svc_soundlist after its svc byte: the number of the
+ * page's last name (its start plus the names in it), the list's first
+ * name into first (when not NULL and this page holds it), the next page's
+ * start into *next; -1 when cut short (m->badread) or past 255 names */
+int qwc_read_list(struct msg_buf *m, char *first, size_t size, int *next);
+/* svc_temp_entity after its svc byte: its type, or -1 for an unknown
+ * type (whose size cannot be known); m->badread when cut short */
+int qwc_skip_temp_entity(struct msg_buf *m);
 
 /* Append stufftext and run the complete lines in it. */
 void qwc_stuff(struct qwc *c, const char *text);

@@ -114,7 +114,7 @@ static bool parse_serverdata(struct qwc *c, struct msg_buf *m)
 	return true;
 }
 
-static bool parse_list(struct qwc *c, struct msg_buf *m, bool models)
+int qwc_read_list(struct msg_buf *m, char *first, size_t size, int *next)
 {
 	int n = msg_read_byte(m);
 	char name[64];
@@ -123,25 +123,33 @@ static bool parse_list(struct qwc *c, struct msg_buf *m, bool models)
 		size_t len = msg_read_string(m, name, sizeof(name));
 
 		if (m->badread)
-			return false;
+			return -1;
 		if (len == 0)
 			break;
 		n++;
-		if (models && n == 1)
-			strlcpy(c->mapmodel, name, sizeof(c->mapmodel));
-		if (n > 255) {
+		if (first && n == 1)
+			strlcpy(first, name, size);
+		if (n > 255)
+			return -1;
+	}
+	*next = msg_read_byte(m);
+	return m->badread ? -1 : n;
+}
+
+static bool parse_list(struct qwc *c, struct msg_buf *m, bool models)
+{
+	int next, n = qwc_read_list(m, models ? c->mapmodel : NULL,
+				    sizeof(c->mapmodel), &next);
+
+	if (n < 0) {
+		if (!m->badread)
 			c->stats.bad[QWC_BAD_RANGE]++;
-			return false;
-		}
+		return false;
 	}
 	if (models)
 		c->models = n;
 	else
 		c->sounds = n;
-	int next = msg_read_byte(m);
-
-	if (m->badread)
-		return false;
 	if (c->state == QWC_CONNECTED)
 		qwc_signon_list(c, models, next);
 	else
@@ -149,20 +157,25 @@ static bool parse_list(struct qwc *c, struct msg_buf *m, bool models)
 	return true;
 }
 
+void qwc_read_baseline(struct msg_buf *m, int num, struct qwc_entity *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->number = (uint16_t)num;
+	e->modelindex = (uint8_t)msg_read_byte(m);
+	e->frame = (uint8_t)msg_read_byte(m);
+	e->colormap = (uint8_t)msg_read_byte(m);
+	e->skinnum = (uint8_t)msg_read_byte(m);
+	for (int k = 0; k < 3; k++) {
+		e->origin[k] = (int16_t)msg_read_short(m);
+		e->angles[k] = (uint8_t)msg_read_byte(m);
+	}
+}
+
 static bool parse_baseline(struct qwc *c, struct msg_buf *m, int num)
 {
 	struct qwc_entity e;
 
-	memset(&e, 0, sizeof(e));
-	e.number = (uint16_t)num;
-	e.modelindex = (uint8_t)msg_read_byte(m);
-	e.frame = (uint8_t)msg_read_byte(m);
-	e.colormap = (uint8_t)msg_read_byte(m);
-	e.skinnum = (uint8_t)msg_read_byte(m);
-	for (int k = 0; k < 3; k++) {
-		e.origin[k] = (int16_t)msg_read_short(m);
-		e.angles[k] = (uint8_t)msg_read_byte(m);
-	}
+	qwc_read_baseline(m, num, &e);
 	if (m->badread)
 		return false;
 	if (num >= 0 && c->baselines) {
@@ -298,8 +311,7 @@ static bool parse_client_value(struct qwc *c, struct msg_buf *m, int what,
 
 /* ---- packet entities -------------------------------------------------- */
 
-/* the fields after the word, onto e (a copy of the old state) */
-static void read_delta(struct msg_buf *m, int bits, struct qwc_entity *e)
+void qwc_read_delta(struct msg_buf *m, int bits, struct qwc_entity *e)
 {
 	if (bits & U_MOREBITS)
 		bits |= msg_read_byte(m);
@@ -437,7 +449,7 @@ static bool parse_packetentities(struct qwc *c, struct msg_buf *m,
 			e = old->ents[oldi++];
 		else
 			e = baseline_of(c, num);
-		read_delta(m, bits, &e);
+		qwc_read_delta(m, bits, &e);
 		if (m->badread)
 			return false;
 		list_add(&out, &e);
@@ -462,12 +474,9 @@ static bool parse_packetentities(struct qwc *c, struct msg_buf *m,
 
 /* ---- everything else -------------------------------------------------- */
 
-static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
+int qwc_skip_temp_entity(struct msg_buf *m)
 {
 	int type = msg_read_byte(m);
-
-	c->stats.temp_entities++;
-	c->stats.last_temp_entity = type;
 
 	switch (type) {
 	case TE_GUNSHOT:
@@ -491,9 +500,19 @@ static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
 		skip(m, 6);
 		break;
 	default:
-		return false;
+		return -1;
 	}
-	return !m->badread;
+	return type;
+}
+
+static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
+{
+	int raw = msg_read_remaining(m) ? m->data[m->readpos] : -1;
+	int type = qwc_skip_temp_entity(m);
+
+	c->stats.temp_entities++;
+	c->stats.last_temp_entity = raw;
+	return type >= 0 && !m->badread;
 }
 
 static void print_text(struct qwc *c, int level, const char *text)

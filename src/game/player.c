@@ -78,7 +78,8 @@ void player_precache(struct game *g)
 	g->s_jump = g_precache_sound(g, "player/plyrjmp8.wav");
 }
 
-static void add_frags(struct game *g, struct game_entity *p, int n);
+static void score(struct game *g, struct game_entity *killer,
+		  struct game_entity *victim, int n);
 
 /* ---- corpses ---------------------------------------------------------- */
 
@@ -470,7 +471,7 @@ void game_client_kill(struct game *g, int slot)
 	g_bprint(g, PRINT_MEDIUM, "%s suicides\n", cl->name);
 	e->modelindex = g->m_player;
 	e->frame = FR_DEATHA + 10;	/* QuakeC's set_suicide_frame */
-	add_frags(g, e, -2);
+	score(g, e, e, -2);
 	player_copy_to_bodyque(g, e);
 	player_put_in_server(g, slot);
 }
@@ -551,6 +552,16 @@ static void add_frags(struct game *g, struct game_entity *p, int n)
 	player_frags_changed(g, p);
 }
 
+/* n frags to killer for victim's death, told to the frag log as QuakeC's
+ * logfrag(killer, victim) is: a frag names both, a loss the loser twice */
+static void score(struct game *g, struct game_entity *killer,
+		  struct game_entity *victim, int n)
+{
+	if (g_client(g, killer) && g_client(g, victim) && g->svc.logfrag)
+		g->svc.logfrag(g->svc.ctx, killer->client, victim->client);
+	add_frags(g, killer, n);
+}
+
 static const char *pick(struct game *g, const char *a, const char *b)
 {
 	return g_random(g) < 0.5 ? a : b;
@@ -576,19 +587,19 @@ void player_obituary(struct game *g, struct game_entity *targ,
 	}
 	if (dt == DT_TELEFRAG && ac && attacker != targ) {
 		g_bprint(g, PRINT_MEDIUM, "%s was telefragged by %s\n", tn, an);
-		add_frags(g, attacker, 1);
+		score(g, attacker, targ, 1);
 		return;
 	}
 	if (dt == DT_SQUISH) {
 		if (ac && team && attacker != targ) {
 			g_bprint(g, PRINT_MEDIUM, "%s squished a teammate\n", an);
-			add_frags(g, attacker, -1);
+			score(g, attacker, attacker, -1);
 		} else if (ac && attacker != targ) {
 			g_bprint(g, PRINT_MEDIUM, "%s squishes %s\n", an, tn);
-			add_frags(g, attacker, 1);
+			score(g, attacker, targ, 1);
 		} else {
 			g_bprint(g, PRINT_MEDIUM, "%s was squished\n", tn);
-			add_frags(g, targ, -1);
+			score(g, targ, targ, -1);
 		}
 		return;
 	}
@@ -607,7 +618,7 @@ void player_obituary(struct game *g, struct game_entity *targ,
 			else if (dt == DT_DISCHARGE)
 				how = " discharges into the water.\n";
 			g_bprint(g, PRINT_MEDIUM, "%s%s", tn, how);
-			add_frags(g, attacker, -1);
+			score(g, attacker, attacker, -1);
 			return;
 		}
 		if (g->teamplay == 2 && team) {
@@ -616,7 +627,7 @@ void player_obituary(struct game *g, struct game_entity *targ,
 				" loses another friend\n"};
 
 			g_bprint(g, PRINT_MEDIUM, "%s%s", an, lines[(int)(g_random(g) * 4) % 4]);
-			add_frags(g, attacker, -1);
+			score(g, attacker, attacker, -1);
 			return;
 		}
 		switch (dt) {
@@ -636,7 +647,7 @@ void player_obituary(struct game *g, struct game_entity *targ,
 
 				if (r >= 0.6) {
 					g_bprint(g, PRINT_MEDIUM, "%s rips %s a new one\n", an, tn);
-					add_frags(g, attacker, 1);
+					score(g, attacker, targ, 1);
 					return;
 				}
 				s1 = r < 0.3 ? " was brutalized by " : " was smeared by ";
@@ -666,7 +677,7 @@ void player_obituary(struct game *g, struct game_entity *targ,
 			break;
 		}
 		g_bprint(g, PRINT_MEDIUM, "%s%s%s%s", tn, s1, an, s2);
-		add_frags(g, attacker, 1);
+		score(g, attacker, targ, 1);
 		return;
 	}
 	/* the world killed him */
@@ -686,7 +697,7 @@ void player_obituary(struct game *g, struct game_entity *targ,
 	else if (dt == DT_FIREBALL)
 		how = " ate a lavaball\n";
 	g_bprint(g, PRINT_MEDIUM, "%s%s", tn, how);
-	add_frags(g, targ, -1);
+	score(g, targ, targ, -1);
 }
 
 /* ---- the level's end -------------------------------------------------- */

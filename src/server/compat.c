@@ -79,10 +79,7 @@ static const struct compat_entry compat[] = {
 	{"sv_hashpasswords", false, "qwd has no password hashing for logins"},
 	/* the network and downloads */
 	{"sv_rconlim", false, "see sv_oob_rcon, the rcon budget (docs/security.md)"},
-	{"frag_log_type", false, "qwd writes one frag log format"},
 	{"qconsole_log_say", false, "chat goes to the log with the rest"},
-	{"sv_maxlogsize", false, "logs are bounded by sv_lograte/sv_logtotal (docs/security.md)"},
-	{"sv_logdir", false, "qwd logs to its standard error; redirect it"},
 	{"allow_download_skins", false, "allow_download covers skins/"},
 	{"allow_download_models", false, "allow_download covers progs/"},
 	{"allow_download_sounds", false, "allow_download covers sound/"},

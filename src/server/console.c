@@ -10,7 +10,9 @@
  *   fixed array in struct server (no allocation); those flagged SERVERINFO
  *   are mirrored in the serverinfo string that status and clients read,
  *   and a change is pushed to connected clients (svc_serverinfo).
- *   Secret cvars (passwords) are never printed.
+ *   Secret cvars (passwords) are never printed.  While rcon runs a line,
+ *   the few commands and cvars rcon.c forbids are refused, by name or
+ *   through "set".
  */
 #include "qwd/server.h"
 
@@ -203,6 +205,15 @@ static void c_quit(struct server *sv, const struct net_args *a, FILE *out)
 	sv->quit = true;
 }
 
+/* a command or cvar rcon may not touch, while rcon runs one (rcon.c) */
+static bool rcon_refuses(const struct server *sv, const char *name, FILE *out)
+{
+	if (!sv->rcon.running || !sv_rcon_forbidden(name))
+		return false;
+	fprintf(out, "%s: not over rcon (the server's console or config only)\n", name);
+	return true;
+}
+
 static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 {
 	const char *name = net_args_argv(a, 1);
@@ -212,6 +223,8 @@ static void c_set(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "usage: set NAME VALUE\n");
 		return;
 	}
+	if (rcon_refuses(sv, name, out))
+		return;
 	/* "set k_..." in a KTX config: said once, not made a variable */
 	if (!cvar_get(sv, name) && sv_compat_ignore(sv, name, out))
 		return;
@@ -412,7 +425,16 @@ static const struct command commands[] = {
 	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
-	{"record", sv_cmd_record, "record start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"cmdrecord", sv_cmd_cmdrecord, "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
+	{"addip", sv_cmd_bans, "addip IP [ban|safe] [+SECONDS|UNIXTIME]: filter an address (0 octets: any)"},
+	{"removeip", sv_cmd_bans, "removeip IP: remove the filter given as IP"},
+	{"listip", sv_cmd_bans, "the address filters"},
+	{"writeip", sv_cmd_bans, "save the filters to listip.cfg (read at start-up)"},
+	{"setmaster", sv_cmd_master, "setmaster HOST[:PORT] ... | none: master servers (up to 8)"},
+	{"heartbeat", sv_cmd_master, "a heartbeat to the master servers now"},
+	{"logfile", sv_cmd_logs, "logfile [on|off]: the console log (none: toggle)"},
+	{"logrcon", sv_cmd_logs, "logrcon [on|off]: the rcon log (none: toggle)"},
+	{"fraglogfile", sv_cmd_logs, "fraglogfile [on|off]: the frag log (none: toggle)"},
 	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}
@@ -423,6 +445,7 @@ static void c_help(struct server *sv, const struct net_args *a, FILE *out)
 	(void)a;
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->help);
+	sv_demo_help(out);
 	fprintf(out, "variables (NAME shows, NAME VALUE sets):\n");
 	for (int i = 0; i < sv->num_cvars; i++)
 		fprintf(out, "  %-16s %s\n", sv->cvars[i].name, sv->cvars[i].help);
@@ -436,6 +459,10 @@ void server_command(struct server *sv, const char *line, FILE *out)
 	if (net_args_tokenize(&a, line) <= 0)
 		return;
 	const char *c = net_args_argv(&a, 0);
+	if (rcon_refuses(sv, c, out))
+		return;
+	if (sv_demo_command(sv, &a, out))
+		return;
 	for (const struct command *cmd = commands; cmd->name; cmd++)
 		if (strcasecmp(cmd->name, c) == 0) {
 			cmd->fn(sv, &a, out);

@@ -14,14 +14,17 @@
  *              for (it only notes the name) is loaded right after
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
- *              each datagram goes to the connectionless handler or to its
- *              client (found by address and qport through a hash table,
- *              O(1) per packet), through the netchan, and is parsed
+ *              a datagram from an address the bans refuse stops there
+ *              (bans.c, a hash probe or two); each other goes to the
+ *              connectionless handler or to its client (found by address
+ *              and qport through a hash table, O(1) per packet), through
+ *              the netchan, and is parsed
  *     EXECUTE  (inside RECEIVE, per packet, as QuakeWorld does) moves run
  *              through game_client_cmd at once (physics, touches,
  *              weapons), string commands in order
  *     REPLY    one reply to each client that sent a request, sendmmsg
- *     upkeep   timeouts and zombies, a few times a second
+ *     upkeep   timeouts and zombies, ban expiries, heartbeats to the
+ *              master servers, a few times a second
  *
  *   Everything the loop uses was allocated by server_init: the receive and
  *   send batches, the clients, the game and its entities, the reply
@@ -259,6 +262,10 @@ int server_init(struct server *sv, const struct server_options *opt)
 		cvar_register(sv, "maxclients", mc, CVAR_SERVERINFO | CVAR_ROM,
 			      "player slots (set on the command line)");
 	}
+	if (sv_demo_init(sv) != 0) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
+		return -1;
+	}
 
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
@@ -310,6 +317,10 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
 		return -1;
 	}
+	sv_bans_init(sv);
+	sv_masters_init(sv);
+	sv_logs_init(sv);
+	sv_rcon_init(sv);
 
 	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
 	if (sv->sock < 0) {
@@ -354,6 +365,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
+	sv_bans_load(sv);
 	return 0;
 }
 
@@ -371,9 +383,11 @@ void server_shutdown(struct server *sv)
 			if (sv->clients[i].state >= CS_CONNECTED)
 				sv_drop_client(sv, &sv->clients[i], why);
 	}
+	sv_masters_shutdown(sv);
 	capture_close(sv->capture);
 	sv->capture = NULL;
 	sv_record_stop(sv, NULL);
+	sv_demo_shutdown(sv);
 	if (sv->prof) {
 		prof_interval_close(sv->prof);
 		prof_destroy(sv->prof);
@@ -415,6 +429,7 @@ void server_shutdown(struct server *sv)
 	}
 	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
+	sv_logs_close(sv);
 }
 
 void sv_defence_counts(const struct server *sv, char *out, size_t size)
@@ -478,6 +493,12 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 	if (sv->capture)
 		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
 
+	/* a refused address goes no further, whatever it sent */
+	if (sv_ban_filter(sv, &p->from))
+		return;
+	/* a master server answering setmaster's ping */
+	if (p->len == 1 && p->data[0] == A2A_ACK && sv_is_master(sv, &p->from))
+		return;
 	msg_init_read(&m, p->data, p->len);
 	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
 		sv_connectionless(sv, &p->from, &m);
@@ -634,6 +655,7 @@ void server_frame(struct server *sv, double wait)
 	/* REPLY */
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
+	sv_demo_frame(sv);
 
 	/* upkeep counts as world work */
 	prof_switch(sv->prof, PROF_WORLD);
@@ -641,6 +663,8 @@ void server_frame(struct server *sv, double wait)
 		read_console(sv);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
+		sv_bans_upkeep(sv);
+		sv_masters_frame(sv);
 		sv_log_summaries(sv, false);
 		sv->last_upkeep = now;
 	}

@@ -125,6 +125,23 @@ int sv_add_sound(struct server *sv, const char *name)
 	return sv->num_sounds++;
 }
 
+int sv_write_list_page(const struct server *sv, bool models, int start,
+		       struct msg_buf *m)
+{
+	int count = models ? sv->num_models : sv->num_sounds;
+	const char *const *names = models ? sv->model_precache : sv->sound_precache;
+	size_t begin = m->cursize;
+	int i;
+
+	msg_write_byte(m, models ? svc_modellist : svc_soundlist);
+	msg_write_byte(m, start);
+	for (i = start + 1; i < count && m->cursize - begin < MAX_MSGLEN / 2; i++)
+		msg_write_string(m, names[i]);
+	msg_write_byte(m, 0);
+	msg_write_byte(m, i < count ? i - 1 : 0);
+	return i < count ? i - 1 : 0;
+}
+
 /* A folder holding small.bsp, the map qwd serves by default. */
 static bool is_map_dir(const char *dir)
 {
@@ -291,6 +308,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		return -1;
 
 	/* from here on the new level replaces the old one */
+	sv_mvd_level_end(sv);
 	bsp_free(sv->map);
 	sv->map = map;
 	{
@@ -369,5 +387,6 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		 "checksum2 %d, %d signon buffers", sv->mapname, path,
 		 sv->num_models, sv->num_sounds, sv->game->num_entities,
 		 (int32_t)map->checksum2, sv->num_signon);
+	sv_log_newmap(sv);
 	return 0;
 }

@@ -25,9 +25,9 @@
  *   - a connect whose challenge is valid has proved its address (the
  *     challenge went there), so it passes even when the global connect
  *     budget is spent by spoofed ones; only its address's budget applies;
- *   - rcon compares the password in constant time and has the slowest
- *     budget, so guessing is slow even over many connections; a refused
- *     rcon is logged with the address.
+ *   - rcon has the slowest budget, so guessing is slow even over many
+ *     connections; what passes it goes to rcon.c (plain or hashed, the
+ *     password compared in constant time, every attempt logged).
  *   Every log line a packet here causes goes through the per-address log
  *   limiter (loglimit.c).
  *   Refusals are texts a person can act on: "server is full", "wrong
@@ -344,44 +344,13 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
 
+/* the budget here, the rest (plain or hashed, the logs) in rcon.c */
 static void oob_rcon(struct server *sv, const struct net_addr *from,
 		     const struct net_args *args)
 {
-	char a[NET_ADDR_STRLEN];
-
-	net_addr_format(from, a);
 	if (!within_budget(sv, OOB_RCON, from, 1.0))
 		return;
-	if (!sv->rcon_password->string[0] ||
-	    !net_secure_equal(sv->rcon_password->string, net_args_argv(args, 1))) {
-		sv_log_from(sv, from, QWD_LOG_WARN, "bad rcon from %s", a);
-		sv->stats.oob_bytes[OOB_RCON] +=
-			send_text(sv, from, "%cbad rcon password.\n", A2C_PRINT);
-		return;
-	}
-	const char *cmd = net_args_rest(args, 2);
-	sv_log_from(sv, from, QWD_LOG_INFO, "rcon from %s: %s", a, cmd);
-
-	/* collect the command's output and send it back in one or more
-	 * packets of text */
-	char out[8192];
-	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
-
-	if (!f)
-		return;
-	server_command(sv, cmd, f);
-	fflush(f);
-	long n = ftell(f);
-	fclose(f);
-	if (n < 0)
-		n = 0;
-	out[n] = '\0';
-	for (long pos = 0; pos < n || pos == 0; pos += 1300) {
-		sv->stats.oob_bytes[OOB_RCON] +=
-			send_text(sv, from, "%c%.1300s", A2C_PRINT, out + pos);
-		if (n == 0)
-			break;
-	}
+	sv->stats.oob_bytes[OOB_RCON] += sv_rcon(sv, from, args);
 }
 
 static void oob_ping(struct server *sv, const struct net_addr *from)

@@ -3,17 +3,18 @@
  * qwbots action file (the writer is src/prof/record.c).
  *
  * Design note
- *   "record start FILE [MAXMB] [client USERID]" opens the file; every
+ *   Its command is "cmdrecord": "record" is MVDSV's demo command (demo.c).
+ *   "cmdrecord start FILE [MAXMB] [client USERID]" opens the file; every
  *   command the server then runs for that client (user.c run_cmd, after
  *   the speed check: what the game really ran, the drop-recovery copies
  *   of a lost packet included) becomes one line, stamped with the server's
  *   monotonic clock.  Without "client", the first client to move is
- *   chosen and kept.  "record stop" closes the file; "record" shows the
+ *   chosen and kept.  "cmdrecord stop" closes the file; "cmdrecord" shows the
  *   state.  The file name obeys the rule of "capture": a plain name,
  *   written in the working directory, so rcon cannot write elsewhere.
  *
  *   An action file holds one map, the level of the first command (so
- *   "qwd +record start FILE" works before the first level loads): when
+ *   "qwd +cmdrecord start FILE" works before the first level loads): when
  *   the level changes (spawncount) or
  *   the client leaves (its userid no longer runs commands; a new client
  *   in the slot has another userid), nothing more is written for it; a
@@ -58,13 +59,13 @@ void sv_record_stop(struct server *sv, FILE *out)
 	if (!sv->recorder)
 		return;
 	if (out)
-		print_stats(sv, out, "record stopped");
+		print_stats(sv, out, "cmdrecord stopped");
 	if (recorder_close(sv->recorder) != 0 && out)
-		fprintf(out, "record: the file could not be written whole\n");
+		fprintf(out, "cmdrecord: the file could not be written whole\n");
 	sv->recorder = NULL;
 }
 
-void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out)
+void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out)
 {
 	const char *verb = net_args_argv(a, 1);
 	const char *file = net_args_argv(a, 2);
@@ -75,26 +76,26 @@ void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out)
 
 	if (!strcmp(verb, "stop")) {
 		if (!sv->recorder)
-			fprintf(out, "no recording running\n");
+			fprintf(out, "no command recording running\n");
 		sv_record_stop(sv, out);
 		return;
 	}
 	if (strcmp(verb, "start") != 0) {
 		if (verb[0]) {
-			fprintf(out, "usage: record start FILE [MAXMB] [client USERID] | record stop | record\n");
+			fprintf(out, "usage: cmdrecord start FILE [MAXMB] [client USERID] | cmdrecord stop | cmdrecord\n");
 		} else if (!sv->recorder) {
-			fprintf(out, "no recording running (record start FILE [MAXMB] [client USERID])\n");
+			fprintf(out, "no command recording running (cmdrecord start FILE [MAXMB] [client USERID])\n");
 		} else {
-			print_stats(sv, out, "record");
+			print_stats(sv, out, "cmdrecord");
 			if (sv->record_userid)
-				fprintf(out, "recording userid %d\n", sv->record_userid);
+				fprintf(out, "cmdrecord: userid %d\n", sv->record_userid);
 			else
 				fprintf(out, "waiting for the first client to move\n");
 		}
 		return;
 	}
 	if (!*file || strchr(file, '/') || file[0] == '.') {
-		fprintf(out, "record start FILE: a plain file name (written in the working directory)\n");
+		fprintf(out, "cmdrecord start FILE: a plain file name (written in the working directory)\n");
 		return;
 	}
 	if (a->argc > argi && strcmp(net_args_argv(a, argi), "client") != 0) {
@@ -102,7 +103,7 @@ void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out)
 		long mb = strtol(net_args_argv(a, argi), &end, 10);
 
 		if (*end || mb < 1 || mb > 4096) {
-			fprintf(out, "record: MAXMB must be 1..4096\n");
+			fprintf(out, "cmdrecord: MAXMB must be 1..4096\n");
 			return;
 		}
 		max = (uint64_t)mb << 20;
@@ -111,12 +112,12 @@ void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out)
 	if (!strcmp(net_args_argv(a, argi), "client")) {
 		who = client_by_userid(sv, net_args_argv(a, argi + 1));
 		if (!who) {
-			fprintf(out, "record: no client with userid \"%s\" (see status)\n",
+			fprintf(out, "cmdrecord: no client with userid \"%s\" (see status)\n",
 				net_args_argv(a, argi + 1));
 			return;
 		}
 	} else if (a->argc > argi) {
-		fprintf(out, "usage: record start FILE [MAXMB] [client USERID]\n");
+		fprintf(out, "usage: cmdrecord start FILE [MAXMB] [client USERID]\n");
 		return;
 	}
 	sv_record_stop(sv, out);	/* one recording at a time */
@@ -128,12 +129,12 @@ void sv_cmd_record(struct server *sv, const struct net_args *a, FILE *out)
 	sv->recorder = recorder_open(file, max, sv->mapname, source, &sv->log, err,
 				     sizeof(err));
 	if (!sv->recorder) {
-		fprintf(out, "record: %s\n", err);
+		fprintf(out, "cmdrecord: %s\n", err);
 		return;
 	}
 	sv->record_userid = who ? who->userid : 0;
 	sv->record_spawncount = -1;	/* the level of the first command */
-	fprintf(out, "recording to %s%s%s\n", file, who ? " for " : " (the first client to move)",
+	fprintf(out, "cmdrecord: usercmds to %s%s%s\n", file, who ? " for " : " (the first client to move)",
 		who ? who->name : "");
 }
 
@@ -145,7 +146,7 @@ void sv_record_cmd(struct server *sv, struct client *cl, const struct usercmd *c
 		return;
 	if (sv->record_spawncount >= 0 && sv->record_spawncount != sv->spawncount) {
 		qwd_logf(&sv->log, QWD_LOG_INFO,
-			 "record: the level changed, recording closed (one map per action file)");
+			 "cmdrecord: the level changed, recording closed (one map per action file)");
 		sv_record_stop(sv, NULL);
 		return;
 	}
@@ -154,7 +155,7 @@ void sv_record_cmd(struct server *sv, struct client *cl, const struct usercmd *c
 	if (cl->userid != sv->record_userid)
 		return;
 	if (sv->record_spawncount < 0) {
-		/* "+record start" runs before the first level loads */
+		/* "+cmdrecord start" runs before the first level loads */
 		sv->record_spawncount = sv->spawncount;
 		recorder_set_map(sv->recorder, sv->mapname);
 	}

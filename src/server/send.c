@@ -186,6 +186,7 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
+	sv_mvd_message(sv, -1, buf, n);
 	for (int i = 0; i < sv->maxclients; i++)
 		if (sv->clients[i].state == CS_SPAWNED)
 			sv_reliable_text(sv, &sv->clients[i], buf, n);
@@ -933,22 +934,26 @@ static void write_nails(struct server *sv, const int *nails, int n,
 		return;
 	msg_write_byte(m, svc_nails);
 	msg_write_byte(m, n);
-	for (int i = 0; i < n; i++) {
-		const struct game_entity *e = &sv->game->ents[nails[i]];
-		const float *org = sv->objs[nails[i]].origin;
-		int x = ((int)(org[0] + 4096)) >> 1 & 4095;
-		int y = ((int)(org[1] + 4096)) >> 1 & 4095;
-		int z = ((int)(org[2] + 4096)) >> 1 & 4095;
-		int p = (int)(16 * e->angles[0] / 360) & 15;
-		int yaw = (int)(256 * e->angles[1] / 360) & 255;
+	for (int i = 0; i < n; i++)
+		sv_write_nail(sv, nails[i], m);
+}
 
-		msg_write_byte(m, x & 255);
-		msg_write_byte(m, (x >> 8) | ((y << 4) & 0xf0));
-		msg_write_byte(m, (y >> 4) & 255);
-		msg_write_byte(m, z & 255);
-		msg_write_byte(m, (z >> 8) | (p << 4));
-		msg_write_byte(m, yaw);
-	}
+void sv_write_nail(const struct server *sv, int num, struct msg_buf *m)
+{
+	const struct game_entity *e = &sv->game->ents[num];
+	const float *org = sv->objs[num].origin;
+	int x = ((int)(org[0] + 4096)) >> 1 & 4095;
+	int y = ((int)(org[1] + 4096)) >> 1 & 4095;
+	int z = ((int)(org[2] + 4096)) >> 1 & 4095;
+	int p = (int)(16 * e->angles[0] / 360) & 15;
+	int yaw = (int)(256 * e->angles[1] / 360) & 255;
+
+	msg_write_byte(m, x & 255);
+	msg_write_byte(m, (x >> 8) | ((y << 4) & 0xf0));
+	msg_write_byte(m, (y >> 4) & 255);
+	msg_write_byte(m, z & 255);
+	msg_write_byte(m, (z >> 8) | (p << 4));
+	msg_write_byte(m, yaw);
 }
 
 /* ---- one reply -------------------------------------------------------- */
@@ -1061,4 +1066,18 @@ void sv_send_replies(struct server *sv)
 		send_reply(sv, cl);
 	}
 	net_send_flush(sv->tx);
+}
+
+/* ---- the stock entity layout, for the demo writer (mvd.c) ------------- */
+
+void sv_write_entity_delta(const struct entity_state *from,
+			   const struct entity_state *to, struct msg_buf *m,
+			   bool force)
+{
+	write_delta(from, to, m, force, false);
+}
+
+void sv_write_entity_remove(struct msg_buf *m, int number)
+{
+	write_remove(m, number, false);
 }

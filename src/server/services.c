@@ -1,7 +1,8 @@
 /*
  * services.c -- what the game module asks of the server (struct
  * game_services, include/qwd/game.h): precaches, sounds, temporary
- * entities, prints, frags, view kicks, the intermission, cvars.
+ * entities, prints, frags (and the frag log), view kicks, the
+ * intermission, cvars.
  *
  * Design note
  *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
@@ -12,7 +13,8 @@
  *   intermission) goes on the reliable stream; what one player causes for
  *   everyone (frags, light styles, texts) goes the ways that can never
  *   overflow another player's stream (send.c: pending sets, texts dropped
- *   past a mark).
+ *   past a mark).  A demo being recorded or streamed (mvd.c) gets every
+ *   event too, whoever it reaches: a demo shows everybody's view.
  *
  *   Who receives a multicast: QuakeWorld's SV_Multicast tests the leaf of
  *   each client against the PVS or PHS row of the leaf of the event's
@@ -81,6 +83,9 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 
 	if (!sv->map || !sv->game)
 		return;
+	/* a demo hears everything, whoever is near (stock form) */
+	if (narrow)
+		sv_mvd_message(sv, -1, narrow->data, narrow->cursize);
 	if (mode == GAME_MULTICAST_PVS || mode == GAME_MULTICAST_PHS) {
 		int32_t leaf = bsp_point_leaf(sv->map, org);
 
@@ -118,6 +123,7 @@ static struct client *slot_client(struct server *sv, int slot)
 
 static void reliable_to(struct server *sv, int slot, const struct msg_buf *m)
 {
+	sv_mvd_message(sv, slot, m->data, m->cursize);
 	if (slot >= 0) {
 		struct client *cl = slot_client(sv, slot);
 
@@ -272,8 +278,18 @@ static void svc_print_fn(void *ctx, int slot, int level, const char *text)
 		sv_broadcast_printf(sv, level, "%s", text);
 		return;
 	}
-	if ((cl = slot_client(sv, slot)) != NULL)
+	if ((cl = slot_client(sv, slot)) != NULL) {
+		uint8_t buf[1100];
+		struct msg_buf m;
+
 		sv_reliable_printf(cl, level, "%s", text);
+		msg_init(&m, buf, sizeof(buf));
+		msg_write_byte(&m, svc_print);
+		msg_write_byte(&m, level);
+		msg_write_string(&m, text);
+		if (!m.overflowed)
+			sv_mvd_message(sv, slot, m.data, m.cursize);
+	}
 }
 
 static void svc_centerprint_fn(void *ctx, int slot, const char *text)
@@ -345,6 +361,7 @@ static void svc_found_secret_fn(void *ctx)
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_foundsecret);
 	broadcast_reliable(sv, &m, CS_SPAWNED);
+	sv_mvd_message(sv, -1, m.data, m.cursize);
 }
 
 /* the style is kept for clients that join later (their spawn sends all
@@ -380,6 +397,7 @@ static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
 	for (int k = 0; k < 3; k++)
 		msg_write_coord(&m, from[k]);
 	datagram_add(cl, m.data, m.cursize);
+	sv_mvd_message(sv, slot, m.data, m.cursize);
 }
 
 static void svc_kick_fn(void *ctx, int slot, bool big)
@@ -389,6 +407,7 @@ static void svc_kick_fn(void *ctx, int slot, bool big)
 
 	if (cl)
 		sv_reliable_write(cl, &b, 1);
+	sv_mvd_message(ctx, slot, &b, 1);
 }
 
 static void svc_setangle_fn(void *ctx, int slot, const vec3_t angles)
@@ -404,6 +423,7 @@ static void svc_setangle_fn(void *ctx, int slot, const vec3_t angles)
 	for (int k = 0; k < 3; k++)
 		msg_write_angle(&m, angles[k]);
 	sv_reliable_write(cl, m.data, m.cursize);
+	sv_mvd_setangle(ctx, slot, angles);
 }
 
 static void svc_intermission_fn(void *ctx, const vec3_t origin,
@@ -453,6 +473,11 @@ static void svc_log_fn(void *ctx, int level, const char *text)
 	qwd_logf(&sv->log, level, "game: %s", text);
 }
 
+static void svc_logfrag_fn(void *ctx, int killer, int victim)
+{
+	sv_log_frag(ctx, killer, victim);
+}
+
 void sv_game_services(struct server *sv)
 {
 	struct game_services *s = &sv->game_svc;
@@ -474,6 +499,7 @@ void sv_game_services(struct server *sv)
 	s->setangle = svc_setangle_fn;
 	s->intermission = svc_intermission_fn;
 	s->change_level = svc_change_level;
+	s->logfrag = svc_logfrag_fn;
 	s->cvar = svc_cvar_fn;
 	s->infokey = svc_infokey_fn;
 	s->log = svc_log_fn;

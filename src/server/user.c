@@ -145,7 +145,7 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 			cmd.msec = (uint8_t)(cl->cmd_bank > 0 ? cl->cmd_bank : 0);
 		cl->cmd_bank -= cmd.msec;
 	}
-	if (sv->recorder)	/* "record start": the command as the game runs it */
+	if (sv->recorder)	/* "cmdrecord start": the command as the game runs it */
 		sv_record_cmd(sv, cl, &cmd);
 	/* the game clamps the pitch, moves, touches, fires */
 	game_client_cmd(sv->game, cl->slot, &cmd);
@@ -257,9 +257,6 @@ static void cmd_list(struct server *sv, struct client *cl,
 	uint8_t buf[MAX_MSGLEN];
 	struct msg_buf m;
 	int start = atoi(net_args_argv(a, 2));
-	int count = models ? sv->num_models : sv->num_sounds;
-	const char *const *names = models ? sv->model_precache : sv->sound_precache;
-	int i;
 
 	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, models ? "modellist" : "soundlist"))
 		return;
@@ -268,12 +265,7 @@ static void cmd_list(struct server *sv, struct client *cl,
 		return;
 	}
 	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, models ? svc_modellist : svc_soundlist);
-	msg_write_byte(&m, start);
-	for (i = start + 1; i < count && m.cursize < MAX_MSGLEN / 2; i++)
-		msg_write_string(&m, names[i]);
-	msg_write_byte(&m, 0);
-	msg_write_byte(&m, i < count ? i - 1 : 0);
+	sv_write_list_page(sv, models, start, &m);
 	sv_reliable_write(cl, m.data, m.cursize);
 }
 

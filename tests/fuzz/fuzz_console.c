@@ -12,9 +12,10 @@
  *   file again, so the limits on exec chains are fuzzed too.
  *   Lines whose command would leave the process's sandbox or change what
  *   the next input meets are blanked first (FZ_DENIED: a level change
- *   reloads the map, quit ends the server's loop, capture and record
- *   write files, counters open perf_event descriptors); their own parsers
- *   are reached by the tests.
+ *   reloads the map, quit ends the server's loop, capture, cmdrecord and
+ *   the demo commands write or remove files (sv_demoAutoRecord starts
+ *   them), qtv_streamport opens a TCP port, counters open perf_event
+ *   descriptors); their own parsers are reached by the tests.
  *   Every input starts from the same server: the cvars, the user cvars of
  *   "set" and the serverinfo are put back afterwards.
  *   Checks beyond ASan/UBSan (a broken one aborts): every cvar's string
@@ -36,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 enum { FZ_MAX_INPUT = 64 << 10 };
 
 static const char *const FZ_DENIED[] = {
-	"map", "changelevel", "quit", "capture", "record", "counters",
+	"map", "changelevel", "quit", "capture", "cmdrecord", "counters",
+	"record", "sv_demorecord", "easyrecord", "sv_demoeasyrecord",
+	"rmdemo", "sv_demoremove", "qtv_streamport", "sv_demoAutoRecord",
 };
 
 struct console_fix {

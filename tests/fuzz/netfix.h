@@ -96,8 +96,8 @@ typedef void (*fx_snap_fn)(void *ctx, const struct fx_client *c,
  * ../shared/realmaps, else FX_BUNDLED_MAP), make a base directory holding it and a served file,
  * start a quiet server on 127.0.0.1 with an ephemeral port and load the
  * map.  The secret is FX_SECRET, both rate limiters are effectively off,
- * rcon_password is FX_RCON_PASSWORD and the timeout is long (the fuzz
- * loop does not run frames).  Returns 0, or -1 with the reason on stderr. */
+ * rcon_password is FX_RCON_PASSWORD (plain rcon allowed) and the
+ * timeout is long (the fuzz loop does not run frames).  Returns 0, or -1 with the reason on stderr. */
 int fx_open(struct fx *f, int maxclients);
 void fx_close(struct fx *f);
 

@@ -12,10 +12,11 @@
 #              (tools/mkassets/main.c says what it holds and why each file
 #              is needed: palette, colormap, console background, the 30
 #              menu pictures, gfx.wad with our font and status bar, a box
-#              model for every progs/ model the game precaches and the
-#              thunderbolt's beam: 61 files, 294 KB), on the bundled map
-#              small, which qwd finds by name.  This is what a fresh clone
-#              has, so it is what every run covers.
+#              model for every progs/ model the game precaches, the
+#              thunderbolt's beam and the explosion sprite: 62 files,
+#              294 KB), on the bundled map small, which qwd finds by
+#              name.  This is what a fresh clone has, so it is what every
+#              run covers.
 #   shared     when $QWD_CLIENT_ASSETS (../shared/client-assets, free data
 #              from LibreQuake) exists: the same with that data, on the
 #              real map lqdm11 when $QWD_REALMAPS holds it, else on small:

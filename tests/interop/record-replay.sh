@@ -4,8 +4,9 @@
 #
 # Design note: qwd runs with its console on a FIFO (the operator's stdin)
 # in a temporary folder; two qwbots walkers join; the console asks
-# "status" for the first bot's userid, then "record start rec.act client
-# USERID", waits, "record" (status) and "record stop".  Checks: the
+# "status" for the first bot's userid, then "cmdrecord start rec.act
+# client USERID", waits, "cmdrecord" (status) and "cmdrecord stop" (the
+# command is "cmdrecord": "record" is MVDSV's demo command).  Checks: the
 # recorder refuses a path outside the working directory; the file exists,
 # is mode 0600, `qwbots --check-actions` accepts it with the map "small",
 # a spawn point and at least 30 commands; a second recording without
@@ -86,9 +87,9 @@ check "qwd starts" $?
 bots=$!
 sleep 2
 
-say "record start ../escape.act"
+say "cmdrecord start ../escape.act"
 wait_for "plain file name" 5
-check "record refuses a path outside the working directory" $?
+check "cmdrecord refuses a path outside the working directory" $?
 
 say "status"
 wait_for " in game " 5
@@ -97,21 +98,21 @@ userid=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && / in game / { print $2; exit
 case "$userid" in '' | *[!0-9]*) userid="" ;; esac
 check "status names a bot in the game (userid ${userid:-none})" "$([ -n "$userid" ]; echo $?)"
 
-say "record start rec.act client ${userid:-1}"
-wait_for "recording to rec.act" 5
-check "record start ... client USERID answers" $?
+say "cmdrecord start rec.act client ${userid:-1}"
+wait_for "usercmds to rec.act" 5
+check "cmdrecord start ... client USERID answers" $?
 sleep 2
-say "record"
-wait_for "recording userid" 5
-check "record (status) shows the client" $?
-say "record stop"
-wait_for "record stopped" 5
-check "record stop closes the file" $?
+say "cmdrecord"
+wait_for "cmdrecord: userid" 5
+check "cmdrecord (status) shows the client" $?
+say "cmdrecord stop"
+wait_for "cmdrecord stopped" 5
+check "cmdrecord stop closes the file" $?
 
 # the first client to move, without "client"
-say "record start any.act"
+say "cmdrecord start any.act"
 sleep 1
-say "record stop"
+say "cmdrecord stop"
 sleep 0.5
 
 wait "$bots"

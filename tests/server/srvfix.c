@@ -13,10 +13,16 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
@@ -40,6 +46,7 @@ int srvfix_setup(void **state)
 	if (!f)
 		return -1;
 	*state = f;
+	f->child_in = -1;
 	strlcpy(f->dir, "/tmp/qwdfix.XXXXXX", sizeof(f->dir));
 	if (!mkdtemp(f->dir))
 		return -1;
@@ -55,10 +62,23 @@ int srvfix_setup(void **state)
 	return 0;
 }
 
-int srvfix_test_teardown(void **state)
+static void end_child(struct srvfix *f)
 {
-	struct srvfix *f = *state;
+	int st;
 
+	if (f->child_in >= 0)
+		close(f->child_in);
+	f->child_in = -1;
+	if (f->child > 0) {
+		kill(f->child, SIGKILL);
+		waitpid(f->child, &st, 0);
+	}
+	f->child = 0;
+}
+
+/* the clients and the server (or child) gone; the test's sockets stay */
+static void stop(struct srvfix *f)
+{
 	for (int i = 0; i < f->ncl; i++) {
 		if (!f->cl[i])
 			continue;
@@ -69,12 +89,23 @@ int srvfix_test_teardown(void **state)
 	}
 	f->ncl = 0;
 	f->next_ip = 0;
+	end_child(f);
 	if (f->sv) {
 		server_shutdown(f->sv);
 		free(f->sv);
 		f->sv = NULL;
 	}
 	f->log_count = 0;
+}
+
+int srvfix_test_teardown(void **state)
+{
+	struct srvfix *f = *state;
+
+	stop(f);
+	for (int i = 0; i < f->nsockets; i++)
+		net_udp_close(f->sockets[i]);
+	f->nsockets = 0;
 	return 0;
 }
 
@@ -98,7 +129,7 @@ void srvfix_start(struct srvfix *f, int maxclients)
 	struct server_options o = {0};
 	char err[256];
 
-	srvfix_test_teardown((void **)&f);
+	stop(f);
 	f->next_ip = 2;
 	f->sv = calloc(1, sizeof(*f->sv));
 	assert_non_null(f->sv);
@@ -157,7 +188,8 @@ struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
 	}
 	snprintf(c->info, sizeof(c->info),
 		 "\\name\\%s\\topcolor\\1\\bottomcolor\\2\\rate\\25000", name);
-	assert_true(net_addr_parse("127.0.0.1", (uint16_t)f->sv->port, &o.server));
+	assert_true(net_addr_parse("127.0.0.1", f->sv ? f->sv->port : f->child_port,
+				   &o.server));
 	o.qport = (uint16_t)(2000 + f->ncl);
 	o.userinfo = c->info;
 	o.extension = extension;
@@ -169,6 +201,15 @@ struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
 	if (c->fd < 0)
 		fail_msg("client socket on %s: %s", ip, err);
 	f->cl[f->ncl++] = c;
+	return c;
+}
+
+struct srv_client *srvfix_player(struct srvfix *f, const char *name)
+{
+	struct srv_client *c = srvfix_client(f, NULL, name, false);
+
+	qwc_connect(&c->q, server_clock());
+	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 	return c;
 }
 
@@ -202,7 +243,13 @@ static void client_turn(struct srvfix *f, struct srv_client *c, bool send)
 
 void srvfix_step(struct srvfix *f, bool send)
 {
-	server_frame(f->sv, 0.001);
+	if (f->sv) {
+		server_frame(f->sv, 0.001);
+	} else {
+		struct timespec ts = {0, 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+	}
 	for (int i = 0; i < f->ncl; i++)
 		if (f->cl[i])
 			client_turn(f, f->cl[i], send);
@@ -242,6 +289,40 @@ void srvfix_oob(struct srvfix *f, const char *from, const char *text)
 	sv_connectionless(f->sv, &a, &m);
 }
 
+int srvfix_socket(struct srvfix *f, const char *ip)
+{
+	char err[128];
+	int fd = net_udp_open(ip, 0, err, sizeof(err));
+
+	if (fd < 0)
+		fail_msg("socket on %s: %s", ip, err);
+	assert_true(f->nsockets < (int)(sizeof(f->sockets) / sizeof(f->sockets[0])));
+	f->sockets[f->nsockets++] = fd;
+	return fd;
+}
+
+size_t srvfix_exchange(struct srvfix *f, int fd, const void *data, size_t len,
+		       uint8_t *reply, size_t max, double seconds)
+{
+	struct net_stats st = {0};
+	struct net_addr to;
+	double end = server_clock() + seconds;
+
+	assert_true(net_addr_parse("127.0.0.1", f->sv ? f->sv->port : f->child_port, &to));
+	if (len)
+		assert_true(net_udp_send(fd, &to, data, len, &st));
+	while (server_clock() < end) {
+		ssize_t n;
+
+		srvfix_step(f, false);
+		/* one datagram: the next may be the next call's */
+		n = recv(fd, reply, max, MSG_DONTWAIT);
+		if (n > 0)
+			return (size_t)n;
+	}
+	return 0;
+}
+
 int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
 		       bool qwdx)
 {
@@ -267,6 +348,16 @@ int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
 	return -1;
 }
 
+void srvfix_command(struct srvfix *f, const char *line, char *out, size_t max)
+{
+	FILE *fp = fmemopen(out, max, "w");
+
+	assert_non_null(fp);
+	server_command(f->sv, line, fp);
+	fclose(fp);
+	out[max - 1] = '\0';
+}
+
 int srvfix_log_count(const struct srvfix *f, const char *text)
 {
 	int first = f->log_count > SRVFIX_LOG_LINES ? f->log_count - SRVFIX_LOG_LINES : 0;
@@ -286,5 +377,161 @@ int srvfix_clients_from(const struct srvfix *f, const char *ip)
 	for (int i = 0; i < f->sv->maxclients; i++)
 		n += f->sv->clients[i].state >= CS_CONNECTED &&
 		     f->sv->clients[i].chan.remote.ip == a.ip;
+	return n;
+}
+
+/* a port nobody listens on now (the kernel's pick, given back) */
+static uint16_t free_port(void)
+{
+	struct net_addr a = {0};
+	char err[128];
+	int fd = net_udp_open("127.0.0.1", 0, err, sizeof(err));
+
+	assert_true(fd >= 0);
+	assert_true(net_udp_local_addr(fd, &a));
+	net_udp_close(fd);
+	return ntohs(a.port);
+}
+
+void srvfix_spawn(struct srvfix *f, const char *const *extra)
+{
+	const char *bin = qwd_build_dir();
+	char exe[PATH_MAX + 8], port[16], log[96];
+	const char *argv[40];
+	int argc = 0, in[2], loaded, fd;
+	double end;
+
+	/* a console write to a child that died must fail the test, not
+	 * end the program */
+	signal(SIGPIPE, SIG_IGN);
+	stop(f);
+	f->next_ip = 2;
+	assert_non_null(bin);
+	snprintf(exe, sizeof(exe), "%s/qwd", bin);
+	snprintf(log, sizeof(log), "%s/qwd.log", f->dir);
+	f->child_port = free_port();
+	snprintf(port, sizeof(port), "%u", f->child_port);
+	argv[argc++] = "qwd";
+	for (const char *a[] = {"-basedir", f->dir, "-game", "qw", "-ip", "127.0.0.1",
+				"-port", port, NULL}, **p = a; *p; p++)
+		argv[argc++] = *p;
+	for (; extra && *extra && argc < 38; extra++)
+		argv[argc++] = *extra;
+	argv[argc] = NULL;
+	loaded = srvfix_file_count(f, "qwd.log", "map small loaded");
+
+	assert_int_equal(pipe(in), 0);
+	f->child = fork();
+	assert_true(f->child >= 0);
+	if (f->child == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		dup2(in[0], 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close(in[1]);
+		execv(exe, (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	f->child_in = in[1];
+	end = server_clock() + 10.0;
+	while (srvfix_file_count(f, "qwd.log", "map small loaded") == loaded) {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		int st;
+
+		if (server_clock() > end || waitpid(f->child, &st, WNOHANG) == f->child) {
+			f->child = 0;
+			fail_msg("%s did not start (see %s)", exe, log);
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+void srvfix_console(struct srvfix *f, const char *line)
+{
+	size_t n = strlen(line);
+
+	assert_true(f->child_in >= 0);
+	assert_int_equal(write(f->child_in, line, n), (ssize_t)n);
+	assert_int_equal(write(f->child_in, "\n", 1), 1);
+}
+
+bool srvfix_stop_child(struct srvfix *f)
+{
+	double end = server_clock() + 5.0;
+	int st = -1;
+
+	srvfix_console(f, "quit");
+	while (server_clock() < end) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (waitpid(f->child, &st, WNOHANG) == f->child) {
+			f->child = 0;
+			end_child(f);
+			return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	end_child(f);
+	return false;
+}
+
+bool srvfix_program(struct srvfix *f, const char *const *argv, char *out,
+		    size_t max, double seconds, void (*hook)(struct srvfix *f, void *ctx),
+		    void *ctx)
+{
+	double end = server_clock() + seconds;
+	size_t len = 0;
+	int pipefd[2], st = -1;
+	bool ended = false;
+	pid_t pid;
+	ssize_t n;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	fcntl(pipefd[0], F_SETFL, fcntl(pipefd[0], F_GETFL) | O_NONBLOCK);
+	while (!ended && server_clock() < end) {
+		srvfix_step(f, true);
+		if (hook)
+			hook(f, ctx);
+		while (len < max - 1 && (n = read(pipefd[0], out + len, max - 1 - len)) > 0)
+			len += (size_t)n;
+		ended = waitpid(pid, &st, WNOHANG) == pid;
+	}
+	if (!ended) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	while (len < max - 1 && (n = read(pipefd[0], out + len, max - 1 - len)) > 0)
+		len += (size_t)n;
+	close(pipefd[0]);
+	out[len] = '\0';
+	return ended && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int srvfix_file_count(const struct srvfix *f, const char *rel, const char *text)
+{
+	char path[256], line[1024];
+	FILE *fp;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, rel);
+	fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		n += strstr(line, text) != NULL;
+	fclose(fp);
 	return n;
 }

@@ -18,17 +18,6 @@
 
 #include <bsd/string.h>
 
-/* run a console line, its output into out (NUL-terminated) */
-static void console(struct srvfix *f, const char *line, char *out, size_t max)
-{
-	FILE *fp = fmemopen(out, max, "w");
-
-	assert_non_null(fp);
-	server_command(f->sv, line, fp);
-	fclose(fp);
-	out[max - 1] = '\0';
-}
-
 static int count_in(const char *text, const char *what)
 {
 	int n = 0;
@@ -57,7 +46,7 @@ static void test_exec_fanout_is_cut_once(void **state)
 	start_with_fanout(f);
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "1000"), 0);
 
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 1000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
 	assert_int_equal(count_in(out, "deep, not run"), 1);
@@ -65,7 +54,7 @@ static void test_exec_fanout_is_cut_once(void **state)
 	assert_int_equal(f->sv->exec_depth, 0);
 
 	/* the next chain starts with a full budget and is cut once again */
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 1000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
 	assert_int_equal(srvfix_log_count(f, "cut after 1000 commands"), 2);
@@ -77,7 +66,7 @@ static void test_exec_default_limit_holds(void **state)
 	static char out[1 << 16];
 
 	start_with_fanout(f);
-	console(f, "exec self.cfg", out, sizeof(out));
+	srvfix_command(f, "exec self.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, (int)f->sv->sv_execlimit->value);
 	assert_true(f->sv->exec_run < 100000);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
@@ -92,7 +81,7 @@ static void test_exec_chain_within_budget(void **state)
 	srvfix_write(f, "qw/a.cfg", "hostname first\nexec b.cfg\ntimelimit 7\n");
 	srvfix_write(f, "qw/b.cfg", "hostname second\nfraglimit 9\n");
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "5"), 0);
-	console(f, "exec a.cfg", out, sizeof(out));
+	srvfix_command(f, "exec a.cfg", out, sizeof(out));
 	/* five lines in all: exactly the budget, nothing cut */
 	assert_int_equal(f->sv->exec_run, 5);
 	assert_string_equal(f->sv->hostname->string, "second");
@@ -103,7 +92,7 @@ static void test_exec_chain_within_budget(void **state)
 	/* one line fewer of budget: the last line of a.cfg is the one cut */
 	assert_int_equal(cvar_set(f->sv, "sv_execlimit", "4"), 0);
 	assert_int_equal(cvar_set(f->sv, "timelimit", "0"), 0);
-	console(f, "exec a.cfg", out, sizeof(out));
+	srvfix_command(f, "exec a.cfg", out, sizeof(out));
 	assert_int_equal(f->sv->exec_run, 4);
 	assert_int_equal((int)f->sv->timelimit->value, 0);
 	assert_int_equal(count_in(out, "the rest is not run"), 1);
@@ -128,7 +117,7 @@ static void test_mvdsv_config(void **state)
 		     "localinfo k_admins 12345\n"
 		     "no_such_thing 1\n"
 		     "fraglimit 40\n");
-	console(f, "exec mvdsv.cfg", out, sizeof(out));
+	srvfix_command(f, "exec mvdsv.cfg", out, sizeof(out));
 	/* what qwd has, ran: before and after the lines it does not use */
 	assert_string_equal(cvar_get(f->sv, "hostname")->string, "moved from mvdsv");
 	assert_string_equal(cvar_get(f->sv, "fraglimit")->string, "40");
@@ -147,7 +136,7 @@ static void test_mvdsv_config(void **state)
 	/* a name neither has is still unknown */
 	assert_int_equal(count_in(out, "unknown command \"no_such_thing\""), 1);
 	/* and the next time, nothing more is said of them */
-	console(f, "exec mvdsv.cfg", out, sizeof(out));
+	srvfix_command(f, "exec mvdsv.cfg", out, sizeof(out));
 	assert_null(strstr(out, "not used by qwd"));
 	assert_int_equal(count_in(out, "unknown command"), 1);
 }

@@ -48,15 +48,6 @@ static int queue_many(struct srv_client *c, const char *text, int max)
 	return n;
 }
 
-static struct srv_client *player(struct srvfix *f, const char *name)
-{
-	struct srv_client *c = srvfix_client(f, NULL, name, false);
-
-	qwc_connect(&c->q, server_clock());
-	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
-	return c;
-}
-
 static void test_hammered_download_reads_chunks(void **state)
 {
 	struct srvfix *f = *state;
@@ -71,10 +62,10 @@ static void test_hammered_download_reads_chunks(void **state)
 	cvar_set(f->sv, "sv_cmdrate", "0");
 	sparse_file(f, "qw/maps/big.bsp", BIG);
 	sparse_file(f, "qw/maps/big2.bsp", BIG);
-	p[0] = player(f, "one");
-	p[1] = player(f, "two");
-	p[2] = player(f, "three");
-	hammer = player(f, "hammer");
+	p[0] = srvfix_player(f, "one");
+	p[1] = srvfix_player(f, "two");
+	p[2] = srvfix_player(f, "three");
+	hammer = srvfix_player(f, "hammer");
 	hs = &f->sv->clients[hammer->q.playernum];
 
 	/* hundreds of "download" of one file, as fast as the channel takes */
@@ -122,7 +113,7 @@ static void test_whole_download_reads_each_byte_once(void **state)
 
 	srvfix_start(f, 4);
 	sparse_file(f, "qw/progs/thing.mdl", size);
-	c = player(f, "getter");
+	c = srvfix_player(f, "getter");
 	cs = &f->sv->clients[c->q.playernum];
 	assert_true(qwc_stringcmd(&c->q, "download progs/thing.mdl"));
 	srvfix_run(f, 0.2, true);
@@ -159,7 +150,7 @@ static void test_download_path_checks_hold(void **state)
 	/* a FIFO named like a map: opening it must not block the frame */
 	snprintf(path, sizeof(path), "%s/qw/maps/fifo.bsp", f->dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	c = player(f, "prober");
+	c = srvfix_player(f, "prober");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_true(qwc_stringcmd(&c->q, bad[i]));
 		srvfix_run(f, 0.05, true);

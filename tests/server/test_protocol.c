@@ -593,6 +593,8 @@ static void test_rcon(void **state)
 	net_udp_close(fd);
 
 	assert_int_equal(cvar_set(f->sv, "rcon_password", "secret"), 0);
+	/* the plain form, which sv_crypt_rcon 0 allows (hashed: test_rcon.c) */
+	assert_int_equal(cvar_set(f->sv, "sv_crypt_rcon", "0"), 0);
 	fd = fx_open_socket(f, NULL);
 	fx_oob_text(f, fd, "rcon wrong status\n", text, sizeof(text));
 	assert_non_null(strstr(text, "bad rcon password"));

@@ -3,8 +3,10 @@
  * needs to start, connect to qwd and draw a level, made from nothing.
  *
  * Design note
- *   usage: mkassets DIR MAP.bsp...
- *   writes DIR/id1/, a client base directory:
+ *   usage: mkassets DIR MAP.bsp... [progs/NAME...]
+ *   writes DIR/id1/, a client base directory (a progs/ name given is made
+ *   too: another server's mod precaches models ours does not, and
+ *   tests/interop/mvd.sh watches MVDSV with KTX):
  *     gfx/palette.lmp    768 bytes, our palette (palette.c); the client
  *                        stops at start without it
  *     gfx/colormap.lmp   the light table made from it, 64 x 256 + 1 bytes;
@@ -20,14 +22,16 @@
  *                        progs/bolt2.mdl, which the client loads by itself
  *                        when the first thunderbolt beam (our game's
  *                        TE_LIGHTNING2) arrives, and without which it
- *                        drops the connection there
+ *                        drops the connection there; progs/s_explod.spr,
+ *                        which it loads on the first explosion
+ *                        (TE_EXPLOSION: a rocket or grenade blast, seen
+ *                        in every demo of a fight) and stops without
  *   Nothing else is needed to connect and play without sound (-nosound):
  *   the level and the item boxes (maps/NAME.bsp) are downloaded from the
  *   server, player skins fall back to the model's own, and the particle,
  *   crosshair and font pictures ezQuake looks for are optional.  Left
  *   out: sounds; the other beam models (bolt.mdl, bolt3.mdl: lightning
- *   kinds our game never sends); the explosion sprite s_explod.spr, which
- *   ezQuake 3.6 does not load for the explosions our game sends.
+ *   kinds our game never sends).
  *   Which models: the game itself (libqwd) loads each map as the server
  *   would, once for each deathmatch mode 0..5 since the rules choose
  *   what spawns, and every name it precaches is collected; so the list
@@ -311,8 +315,10 @@ static int collect_models(const char *path, struct names *models)
 	return rc;
 }
 
-/* the models the client loads by itself, on our game's temporary entities */
-static const char *const client_models[] = {"progs/bolt2.mdl"};
+/* the models the client loads by itself, on our game's temporary entities:
+ * the thunderbolt's beam, and the explosion sprite of every rocket and
+ * grenade blast (TE_EXPLOSION; ezQuake stops with an error without it) */
+static const char *const client_models[] = {"progs/bolt2.mdl", "progs/s_explod.spr"};
 
 static int write_models(struct out *o, struct names *models, int *count)
 {
@@ -348,15 +354,18 @@ int main(int argc, char **argv)
 	int num_models = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: mkassets DIR MAP.bsp...\n"
+		fprintf(stderr, "usage: mkassets DIR MAP.bsp... [progs/NAME...]\n"
 			"  writes DIR/id1: the client data ezQuake needs to play\n"
-			"  on qwd serving those maps\n");
+			"  on qwd serving those maps (and the models named)\n");
 		return 2;
 	}
 	o.dir = argv[1];
-	for (int i = 2; i < argc; i++)
-		if (collect_models(argv[i], &models) != 0)
+	for (int i = 2; i < argc; i++) {
+		if (strncmp(argv[i], "progs/", 6) == 0)
+			add_name(&models, argv[i]);
+		else if (collect_models(argv[i], &models) != 0)
 			return 1;
+	}
 	if (write_palette(&o) != 0 || write_lmps(&o) != 0 || write_wad(&o) != 0 ||
 	    write_models(&o, &models, &num_models) != 0)
 		return 1;
