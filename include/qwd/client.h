@@ -298,4 +298,13 @@ size_t qwc_build_oob(uint8_t *out, size_t max, const char *text);
 size_t qwc_take_stuffed_oob(struct qwc *c, uint8_t *out, size_t max,
 			    struct net_addr *to);
 
+/* Pass over the body of one svc message of a connection (its svc byte
+ * already read) by its protocol-28 or qwd extension layout; wide: the
+ * connection asked for the extension, so svc_serverdata's player number
+ * is a short.  The project's one walker of svc layouts (src/client/svc.c:
+ * the parser, the demo reader and tools/qwcap use it).  False for a byte
+ * that is no message or a temp entity of an unknown type (the next
+ * message cannot be found), or a message cut short (m->badread set). */
+bool qwc_svc_skip(struct msg_buf *m, int svc, bool wide);
+
 #endif

@@ -274,10 +274,13 @@ float msg_read_angle(struct msg_buf *b);	/* signed byte * 360/256 */
 float msg_read_angle16(struct msg_buf *b);	/* signed short * 360/65536 */
 /* Copy len bytes out; false (and badread) if fewer are left, nothing read. */
 bool msg_read_data(struct msg_buf *b, void *out, size_t len);
+/* Pass over len bytes; false (and badread) if fewer are left. */
+bool msg_skip(struct msg_buf *b, size_t len);
 /* Read a string up to and including its NUL into out (outsize bytes,
  * always terminated when outsize > 0; a longer string is truncated but
- * consumed whole, so the next read starts after it).  Data that ends
- * without a NUL sets badread.  Returns the length stored in out. */
+ * consumed whole, so the next read starts after it; out NULL with outsize
+ * 0 passes over the string).  Data that ends without a NUL sets badread.
+ * Returns the length stored in out. */
 size_t msg_read_string(struct msg_buf *b, char *out, size_t outsize);
 /* the same, ending at NUL or '\n' (consumed, not stored) */
 size_t msg_read_string_line(struct msg_buf *b, char *out, size_t outsize);

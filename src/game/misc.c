@@ -171,7 +171,7 @@ static void barrel_explode(struct game *g, struct game_entity *self,
 	combat_radius(g, self, self, 160, &g->ents[0], DT_EXPLOBOX);
 	vec_copy(self->obj->origin, org);
 	org[2] += 32;
-	g_te_point(g, GAME_TE_EXPLOSION, org, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_EXPLOSION, org, 0, GAME_MULTICAST_PHS);
 	g_remove(g, self);
 }
 

@@ -259,7 +259,7 @@ void player_spawn_tfog(struct game *g, const vec3_t org)
 {
 	struct game_entity *s = g_spawn(g);
 
-	g_te_point(g, GAME_TE_TELEPORT, org, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_TELEPORT, org, 0, GAME_MULTICAST_PHS);
 	if (!s)
 		return;
 	s->classname = "tfog";

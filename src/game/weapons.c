@@ -288,13 +288,13 @@ static void spike_hit(struct game *g, struct game_entity *self,
 static void spike_touch(struct game *g, struct game_entity *self,
 			struct game_entity *other)
 {
-	spike_hit(g, self, other, 9, DT_NAIL, GAME_TE_SPIKE);
+	spike_hit(g, self, other, 9, DT_NAIL, TE_SPIKE);
 }
 
 static void superspike_touch(struct game *g, struct game_entity *self,
 			     struct game_entity *other)
 {
-	spike_hit(g, self, other, 18, DT_SUPERNAIL, GAME_TE_SUPERSPIKE);
+	spike_hit(g, self, other, 18, DT_SUPERNAIL, TE_SUPERSPIKE);
 }
 
 static void explode(struct game *g, struct game_entity *self)
@@ -304,7 +304,7 @@ static void explode(struct game *g, struct game_entity *self)
 	vec_copy(self->velocity, dir);
 	g_normalize(dir);
 	vec_ma(self->obj->origin, -8, dir, self->obj->origin);
-	g_te_point(g, GAME_TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
 	g_remove(g, self);
 }
 
@@ -326,7 +326,7 @@ static void grenade_explode(struct game *g, struct game_entity *self)
 		return;
 	self->voided = true;
 	combat_radius(g, self, self->owner, 120, &g->ents[0], DT_GRENADE);
-	g_te_point(g, GAME_TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
 	g_remove(g, self);
 }
 
@@ -401,7 +401,7 @@ static void fire_axe(struct game *g, struct game_entity *p)
 		combat_damage(g, hit, p, p, g->deathmatch > 3 ? 75 : 20, DT_AXE);
 	} else {
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_axhit, 1, GAME_ATTN_NORM);
-		g_te_point(g, GAME_TE_GUNSHOT, org, 3, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, org, 3, GAME_MULTICAST_PVS);
 	}
 }
 
@@ -490,9 +490,9 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 	}
 	apply_multidamage(g, p, &md, dt);
 	if (md.puffs)
-		g_te_point(g, GAME_TE_GUNSHOT, puff_org, md.puffs, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, puff_org, md.puffs, GAME_MULTICAST_PVS);
 	if (md.bloods)
-		g_te_point(g, GAME_TE_BLOOD, md.blood_org, md.bloods, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_BLOOD, md.blood_org, md.bloods, GAME_MULTICAST_PVS);
 }
 
 static void fire_spike(struct game *g, struct game_entity *p, bool super)
@@ -537,7 +537,7 @@ static void laser_touch(struct game *g, struct game_entity *self,
 		combat_spawn_blood(g, org, 1);
 		combat_damage(g, other, self, self->owner, 15, DT_NONE);
 	} else {
-		g_te_point(g, GAME_TE_GUNSHOT, org, 5, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, org, 5, GAME_MULTICAST_PVS);
 	}
 	g_remove(g, self);
 }
@@ -668,7 +668,7 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 static void lightning_hit(struct game *g, struct game_entity *p,
 			  struct game_entity *hit, const struct trace *tr)
 {
-	g_te_point(g, GAME_TE_LIGHTNINGBLOOD, tr->endpos, 0, GAME_MULTICAST_PVS);
+	g_te_point(g, TE_LIGHTNINGBLOOD, tr->endpos, 0, GAME_MULTICAST_PVS);
 	combat_damage(g, hit, p, p, 30, DT_LIGHTNING);
 }
 
@@ -737,7 +737,7 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 	org[2] += 16;
 	vec_ma(org, 600, fwd, end);
 	g_traceline(g, org, end, true, p, &tr);
-	g_te_beam(g, GAME_TE_LIGHTNING2, p->num, org, tr.endpos);
+	g_te_beam(g, TE_LIGHTNING2, p->num, org, tr.endpos);
 	vec_ma(tr.endpos, 4, fwd, end);
 	lightning_damage(g, p, p->obj->origin, end);
 	g->stats.shots++;

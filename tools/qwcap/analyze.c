@@ -17,12 +17,11 @@
  *
  *   clc messages are walked with the readers the server uses (msg_read_*,
  *   msg_read_delta_usercmd; layouts as in src/server/user.c).  svc
- *   messages are walked by their protocol-28 layouts (id's
- *   QW/client/cl_parse.c, as src/client/parse.c reads them) and qwd's
- *   extension (docs/protocol-extension.md); the walk only skips, so it
- *   needs no state but one flag per client: whether its connect asked
- *   for QWDX, which makes the player number of svc_serverdata a short.
- *   The client library's parser is not used because it keeps per-kind
+ *   messages are passed over by the client library's walker
+ *   (qwc_svc_skip, src/client/svc.c: protocol 28 and qwd's extension),
+ *   which needs no state but one flag per client: whether its connect
+ *   asked for QWDX, which makes the player number of svc_serverdata a
+ *   short.  The library's parser is not used because it keeps per-kind
  *   totals only and needs the whole signon to follow a connection.
  */
 #include "qwcap.h"
@@ -31,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qwd/client.h"
 #include "qwd/protocol.h"
 
 const unsigned qwcap_bucket_lo[QWCAP_BUCKETS] = {
@@ -311,24 +311,6 @@ static void count_cut(struct sink *s)
 
 /* ---- walking messages ------------------------------------------------- */
 
-static void skip(struct msg_buf *m, size_t n)
-{
-	if (msg_read_remaining(m) < n) {
-		m->badread = true;
-		m->readpos = m->cursize;
-		return;
-	}
-	m->readpos += n;
-}
-
-/* a string, however long, consumed to its NUL */
-static void skip_string(struct msg_buf *m)
-{
-	char tmp[4];
-
-	msg_read_string(m, tmp, sizeof(tmp));
-}
-
 static bool walk_clc(struct msg_buf *m, int clc)
 {
 	static const struct usercmd nullcmd;
@@ -341,274 +323,26 @@ static bool walk_clc(struct msg_buf *m, int clc)
 	case clc_move:
 		/* checksum byte, loss byte, three commands each a delta from
 		 * the one before, the first from a null command */
-		skip(m, 2);
+		msg_skip(m, 2);
 		if (!msg_read_delta_usercmd(m, &nullcmd, &c0) ||
 		    !msg_read_delta_usercmd(m, &c0, &c1) ||
 		    !msg_read_delta_usercmd(m, &c1, &c2))
 			return false;
 		break;
 	case clc_stringcmd:
-		skip_string(m);
+		msg_read_string(m, NULL, 0);
 		break;
 	case clc_delta:
-		skip(m, 1);
+		msg_skip(m, 1);
 		break;
 	case clc_tmove:
-		skip(m, 6);
+		msg_skip(m, 6);
 		break;
 	case clc_upload:
 		n = msg_read_short(m);
-		skip(m, 1);
+		msg_skip(m, 1);
 		if (n > 0)
-			skip(m, (size_t)n);
-		break;
-	default:
-		return false;
-	}
-	return !m->badread;
-}
-
-/* svc_playerinfo after the player number */
-static void skip_playerinfo(struct msg_buf *m)
-{
-	static const struct usercmd nullcmd;
-	struct usercmd cmd;
-	int flags = msg_read_short(m) & 0xffff;
-
-	skip(m, 6 + 1);		/* origin, frame */
-	if (flags & PF_MSEC)
-		skip(m, 1);
-	if (flags & PF_COMMAND)
-		msg_read_delta_usercmd(m, &nullcmd, &cmd);
-	for (int k = 0; k < 3; k++)
-		if (flags & (PF_VELOCITY1 << k))
-			skip(m, 2);
-	if (flags & PF_MODEL)
-		skip(m, 1);
-	if (flags & PF_SKINNUM)
-		skip(m, 1);
-	if (flags & PF_EFFECTS)
-		skip(m, 1);
-	if (flags & PF_WEAPONFRAME)
-		skip(m, 1);
-}
-
-/* an entity list to its terminating zero word; wide: the number follows
- * the word in a short of its own (QWDX) */
-static void skip_entities(struct msg_buf *m, bool wide)
-{
-	while (!m->badread) {
-		int bits = msg_read_short(m) & 0xffff;
-
-		if (m->badread || bits == 0)
-			return;
-		if (wide)
-			skip(m, 2);
-		if (bits & U_REMOVE)
-			continue;
-		if (bits & U_MOREBITS)
-			bits |= msg_read_byte(m);
-		if (bits & U_MODEL)
-			skip(m, 1);
-		if (bits & U_FRAME)
-			skip(m, 1);
-		if (bits & U_COLORMAP)
-			skip(m, 1);
-		if (bits & U_SKIN)
-			skip(m, 1);
-		if (bits & U_EFFECTS)
-			skip(m, 1);
-		if (bits & U_ORIGIN1)
-			skip(m, 2);
-		if (bits & U_ANGLE1)
-			skip(m, 1);
-		if (bits & U_ORIGIN2)
-			skip(m, 2);
-		if (bits & U_ANGLE2)
-			skip(m, 1);
-		if (bits & U_ORIGIN3)
-			skip(m, 2);
-		if (bits & U_ANGLE3)
-			skip(m, 1);
-	}
-}
-
-/* temp entity types of protocol 28 and their payloads after the type */
-static bool skip_temp_entity(struct msg_buf *m)
-{
-	int type = msg_read_byte(m);
-
-	switch (type) {
-	case 2:		/* TE_GUNSHOT: count, position */
-	case 12:	/* TE_BLOOD */
-		skip(m, 1 + 6);
-		break;
-	case 5:		/* TE_LIGHTNING1..3: entity, start, end */
-	case 6:
-	case 9:
-		skip(m, 2 + 6 + 6);
-		break;
-	case 0: case 1: case 3: case 4: case 7: case 8:
-	case 10: case 11: case 13:	/* a position only */
-		skip(m, 6);
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-static bool walk_svc(struct msg_buf *m, int svc, bool extended)
-{
-	int n;
-
-	switch (svc) {
-	case svc_nop:
-	case svc_disconnect:
-	case svc_killedmonster:
-	case svc_foundsecret:
-	case svc_sellscreen:
-	case svc_smallkick:
-	case svc_bigkick:
-		break;
-	case svc_setpause:
-	case svc_cdtrack:
-	case svc_chokecount:
-		skip(m, 1);
-		break;
-	case svc_updatestat:
-	case svc_setview:
-	case svc_stopsound:
-	case svc_muzzleflash:
-	case svc_updatepl:
-		skip(m, 2);
-		break;
-	case svc_setangle:
-	case svc_updatefrags:
-	case svc_updateping:
-	case svcx_updatepl:
-		skip(m, 3);
-		break;
-	case svc_maxspeed:
-	case svc_entgravity:
-	case svcx_updatefrags:
-	case svcx_updateping:
-		skip(m, 4);
-		break;
-	case svc_updatestatlong:
-	case svc_updateentertime:
-		skip(m, 5);
-		break;
-	case svcx_updateentertime:
-		skip(m, 6);
-		break;
-	case svc_damage:
-		skip(m, 2 + 6);
-		break;
-	case svc_spawnstaticsound:
-	case svc_intermission:
-		skip(m, 6 + 3);
-		break;
-	case svc_spawnstatic:		/* model frame colormap skin, 3 x
-					   (coord, angle) */
-		skip(m, 4 + 9);
-		break;
-	case svc_spawnbaseline:
-		skip(m, 2 + 4 + 9);
-		break;
-	case svc_sound:
-		n = msg_read_short(m) & 0xffff;
-		if (n & (1 << 15))	/* volume */
-			skip(m, 1);
-		if (n & (1 << 14))	/* attenuation */
-			skip(m, 1);
-		skip(m, 1 + 6);
-		break;
-	case svc_print:
-		skip(m, 1);
-		skip_string(m);
-		break;
-	case svc_stufftext:
-	case svc_centerprint:
-	case svc_finale:
-		skip_string(m);
-		break;
-	case svc_lightstyle:
-		skip(m, 1);
-		skip_string(m);
-		break;
-	case svc_setinfo:
-		skip(m, 1);
-		skip_string(m);
-		skip_string(m);
-		break;
-	case svc_serverinfo:
-		skip_string(m);
-		skip_string(m);
-		break;
-	case svc_serverdata:
-		skip(m, 8);		/* protocol, spawn count */
-		skip_string(m);		/* game dir */
-		skip(m, extended ? 2 : 1);	/* player number */
-		skip_string(m);		/* level name */
-		skip(m, 10 * 4);	/* movevars */
-		break;
-	case svc_updateuserinfo:
-		skip(m, 1 + 4);
-		skip_string(m);
-		break;
-	case svcx_updateuserinfo:
-		skip(m, 2 + 4);
-		skip_string(m);
-		break;
-	case svc_download:
-		n = msg_read_short(m);
-		skip(m, 1);
-		if (n > 0)
-			skip(m, (size_t)n);
-		break;
-	case svc_playerinfo:
-		skip(m, 1);
-		skip_playerinfo(m);
-		break;
-	case svcx_playerinfo:
-		skip(m, 2);
-		skip_playerinfo(m);
-		break;
-	case svc_nails:
-	case svc_nails2:
-		n = msg_read_byte(m);
-		if (n > 0)
-			skip(m, (size_t)n * (svc == svc_nails ? 6 : 7));
-		break;
-	case svc_modellist:
-	case svc_soundlist:
-		skip(m, 1);
-		for (;;) {
-			char first[2];
-
-			if (msg_read_string(m, first, sizeof(first)) == 0 || m->badread)
-				break;
-		}
-		skip(m, 1);
-		break;
-	case svc_packetentities:
-		skip_entities(m, false);
-		break;
-	case svc_deltapacketentities:
-		skip(m, 1);
-		skip_entities(m, false);
-		break;
-	case svcx_packetentities:
-		skip_entities(m, true);
-		break;
-	case svcx_deltapacketentities:
-		skip(m, 1);
-		skip_entities(m, true);
-		break;
-	case svc_temp_entity:
-		if (!skip_temp_entity(m))
-			return false;
+			msg_skip(m, (size_t)n);
 		break;
 	default:
 		return false;
@@ -713,7 +447,7 @@ static void netchan_datagram(struct qwcap_client *c, struct sink *s,
 		size_t start = m.readpos;
 		int code = msg_read_byte(&m);
 		bool ok = dir == QWCAP_C2S ? walk_clc(&m, code)
-					   : walk_svc(&m, code, c->extended);
+					   : qwc_svc_skip(&m, code, c->extended);
 
 		if (!ok) {
 			count_bad(s);
