@@ -14,8 +14,10 @@
  *   frames, sized by the options); receive and send never allocate.
  *
  *   Connection, as a stock client does it:
- *     getchallenge -> 'c' <n>  ->  connect 28 <qport> <n> "<userinfo>"
- *     [+ line "QWDX 1" to ask for qwd's extension] -> 'j' (or 'n' reason)
+ *     getchallenge -> 'c' <n> [NUL, FTE's offer]  ->  connect 28 <qport>
+ *     <n> "<userinfo>" [+ line "QWDX 1" to ask for qwd's extension]
+ *     [+ line "0x58455446 0x<flags>": the FTE extensions taken from the
+ *     offer, those of opt.fte_extensions] -> 'j' (or 'n' reason)
  *   then netchan packets.  The signon is driven by the client:
  *     new -> svc_serverdata -> soundlist <sc> 0 ... pages ... modellist
  *     <sc> 0 ... pages ... prespawn <sc> 0 <checksum2, signed decimal>;
@@ -29,6 +31,17 @@
  *   Every read of server bytes is bounds-checked: a bad message stops the
  *   parse of that packet and is counted by kind (enum qwc_bad_kind); the
  *   client never crashes on what a server sends.
+ *
+ *   Downloads (download.c): qwc_download asks for a file; the server
+ *   answers in the stock form (reliable blocks, one "nextdl" each) or, when
+ *   the serverdata says chunked downloads are in force, in FTE's: the
+ *   client asks for FTE_CHUNK-byte chunks by number with unreliable
+ *   "nextdl CHUNK PERCENT NUMBER" commands, chunks_per_packet in each
+ *   packet, the lowest it lacks within chunk_window of the first missing
+ *   one and not asked for in the last chunk_retry seconds; chunks come in
+ *   replies or out of band; the end is "nextdl -1 100 NUMBER" or (option)
+ *   "stopdownload".  The file's bytes and a byte per chunk are allocated
+ *   when the server names the size, once per download.
  *
  *   Response time: each outgoing packet's sequence and send time sit in
  *   out[seq & QWC_OUT_MASK]; when a reply acknowledges a sequence, its
@@ -56,7 +69,8 @@ enum {
 	QWC_PRINT_MAX = 256,		/* last print kept */
 	QWC_NAME_MAX = 32,
 	QWC_REASON_MAX = 256,
-	QWC_STUFFED_OOB_MAX = 1024	/* a stuffed "packet" datagram */
+	QWC_STUFFED_OOB_MAX = 1024,	/* a stuffed "packet" datagram */
+	QWC_MAX_CHUNK_REQUESTS = 40	/* nextdl commands in one packet */
 };
 
 enum qwc_state {
@@ -122,6 +136,37 @@ struct qwc_seen {
 	vec3_t origin;
 };
 
+enum qwc_dl_state {
+	QWC_DL_NONE = 0,
+	QWC_DL_ASKED,		/* "download" sent, no answer yet */
+	QWC_DL_RUNNING,		/* the server is sending it */
+	QWC_DL_DONE,		/* every byte came, the end said */
+	QWC_DL_REFUSED,		/* the server refused: see refusal */
+	QWC_DL_FAILED		/* too large, out of memory, or cut short */
+};
+
+/* one download: the file's bytes as they come */
+struct qwc_download {
+	enum qwc_dl_state state;
+	char name[128];
+	bool chunked;		/* FTE's form (else the stock one) */
+	int32_t refusal;	/* chunked: -1 no such file, -2 denied, ...;
+				   stock: -1 */
+	int32_t number;		/* chunked: download number, +1 a file */
+	size_t size;		/* chunked: from the start; stock: so far */
+	uint8_t *data;		/* size bytes (stock: capacity grows) */
+	size_t capacity;
+	/* chunked: a byte per chunk (received), when each was last asked */
+	uint8_t *have;
+	double *asked;
+	size_t chunks, received, first_missing;
+	uint64_t requests;		/* nextdl commands sent */
+	uint64_t chunks_inband, chunks_oob;
+	uint64_t duplicates;		/* a chunk that had come already */
+	uint64_t stale;			/* out of band, another number */
+	uint64_t unasked;		/* a chunk never asked for */
+};
+
 /* one outgoing packet, for response-time bookkeeping */
 struct qwc_out {
 	uint32_t sequence;
@@ -153,6 +198,21 @@ struct qwc_options {
 		       double now);
 	/* called for every svc_print, (level, text) */
 	void (*on_print)(void *ctx, struct qwc *c, int level, const char *text);
+	/* FTE extensions to take when the server offers them
+	 * (FTE_PEXT_CHUNKEDDOWNLOADS), 0: none, a stock client */
+	uint32_t fte_extensions;
+	/* chunked downloads: requests per packet (0: 5, ezQuake's; at most
+	 * QWC_MAX_CHUNK_REQUESTS), how far past the first missing chunk to
+	 * ask (0: 64), seconds before asking again (0: 1.0), the end said
+	 * with "stopdownload" (ezQuake to servers not MVDSV) instead of
+	 * "nextdl -1", the largest file taken (0: 64 MB) */
+	int chunks_per_packet;
+	int chunk_window;
+	double chunk_retry;
+	bool end_with_stopdownload;
+	size_t max_download;
+	/* called for every chunk that arrives, in order of arrival */
+	void (*on_chunk)(void *ctx, struct qwc *c, int32_t chunk, bool oob);
 };
 
 struct qwc_stats {
@@ -195,6 +255,10 @@ struct qwc {
 	int protocol;
 	int servercount;
 	bool extended;		/* the server accepted QWDX */
+	uint32_t fte_offered;	/* FTE extensions in the challenge reply */
+	uint32_t fte;		/* those taken in the connect packet */
+	uint32_t fte_server;	/* those the serverdata says are in force */
+	struct qwc_download dl;
 	int playernum;
 	bool spectator;
 	char gamedir[64];
@@ -278,6 +342,10 @@ bool qwc_receive(struct qwc *c, const uint8_t *data, size_t len, double now);
 
 /* Queue a string command (reliable).  False if it does not fit. */
 bool qwc_stringcmd(struct qwc *c, const char *text);
+
+/* Ask for a file (a reliable "download NAME"); the last download's
+ * bytes are forgotten.  False when not connected or the channel is full. */
+bool qwc_download(struct qwc *c, const char *name);
 
 /* the entity frame of the last valid reply, or NULL */
 const struct qwc_entity_frame *qwc_current_frame(const struct qwc *c);

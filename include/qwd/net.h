@@ -261,6 +261,10 @@ bool netchan_process(struct netchan *chan, struct msg_buf *msg, double now);
 size_t netchan_transmit(struct netchan *chan, const void *data, size_t len,
 			double now, void *out, size_t out_max);
 
+/* Charge len bytes sent to the peer outside the channel (out-of-band
+ * download chunks) to its rate, as a packet of that size would be. */
+void netchan_charge(struct netchan *chan, size_t len, double now);
+
 /* false while the channel is over its rate: skip this reply (and count it
  * in choke_count) */
 bool netchan_can_packet(const struct netchan *chan, double now);

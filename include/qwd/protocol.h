@@ -207,6 +207,19 @@ enum {
 	MAX_STYLESTRING = 64
 };
 
+/* FTE's protocol extensions, as MVDSV and ezQuake negotiate them
+ * (docs/downloads.md): the challenge reply carries, after "c<challenge>"
+ * and its NUL, pairs of little-endian longs (this tag, the server's
+ * flags); the client appends the line "0x<tag> 0x<flags>" to its connect
+ * packet with the flags it takes.  qwd offers chunked downloads only. */
+#define PROTOCOL_VERSION_FTE 0x58455446u	/* "FTEX" read as a long */
+#define FTE_PEXT_CHUNKEDDOWNLOADS 0x20000000u
+/* a chunk: svc_download, long chunk number, FTE_CHUNK bytes (the last
+ * one padded); one sent out of band starts with A2C_PRINT, this tag and
+ * the long download number the client gave in its nextdl */
+#define FTE_CHUNK_OOB_TAG "\\chunk"
+enum { FTE_CHUNK = 1024 };
+
 /* qwd extension limits (docs/protocol-extension.md) */
 #define QWDX_PROTOCOL_NAME "QWDX"
 #define QWDX_VERSION 1

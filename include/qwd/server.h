@@ -60,7 +60,8 @@ enum {
 	SV_USER_CVARS = 16,
 	SV_COMPAT_WORDS = 2,		/* bits: MVDSV names already said (compat.c) */
 	SV_DATAGRAM = 512,
-	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */		/* game events queued for one reply */
+	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */
+	SV_DL_QUEUE = 32,		/* chunk requests a client may have waiting */
 	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
 					 * players within this many units */
 	/* other players' texts may fill a client's backlog up to here; the
@@ -215,10 +216,17 @@ struct client {
 	bool backlog_overflowed;
 
 	/* download in progress (the map or a served file), read a chunk at a
-	 * time at dl_pos */
+	 * time (transfer.c): the stock download at dl_pos; a chunked one
+	 * (FTE) answers the chunk numbers queued in dl_want, oldest first */
 	struct sv_file dl;
 	size_t dl_pos;
 	char dl_name[128];
+	uint32_t fte;		/* FTE extensions negotiated at connect */
+	int32_t dl_want[SV_DL_QUEUE];	/* a ring: dl_head, dl_count */
+	int dl_head, dl_count;
+	int32_t dl_number;	/* the client's download number (nextdl) */
+	uint64_t dl_frame;	/* the frame of the last in-band chunk */
+	uint32_t dl_sent;	/* chunks sent of this download */
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -372,6 +380,10 @@ struct server_stats {
 	uint64_t oob_bytes[OOB_KINDS];
 	uint64_t download_read;		/* bytes read from disk for downloads */
 	uint64_t download_repeats;	/* "download" of the file already going */
+	uint64_t chunks_inband;		/* chunks sent in a reply */
+	uint64_t chunks_oob;		/* chunks sent out of band */
+	uint64_t chunk_requests_dropped;	/* the client's queue was full */
+	uint64_t chunk_requests_bad;	/* past the file's end, negative */
 };
 
 struct server {
@@ -394,7 +406,9 @@ struct server {
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
-		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout;
+		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout,
+		*sv_maxdownloadrate, *sv_downloadchunksperframe,
+		*allow_download_demos, *sv_demodir;
 	/* the defences against floods (docs/security.md) */
 	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
 		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead,
@@ -420,6 +434,7 @@ struct server {
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
 	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
+	int dl_queued;			/* chunk requests queued, all clients */
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -626,9 +641,36 @@ void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
  * bytes at offset (fewer at the end; 0 on error or past it); close (a
  * closed file may be closed again) */
 bool sv_file_open(struct server *sv, struct sv_file *f, const char *name);
+/* download.c: open NAME (a plain file name) in the demo folder,
+ * <basedir>/<gamedir>/<sv_demoDir> */
+bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name);
 size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,
 		    void *buf, size_t len);
 void sv_file_close(struct sv_file *f);
+/* transfer.c: the download commands ("download NAME", "nextdl [CHUNK
+ * PERCENT NUMBER]", "stopdl"/"stopdownload"), the stock form or FTE's
+ * chunked one as the client negotiated */
+void sv_cmd_download(struct server *sv, struct client *cl,
+		     const struct net_args *a);
+void sv_cmd_nextdl(struct server *sv, struct client *cl,
+		   const struct net_args *a);
+void sv_cmd_stopdownload(struct server *sv, struct client *cl);
+/* transfer.c: refuse a download of name (missing: no such file, else
+ * not allowed), in the form the client's download speaks */
+void sv_download_refuse(struct client *cl, const char *name, bool missing);
+/* transfer.c: end the client's download, if any, silently */
+void sv_download_stop(struct server *sv, struct client *cl);
+/* transfer.c: the client's rate from its userinfo: "rate" bounded by
+ * sv_maxrate, or while it downloads "drate" bounded by sv_maxdownloadrate
+ * (else sv_maxrate) */
+void sv_apply_rate(struct server *sv, struct client *cl);
+/* transfer.c: the oldest chunk a client waits for into its reply, if
+ * there is room (send.c, building the reply) */
+void sv_download_datagram(struct server *sv, struct client *cl,
+			  struct msg_buf *m);
+/* transfer.c: more chunks out of band, as each client's rate allows
+ * (send.c, after the replies, into the same send batch) */
+void sv_download_pump(struct server *sv);
 /* services.c: fill sv->game_svc */
 void sv_game_services(struct server *sv);
 /* services.c: svc_updatefrags of slot to everyone who may see it */

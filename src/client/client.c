@@ -66,6 +66,7 @@ int qwc_init(struct qwc *c, const struct qwc_options *opt)
 
 void qwc_free(struct qwc *c)
 {
+	qwc_dl_free(c);
 	free(c->players);
 	free(c->baselines);
 	free(c->frames);
@@ -142,10 +143,14 @@ static size_t connect_packet(struct qwc *c, uint8_t *out, size_t max)
 {
 	char text[MAX_INFO_STRING + 96];
 
-	snprintf(text, sizeof(text), "connect %d %u %d \"%s\"\n%s",
+	char fte[32] = "";
+
+	if (c->fte)
+		snprintf(fte, sizeof(fte), "0x%x 0x%x\n", PROTOCOL_VERSION_FTE, c->fte);
+	snprintf(text, sizeof(text), "connect %d %u %d \"%s\"\n%s%s",
 		 PROTOCOL_VERSION, c->opt.qport, (int)c->challenge,
 		 c->opt.userinfo,
-		 c->opt.extension ? QWDX_PROTOCOL_NAME " 1\n" : "");
+		 c->opt.extension ? QWDX_PROTOCOL_NAME " 1\n" : "", fte);
 	return qwc_build_oob(out, max, text);
 }
 
@@ -159,7 +164,7 @@ static int loss_percent(const struct netchan *ch)
 
 static size_t move_packet(struct qwc *c, double now, uint8_t *out, size_t max)
 {
-	uint8_t data[64];
+	uint8_t data[64 + QWC_MAX_CHUNK_REQUESTS * 32];
 	struct msg_buf m;
 	double ms = (now - c->last_move_time) * 1000.0;
 	struct qwc_out *o;
@@ -188,6 +193,7 @@ static size_t move_packet(struct qwc *c, double now, uint8_t *out, size_t max)
 		msg_write_byte(&m, clc_delta);
 		msg_write_byte(&m, (int)(c->valid_sequence & 0xff));
 	}
+	qwc_dl_requests(c, &m, now);
 
 	o = &c->out[c->chan.outgoing_sequence & QWC_OUT_MASK];
 	o->sequence = c->chan.outgoing_sequence;
@@ -243,6 +249,28 @@ size_t qwc_packet(struct qwc *c, double now, bool force, uint8_t *out,
 
 /* ---- connectionless replies ------------------------------------------- */
 
+/* FTE's offer after the challenge's NUL: pairs of longs (tag, flags) */
+static uint32_t fte_offer(const uint8_t *data, size_t len)
+{
+	const uint8_t *nul = memchr(data, 0, len);
+	struct msg_buf m;
+	uint32_t offer = 0;
+
+	if (!nul)
+		return 0;
+	/* the reads never write: the cast leaves the bytes as they are */
+	msg_init_read(&m, (void *)(uintptr_t)data, len);
+	m.readpos = (size_t)(nul - data) + 1;
+	while (msg_read_remaining(&m) >= 8) {
+		uint32_t tag = (uint32_t)msg_read_long(&m);
+		uint32_t flags = (uint32_t)msg_read_long(&m);
+
+		if (tag == PROTOCOL_VERSION_FTE)
+			offer = flags;
+	}
+	return offer;
+}
+
 static bool receive_oob(struct qwc *c, const uint8_t *data, size_t len,
 			double now)
 {
@@ -260,6 +288,8 @@ static bool receive_oob(struct qwc *c, const uint8_t *data, size_t len,
 		if (c->state != QWC_CHALLENGING)
 			return true;	/* a late duplicate */
 		c->challenge = (int32_t)strtol(text + 1, NULL, 10);
+		c->fte_offered = fte_offer(data + 4, len - 4);
+		c->fte = c->fte_offered & c->opt.fte_extensions;
 		c->state = QWC_CONNECTING;
 		c->last_oob = -1e9;
 		return true;
@@ -298,7 +328,7 @@ bool qwc_receive(struct qwc *c, const uint8_t *data, size_t len, double now)
 	c->stats.bytes_in += len;
 	if (len >= 4 && data[0] == 0xff && data[1] == 0xff && data[2] == 0xff &&
 	    data[3] == 0xff)
-		return receive_oob(c, data, len, now);
+		return qwc_dl_oob(c, data, len) || receive_oob(c, data, len, now);
 	if (len == 1 && data[0] == A2A_ACK)
 		return true;
 	if (c->state < QWC_CONNECTED || c->state > QWC_ACTIVE) {

@@ -3,10 +3,11 @@
  *
  * Design note: client.c owns the connection (connectionless dialogue,
  * netchan, moves, the command text a server stuffs); parse.c reads the
- * svc messages of one netchan payload; mvd.c reads demos, with parse.c's
- * layouts of the messages a demo shares with a connection; svc.c passes
- * over any message (qwc_svc_skip in qwd/client.h) for all of them.  None
- * keeps state outside its struct (qwc, mvd_reader).
+ * svc messages of one netchan payload; download.c the downloads; mvd.c
+ * reads demos, with parse.c's layouts of the messages a demo shares with
+ * a connection; svc.c passes over any message (qwc_svc_skip in
+ * qwd/client.h) for all of them.  None keeps state outside its struct
+ * (qwc, mvd_reader).
  */
 #ifndef QWD_CLIENT_INTERNAL_H
 #define QWD_CLIENT_INTERNAL_H
@@ -34,6 +35,15 @@ int qwc_skip_temp_entity(struct msg_buf *m);
 
 /* Append stufftext and run the complete lines in it. */
 void qwc_stuff(struct qwc *c, const char *text);
+
+/* download.c: svc_download in a reply (false: malformed, m->badread);
+ * a connectionless datagram that may be an out-of-band chunk (true when
+ * it was one, taken or counted); the chunk requests of the next packet
+ * into m; the download's memory */
+bool qwc_dl_parse(struct qwc *c, struct msg_buf *m);
+bool qwc_dl_oob(struct qwc *c, const uint8_t *data, size_t len);
+void qwc_dl_requests(struct qwc *c, struct msg_buf *m, double now);
+void qwc_dl_free(struct qwc *c);
 
 /* The signon steps parse.c triggers from svc messages. */
 void qwc_signon_serverdata(struct qwc *c);

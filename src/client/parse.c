@@ -44,6 +44,12 @@ static bool parse_serverdata(struct qwc *c, struct msg_buf *m)
 {
 	int32_t protocol = msg_read_long(m);
 
+	/* FTE's extensions in force come first, as a tag and the flags */
+	c->fte_server = 0;
+	while (!m->badread && (uint32_t)protocol == PROTOCOL_VERSION_FTE) {
+		c->fte_server = (uint32_t)msg_read_long(m);
+		protocol = msg_read_long(m);
+	}
 	if (m->badread)
 		return false;
 	if (protocol != PROTOCOL_VERSION) {
@@ -559,6 +565,9 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 	case svc_updateuserinfo:
 	case svcx_updateuserinfo:
 		return parse_userinfo(c, m, svc == svcx_updateuserinfo) ||
+		       (m->badread && (c->stats.bad[QWC_BAD_TRUNCATED]++, false));
+	case svc_download:
+		return qwc_dl_parse(c, m) ||
 		       (m->badread && (c->stats.bad[QWC_BAD_TRUNCATED]++, false));
 	case svc_playerinfo:
 	case svcx_playerinfo:

@@ -218,14 +218,18 @@ size_t netchan_transmit(struct netchan *chan, const void *data, size_t len,
 	else if (len)
 		msg_write_data(&pkt, data, len);
 	chan->outgoing_sequence++;
+	netchan_charge(chan, pkt.cursize, now);
+	return pkt.cursize;
+}
 
+void netchan_charge(struct netchan *chan, size_t len, double now)
+{
 	/* each byte costs `rate` seconds of the peer's bandwidth; idle time
 	   is not banked: a quiet channel starts again from now */
 	if (chan->cleartime < now)
-		chan->cleartime = now + (double)pkt.cursize * chan->rate;
+		chan->cleartime = now + (double)len * chan->rate;
 	else
-		chan->cleartime += (double)pkt.cursize * chan->rate;
-	return pkt.cursize;
+		chan->cleartime += (double)len * chan->rate;
 }
 
 bool netchan_can_packet(const struct netchan *chan, double now)

@@ -14,9 +14,11 @@
  *
  *   Names have been checked by the caller (relative, no "..", one of the
  *   folders clients fetch from).  A name is looked up in the game folder,
- *   then id1, then (maps/ only) the bundled maps.  Only regular files are
- *   served: the open does not block (a FIFO named like a map would hang
- *   the frame) and anything that is not a regular file is refused.
+ *   then id1, then (maps/ only) the bundled maps; a demo (a plain file
+ *   name) in the demo folder only, sv_demoDir under the game folder, as
+ *   MVDSV keeps it.  Only regular files are served: the open does not
+ *   block (a FIFO named like a map would hang the frame) and anything
+ *   that is not a regular file is refused.
  *   sv->stats.download_read counts the bytes read from disk, so a test
  *   can tell a chunked read from a whole-file one.
  */
@@ -71,6 +73,19 @@ bool sv_file_open(struct server *sv, struct sv_file *f, const char *name)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s", sv_bundled_map_dir(), name + 5);
 	return open_path(f, path);
+}
+
+bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name)
+{
+	/* the base and game folders, the cvar's 255 bytes, the name */
+	char path[SV_PATH + 64 + 256 + 128 + 4];
+	int n;
+
+	sv_file_close(f);
+	n = snprintf(path, sizeof(path), "%s/%s/%s/%s", sv->basedir, sv->gamedir,
+		     sv->sv_demodir->string, name);
+	/* a cut path would name another file */
+	return n > 0 && (size_t)n < sizeof(path) && open_path(f, path);
 }
 
 size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,

@@ -199,7 +199,18 @@ static void register_cvars(struct server *sv)
 	sv->sv_mapcheck = cvar_register(sv, "sv_mapcheck", "1", 0,
 					"drop clients whose map differs (checksum2)");
 	sv->allow_download = cvar_register(sv, "allow_download", "1", 0,
-					   "let clients download maps and models");
+					   "let clients download maps, models, "
+					   "sounds and skins (0: nothing at all)");
+	sv->allow_download_demos = cvar_register(sv, "allow_download_demos", "1", 0,
+						 "let clients download demos/NAME "
+						 "from the demo folder");
+	sv->sv_maxdownloadrate = cvar_register(sv, "sv_maxdownloadrate", "0", 0,
+					       "highest download rate in bytes/s "
+					       "(a client's drate; 0: sv_maxrate)");
+	sv->sv_downloadchunksperframe = cvar_register(sv, "sv_downloadchunksperframe",
+						      "8", 0, "chunked downloads: chunks "
+						      "one client may get in a frame, "
+						      "1-30, within its rate");
 	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
 					  "ms of game time a client may run ahead (0: off)");
 	cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,
@@ -266,6 +277,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
 		return -1;
 	}
+	/* the demo folder is the demo module's cvar; downloads read it too */
+	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
 
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));

@@ -33,14 +33,20 @@
  *   Refusals are texts a person can act on: "server is full", "wrong
  *   protocol", "bad challenge", "bad password", "banned".
  *
+ *   getchallenge is answered `c<challenge>`, a NUL, then FTE's extension
+ *   offer as MVDSV makes it: the longs PROTOCOL_VERSION_FTE and
+ *   FTE_PEXT_CHUNKEDDOWNLOADS (docs/downloads.md); clients that do not
+ *   know it read the number and stop at the NUL.
+ *
  *   connect: `connect 28 <qport> <challenge> "<userinfo>"`, optionally
- *   followed by a line `QWDX <version>` asking for qwd's extension
- *   (docs/protocol-extension.md).  Stock clients get slots 0..31 only;
- *   extension clients take the slots above 31 first, so a few hundred of
- *   them cannot lock stock clients out of a server with room.  One
- *   address holds at most sv_maxclientsperip slots (docs/security.md,
- *   "Slots"): one host cannot take every slot, while a LAN party behind
- *   one NAT still fits.
+ *   followed by lines `QWDX <version>` asking for qwd's extension
+ *   (docs/protocol-extension.md) and `0x58455446 0x<flags>` taking FTE
+ *   extensions from the offer; other lines (FTE2, MVD1) are ignored.
+ *   Stock clients get slots 0..31 only; extension clients take the slots
+ *   above 31 first, so a few hundred of them cannot lock stock clients
+ *   out of a server with room.  One address holds at most
+ *   sv_maxclientsperip slots (docs/security.md, "Slots"): one host cannot
+ *   take every slot, while a LAN party behind one NAT still fits.
  */
 #include "qwd/server.h"
 
@@ -151,6 +157,25 @@ static size_t send_text(struct server *sv, const struct net_addr *to,
 	return n;
 }
 
+/* "c<challenge>", its NUL, and the FTE offer; returns the bytes sent */
+static size_t send_challenge(struct server *sv, const struct net_addr *from)
+{
+	uint8_t buf[64];
+	struct msg_buf m;
+	size_t n = net_build_oob(buf, sizeof(buf), "%c%d", S2C_CHALLENGE,
+				 (int)challenge_make(&sv->secret, from, sv->realtime));
+
+	if (!n)
+		return 0;
+	msg_init(&m, buf, sizeof(buf));
+	m.cursize = n;
+	msg_write_byte(&m, 0);
+	msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+	msg_write_long(&m, (int32_t)FTE_PEXT_CHUNKEDDOWNLOADS);
+	sv_send_raw(sv, from, m.data, m.cursize);
+	return m.cursize;
+}
+
 static void refuse(struct server *sv, const struct net_addr *to,
 		   const char *why)
 {
@@ -234,6 +259,25 @@ static struct client *free_slot(struct server *sv, bool extended)
 	return NULL;
 }
 
+/* The extension lines after a connect's first line: QWDX asked, and the
+ * FTE extensions taken (only those offered count). */
+static void connect_extensions(const char *lines, bool *qwdx, uint32_t *fte)
+{
+	*qwdx = false;
+	*fte = 0;
+	while (lines && *lines) {
+		const char *nl = strchr(lines, '\n');
+		char *end;
+		unsigned long tag = strtoul(lines, &end, 0);
+
+		if (strncmp(lines, QWDX_PROTOCOL_NAME " ", 5) == 0)
+			*qwdx = *qwdx || atoi(lines + 5) >= 1;
+		else if (end != lines && tag == PROTOCOL_VERSION_FTE)
+			*fte = (uint32_t)strtoul(end, NULL, 0) & FTE_PEXT_CHUNKEDDOWNLOADS;
+		lines = nl ? nl + 1 : NULL;
+	}
+}
+
 /* challenge_ok: the connect's challenge is the one this address was given */
 static void oob_connect(struct server *sv, const struct net_addr *from,
 			const struct net_args *args, const char *rest_lines,
@@ -242,7 +286,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	char a[NET_ADDR_STRLEN], userinfo[MAX_INFO_STRING], value[64];
 	int version = atoi(net_args_argv(args, 1));
 	int qport = atoi(net_args_argv(args, 2));
-	bool extended = false, spectator;
+	bool extended, spectator;
+	uint32_t fte;
 	struct client *cl = NULL;
 
 	if (args->argc < 5) {
@@ -270,10 +315,8 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		return;
 	}
 	strlcpy(userinfo, net_args_argv(args, 4), sizeof(userinfo));
-	/* the extension request is a line of its own after the command */
-	if (rest_lines && strncmp(rest_lines, QWDX_PROTOCOL_NAME " ", 5) == 0 &&
-	    atoi(rest_lines + 5) >= 1)
-		extended = true;
+	/* the extension requests are lines of their own after the command */
+	connect_extensions(rest_lines, &extended, &fte);
 
 	if (sv->password->string[0] &&
 	    (!info_value_for_key(userinfo, "password", value, sizeof(value)) ||
@@ -324,6 +367,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	cl->slot = slot;
 	cl->state = CS_CONNECTED;
 	cl->extended = extended;
+	cl->fte = fte;
 	cl->spectator = spectator;
 	cl->userid = ++sv->next_userid;
 	cl->connect_time = sv->realtime;
@@ -338,9 +382,11 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	sv->stats.connects++;
 	/* everyone learns of the new player at once, as QuakeWorld does */
 	sv_broadcast_client_info(sv, cl);
-	sv_log_from(sv, from, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s",
+	sv_log_from(sv, from, QWD_LOG_INFO, "client %d \"%s\" connected from %s%s%s%s",
 		    cl->slot, cl->name, net_addr_format(from, a),
-		    extended ? " (QWDX)" : "", spectator ? " as spectator" : "");
+		    extended ? " (QWDX)" : "",
+		    fte & FTE_PEXT_CHUNKEDDOWNLOADS ? " (FTE chunked downloads)" : "",
+		    spectator ? " as spectator" : "");
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
 
@@ -411,9 +457,7 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 	} else if (strcmp(c, "getchallenge") == 0) {
 		if (!within_budget(sv, OOB_GETCHALLENGE, from, 1.0))
 			return;
-		sv->stats.oob_bytes[OOB_GETCHALLENGE] +=
-			send_text(sv, from, "%c%d", S2C_CHALLENGE,
-				  challenge_make(&sv->secret, from, sv->realtime));
+		sv->stats.oob_bytes[OOB_GETCHALLENGE] += send_challenge(sv, from);
 	} else if (strcmp(c, "connect") == 0) {
 		int32_t ch = (int32_t)strtol(net_args_argv(args, 3), NULL, 10);
 		bool ok = challenge_check(&sv->secret, from, ch, sv->realtime);

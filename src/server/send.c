@@ -996,6 +996,7 @@ static void send_reply(struct server *sv, struct client *cl)
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
+	sv_download_datagram(sv, cl, &m);	/* a chunk, if it fits */
 	cl->datagram_len = 0;
 	if (m.overflowed)
 		msg_clear(&m);	/* an unreliable part that did not fit is lost */
@@ -1055,9 +1056,11 @@ void sv_send_replies(struct server *sv)
 			continue;
 		cl->send_reply = false;
 		/* the rate: a spawned client's reply may be choked (and said
-		 * so in the next one), and so may a download; the rest of the
-		 * signon always goes */
-		if ((cl->state == CS_SPAWNED || cl->dl.open) &&
+		 * so in the next one), and so may a stock download (a block
+		 * per reply); the rest of the signon always goes, a chunked
+		 * download's too (its chunks are paced in transfer.c) */
+		if ((cl->state == CS_SPAWNED ||
+		     (cl->dl.open && !(cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS))) &&
 		    !netchan_can_packet(&cl->chan, sv->realtime)) {
 			cl->chokecount++;
 			sv->stats.chokes++;
@@ -1065,6 +1068,7 @@ void sv_send_replies(struct server *sv)
 		}
 		send_reply(sv, cl);
 	}
+	sv_download_pump(sv);	/* chunks out of band, after the replies */
 	net_send_flush(sv->tx);
 }
 

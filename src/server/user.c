@@ -202,6 +202,10 @@ static void cmd_new(struct server *sv, struct client *cl)
 	sv_client_setup(sv, cl);
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_serverdata);
+	if (cl->fte) {	/* the FTE extensions in force, before the protocol */
+		msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+		msg_write_long(&m, (int32_t)cl->fte);
+	}
 	msg_write_long(&m, PROTOCOL_VERSION);
 	msg_write_long(&m, sv->spawncount);
 	msg_write_string(&m, sv->gamedir);
@@ -536,115 +540,6 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 	sv_broadcast_client_info(sv, cl);
 }
 
-/* ---- downloads -------------------------------------------------------- */
-
-/* Only plain relative paths into the folders clients fetch from. */
-static bool download_path_ok(const char *name)
-{
-	static const char *const allowed[] = {"maps/", "progs/", "sound/", "skins/"};
-	bool ok = false;
-
-	if (!*name || name[0] == '/' || name[0] == '.' || strstr(name, "..") ||
-	    strchr(name, '\\') || strchr(name, ':') || strlen(name) > 120)
-		return false;
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (strncmp(name, allowed[i], strlen(allowed[i])) == 0)
-			ok = true;
-	return ok;
-}
-
-enum { DOWNLOAD_CHUNK = 768 };	/* file bytes in one svc_download */
-
-static void download_stop(struct client *cl)
-{
-	sv_file_close(&cl->dl);
-	cl->dl_name[0] = '\0';
-}
-
-/* the next chunk of the file, read now from its offset */
-static void download_chunk(struct server *sv, struct client *cl)
-{
-	uint8_t buf[MAX_MSGLEN], data[DOWNLOAD_CHUNK];
-	struct msg_buf m;
-	size_t n = sv_file_read(sv, &cl->dl, cl->dl_pos, data, sizeof(data));
-	int percent;
-
-	if (n == 0) {	/* the file shrank or went away under us */
-		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read failed at %zu",
-			 cl->slot, cl->dl_name, cl->dl_pos);
-		download_stop(cl);
-		return;
-	}
-	/* a download in the signon (a map the client lacks) is progress:
-	 * the deadline to enter the game counts from the last chunk */
-	cl->signon_since = sv->realtime;
-	cl->dl_pos += n;
-	percent = (int)(cl->dl_pos * 100 / cl->dl.size);
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_download);
-	msg_write_short(&m, (int)n);
-	msg_write_byte(&m, percent);
-	msg_write_data(&m, data, n);
-	sv_reliable_write(cl, m.data, m.cursize);
-	if (cl->dl_pos >= cl->dl.size)
-		download_stop(cl);
-}
-
-static void download_refuse(struct client *cl)
-{
-	uint8_t buf[8];
-	struct msg_buf m;
-
-	msg_init(&m, buf, sizeof(buf));
-	msg_write_byte(&m, svc_download);
-	msg_write_short(&m, -1);
-	msg_write_byte(&m, 0);
-	sv_reliable_write(cl, m.data, m.cursize);
-}
-
-/* "download NAME": the file is opened, not read; each reply to "nextdl"
- * carries one chunk.  Asking again for the file that is already going
- * costs nothing (the command is ignored), so a packet of hundreds of
- * them is hundreds of string compares. */
-static void cmd_download(struct server *sv, struct client *cl,
-			 const struct net_args *a)
-{
-	const char *name = net_args_argv(a, 1);
-
-	if (cl->dl.open && strcmp(name, cl->dl_name) == 0) {
-		sv->stats.download_repeats++;
-		return;
-	}
-	download_stop(cl);
-	if (sv->allow_download->value == 0 || !download_path_ok(name)) {
-		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
-			    "client %d: download %s refused", cl->slot, name);
-		download_refuse(cl);
-		return;
-	}
-	if (!sv_file_open(sv, &cl->dl, name)) {
-		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
-			    "client %d: download %s: no such file", cl->slot, name);
-		download_refuse(cl);
-		return;
-	}
-	strlcpy(cl->dl_name, name, sizeof(cl->dl_name));
-	cl->dl_pos = 0;
-	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
-		    "client %d: downloading %s (%zu bytes)", cl->slot, name, cl->dl.size);
-	download_chunk(sv, cl);
-}
-
-static void cmd_nextdl(struct server *sv, struct client *cl)
-{
-	if (!cl->dl.open)
-		return;
-	download_chunk(sv, cl);
-	if (!cl->dl.open)
-		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
-			    "client %d: download complete", cl->slot);
-}
-
 /* ---- dispatch --------------------------------------------------------- */
 
 /* The budget a command is charged to besides the general one (those that
@@ -678,7 +573,7 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 	if (kind >= 0 && !budget_charge(sv, cl, kind)) {
 		/* a client waits for the answer to a download: a refusal */
 		if (kind == BUDGET_DOWNLOAD && cl->state >= CS_CONNECTED)
-			download_refuse(cl);
+			sv_download_refuse(cl, net_args_argv(a, 1), false);
 		return;
 	}
 	if (!strcmp(c, "new"))
@@ -704,11 +599,11 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 	else if (!strcmp(c, "pings"))
 		sv_send_pings(sv, cl);
 	else if (!strcmp(c, "download"))
-		cmd_download(sv, cl, a);
+		sv_cmd_download(sv, cl, a);
 	else if (!strcmp(c, "nextdl"))
-		cmd_nextdl(sv, cl);
-	else if (!strcmp(c, "stopdl"))
-		download_stop(cl);
+		sv_cmd_nextdl(sv, cl, a);
+	else if (!strcmp(c, "stopdl") || !strcmp(c, "stopdownload"))
+		sv_cmd_stopdownload(sv, cl);
 	else if (!strcmp(c, "ptrack"))
 		;	/* spectator tracking: nothing to keep yet */
 	else if (!strcmp(c, "serverinfo"))
@@ -763,7 +658,7 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 
 void sv_userinfo_changed(struct server *sv, struct client *cl)
 {
-	char name[SV_MAX_NAME], rate[16];
+	char name[SV_MAX_NAME];
 
 	info_value_for_key(cl->userinfo, "name", name, sizeof(name));
 	/* names are shown to everyone: no control characters, not empty */
@@ -780,22 +675,17 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
 		game_client_userinfo(sv->game, cl->slot, cl->name, team, atoi(bottom));
 	}
-	info_value_for_key(cl->userinfo, "rate", rate, sizeof(rate));
-	int r = rate[0] ? atoi(rate) : NETCHAN_DEFAULT_RATE;
-	if (sv->sv_maxrate->value > 0 && r > (int)sv->sv_maxrate->value)
-		r = (int)sv->sv_maxrate->value;
-	netchan_set_rate(&cl->chan, r);
+	sv_apply_rate(sv, cl);
 }
 
 void sv_client_setup(struct server *sv, struct client *cl)
 {
-	(void)sv;
 	cl->delta_sequence = -1;
 	cl->spawncount = sv->spawncount;
 	memset(cl->frames, 0, sizeof(cl->frames));
 	memset(cl->stats, 0, sizeof(cl->stats));
 	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
-	download_stop(cl);
+	sv_download_stop(sv, cl);
 }
 
 void sv_drop_client(struct server *sv, struct client *cl, const char *why)
@@ -818,7 +708,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	if (cl->state == CS_SPAWNED)
 		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
-	download_stop(cl);
+	sv_download_stop(sv, cl);
 	cl->state = CS_ZOMBIE;
 	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
 	cl->userinfo[0] = '\0';

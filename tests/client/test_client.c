@@ -600,6 +600,157 @@ static void test_map_change_restart(void **state)
 	assert_int_equal(s->c.stats.signons, 2);
 }
 
+/* a chunk of the scripted file: byte i of the file is i * 7 */
+static void write_chunk(struct msg_buf *m, int32_t chunk)
+{
+	msg_write_byte(m, svc_download);
+	msg_write_long(m, chunk);
+	for (int i = 0; i < FTE_CHUNK; i++)
+		msg_write_byte(m, (chunk * FTE_CHUNK + i) * 7);
+}
+
+/* the same chunk out of band, with a download number */
+static void feed_oob_chunk(struct script *s, int32_t number, int32_t chunk,
+			   size_t cut)
+{
+	uint8_t buf[NET_MAX_UDP_PACKET];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_long(&m, -1);
+	msg_write_byte(&m, A2C_PRINT);
+	msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
+	msg_write_long(&m, number);
+	write_chunk(&m, chunk);
+	qwc_receive(&s->c, buf, m.cursize - cut, s->now);
+}
+
+/* FTE's negotiation and a chunked download against a scripted server:
+ * the offer read past the challenge's NUL, the connect line, the
+ * serverdata prefix, the requests, chunks in band and out of band, and
+ * what must be refused: a chunk past the file, another download's number,
+ * an out-of-band chunk cut short */
+static void test_chunked_download(void **state)
+{
+	struct script *s = *state;
+	uint8_t pkt[NETCHAN_MAX_PACKET], buf[1400];
+	struct msg_buf m;
+	const size_t size = 2 * FTE_CHUNK + 452;
+	size_t n;
+
+	s->c.opt.fte_extensions = FTE_PEXT_CHUNKEDDOWNLOADS;
+	qwc_connect(&s->c, s->now);
+	qwc_packet(&s->c, s->now, false, pkt, sizeof(pkt));
+	/* "c77", a NUL, the offer (an unknown tag first, then FTEX) */
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_long(&m, -1);
+	msg_write_data(&m, "c77", 4);
+	msg_write_long(&m, 0x32455446);
+	msg_write_long(&m, 1);
+	msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+	msg_write_long(&m, (int32_t)(FTE_PEXT_CHUNKEDDOWNLOADS | 0x1));
+	qwc_receive(&s->c, buf, m.cursize, s->now);
+	assert_int_equal(s->c.challenge, 77);
+	assert_int_equal(s->c.fte_offered, FTE_PEXT_CHUNKEDDOWNLOADS | 0x1);
+	assert_int_equal(s->c.fte, FTE_PEXT_CHUNKEDDOWNLOADS);
+	n = qwc_packet(&s->c, s->now, false, pkt, sizeof(pkt));
+	pkt[n] = '\0';
+	assert_non_null(strstr((char *)pkt + 4, "\"\n0x58455446 0x20000000\n"));
+	feed_oob(s, "j");
+	netchan_setup(&s->sv, NETCHAN_SERVER, &s->c.opt.server, 4321, s->now);
+	pull(s);
+
+	/* the serverdata says chunked downloads are in force */
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_serverdata);
+	msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+	msg_write_long(&m, (int32_t)FTE_PEXT_CHUNKEDDOWNLOADS);
+	msg_write_long(&m, PROTOCOL_VERSION);
+	msg_write_long(&m, 7);
+	msg_write_string(&m, "qw");
+	msg_write_byte(&m, 3);
+	msg_write_string(&m, "The Test Level");
+	for (int i = 0; i < 10; i++)
+		msg_write_float(&m, (float)i);
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.fte_server, FTE_PEXT_CHUNKEDDOWNLOADS);
+	assert_int_equal(s->c.servercount, 7);
+
+	assert_true(qwc_download(&s->c, "maps/x.bsp"));
+	s->ncmds = 0;
+	pull(s);
+	assert_true(sent(s, "download maps/x.bsp"));
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, -1);
+	msg_write_long(&m, (int32_t)size);
+	msg_write_string(&m, "maps/x.bsp");
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.dl.state, QWC_DL_RUNNING);
+	assert_int_equal(s->c.dl.number, 1);
+	s->ncmds = 0;
+	pull(s);
+	assert_true(sent(s, "nextdl 0 0 1"));
+	assert_true(sent(s, "nextdl 1 0 1"));
+	assert_true(sent(s, "nextdl 2 0 1"));
+	assert_int_equal(s->ncmds, 3);
+	/* asked once: not again before the retry */
+	s->ncmds = 0;
+	pull(s);
+	assert_int_equal(s->ncmds, 0);
+
+	/* past the file's end: counted, nothing written */
+	msg_init(&m, buf, sizeof(buf));
+	write_chunk(&m, 3);
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.stats.bad[QWC_BAD_RANGE], 1);
+	assert_int_equal(s->c.dl.received, 0);
+	/* chunk 1 in a reply; chunk 0 out of band: first with another
+	 * download's number (a leftover), then cut short, then right */
+	msg_init(&m, buf, sizeof(buf));
+	write_chunk(&m, 1);
+	feed(s, m.data, m.cursize);
+	feed_oob_chunk(s, 5, 0, 0);
+	assert_int_equal(s->c.dl.stale, 1);
+	feed_oob_chunk(s, 1, 0, 10);
+	assert_int_equal(s->c.stats.bad[QWC_BAD_OOB], 1);
+	assert_int_equal(s->c.dl.received, 1);
+	feed_oob_chunk(s, 1, 0, 0);
+	assert_int_equal(s->c.dl.received, 2);
+	assert_int_equal(s->c.dl.chunks_oob, 1);
+	assert_int_equal(s->c.dl.chunks_inband, 1);
+	/* the same chunk again is a duplicate; the last one ends it */
+	feed_oob_chunk(s, 1, 0, 0);
+	assert_int_equal(s->c.dl.duplicates, 1);
+	msg_init(&m, buf, sizeof(buf));
+	write_chunk(&m, 2);
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.dl.state, QWC_DL_DONE);
+	for (size_t i = 0; i < size; i++)
+		assert_int_equal(s->c.dl.data[i], (uint8_t)(i * 7));
+	s->ncmds = 0;
+	pull(s);
+	assert_true(sent(s, "nextdl -1 100 1"));
+
+	/* a refusal: no such file */
+	assert_true(qwc_download(&s->c, "maps/y.bsp"));
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, -1);
+	msg_write_long(&m, -1);
+	msg_write_string(&m, "maps/y.bsp");
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.dl.state, QWC_DL_REFUSED);
+	assert_int_equal(s->c.dl.refusal, -1);
+	/* a chunk cut short in a reply ends that packet's parse */
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, 0);
+	msg_write_data(&m, "short", 5);
+	feed(s, m.data, m.cursize);
+	assert_int_equal(s->c.stats.bad[QWC_BAD_TRUNCATED], 1);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_connect_and_signon, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
@@ -609,6 +760,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_extension_messages, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_map_change_restart, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_chunked_download, setup, teardown),
 };
 
 QWD_TEST_GROUP(client_library, tests, NULL, NULL)

@@ -7,23 +7,34 @@
 # it (and the item boxes, maps/b_*.bsp), enters the game, stays 8 s, then
 # quits with a key press (F10, bound to "quit" on its command line,
 # pressed with xdotool as a player would), which disconnects cleanly.
-# Two runs, each a fresh base directory, server and display:
+# Runs, each a fresh base directory, server and display:
 #   generated  always: the client data build/mkassets makes at test time
 #              (tools/mkassets/main.c says what it holds and why each file
 #              is needed: palette, colormap, console background, the 30
 #              menu pictures, gfx.wad with our font and status bar, a box
 #              model for every progs/ model the game precaches, the
 #              thunderbolt's beam and the explosion sprite: 62 files,
-#              294 KB), on the bundled map small, which qwd finds by
-#              name.  This is what a fresh clone has, so it is what every
-#              run covers.
+#              294 KB), on the bundled map
+#              small, which qwd finds by name.  This is what a fresh clone
+#              has, so it is what every run covers.  The client is told
+#              not to take FTE's chunked downloads (cl_pext_chunkeddownloads
+#              0): the stock download, one block a round trip, is checked.
+#   bigmap     always: the same data on a map of more than 2 MB made here
+#              (a room floored with 400 tiles of 400 textures, compiled by
+#              build/qwmap: qwmap generates a 64x64 texture with its mip
+#              levels for each name, 5.5 KB each), downloaded with FTE's
+#              chunked downloads, ezQuake's default; once in the game, F9
+#              (bound to "download demos/ezq.mvd") fetches a file placed in
+#              the server's demo folder, as a caster fetches a match.
 #   shared     when $QWD_CLIENT_ASSETS (../shared/client-assets, free data
 #              from LibreQuake) exists: the same with that data, on the
 #              real map lqdm11 when $QWD_REALMAPS holds it, else on small:
 #              real game data on a real map, about 20 s more.
-# Checked in the server's log, per run: connect, the map's download and
-# its completion, entered the game, left the game (the client's own
-# "drop"), and no timeout.  The picture: the display is captured twice
+# Checked in the server's log, per run: connect, the map's download in the
+# form expected (stock or chunked) and its completion, entered the game,
+# left the game (the client's own "drop"), and no timeout; the client's
+# copy of the map (and of the demo) is the server's byte for byte.  The
+# picture: the display is captured twice
 # (ImageMagick `import -window root`), once a second after the download
 # starts (the console covers the screen) and once in the game; a band
 # across the lower middle of the view (440x100 at 100,280: below the
@@ -87,12 +98,25 @@ wait_for() {
 	grep -qs "$2" "$1"
 }
 
-# session DIR BASE MAP PORT (on the Xvfb display): the client connects;
-# the console picture once the download is under way, the game picture
-# $ingame s after entering; F10; SIGKILL if it is still there 10 s later
+# wait_count FILE PATTERN N SECONDS: until PATTERN is on N lines of FILE
+wait_count() {
+	i=0
+	while [ $i -lt "$4" ] && [ "$(grep -cs "$2" "$1")" -lt "$3" ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ "$(grep -cs "$2" "$1")" -ge "$3" ]
+}
+
+# session DIR BASE MAP PORT DEMO ARGS (on the Xvfb display): the client
+# connects (ARGS: more of its options, split at blanks); the console
+# picture once the download is under way, the game picture $ingame s
+# after entering; F9 fetches demos/DEMO unless DEMO is "-"; F10; SIGKILL
+# if it is still there 10 s later
 session() {
 	"$ez" -basedir "$2" -nosound -window -clientport 0 +set vid_xpos 0 +set vid_ypos 0 \
-		+set cl_onload none +name tester \
+		+set cl_onload none +name tester $6 \
+		+bind F9 download "demos/$5" \
 		+rate 100000 +bind F10 quit +connect "127.0.0.1:$4" >"$1/client.log" 2>&1 &
 	echo $! >"$1/ez.pid"
 	if wait_for "$1/qwd.log" "downloading maps/$3.bsp" 30; then
@@ -102,6 +126,11 @@ session() {
 	if wait_for "$1/qwd.log" "entered the game" 90; then
 		sleep $ingame
 		import -window root "$1/after.png"
+	fi
+	if [ "$5" != - ]; then
+		xdotool key F9
+		wait_count "$1/qwd.log" "download complete" 2 30
+		sleep 1
 	fi
 	xdotool key F10
 	i=0
@@ -134,7 +163,7 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-for f in "$build/qwd" "$build/mkassets" build/maps/small.bsp; do
+for f in "$build/qwd" "$build/mkassets" build/qwmap build/maps/small.bsp; do
 	if [ ! -e "$f" ]; then
 		echo "ezquake: no $f (make)"
 		failed=1
@@ -162,15 +191,24 @@ free_port() {
 	echo $p
 }
 
-# play NAME BASE MAP: one client session on a server of its own
+# play NAME BASE BSP FORM DEMO [CLIENT ARGS]: one client session on a
+# server of its own, serving the map BSP (a bundled one by name, else
+# copied in) whose download must take FORM (stock or chunked); DEMO: a
+# file to put in the server's demo folder and fetch in the game, or "-"
 play() {
-	name=$1 base=$2 map=$3
+	name=$1 base=$2 bsp=$3 form=$4 demo=$5 args=${6:-}
+	map=$(basename "$bsp" .bsp)
 	dir=$work/$name
 	mkdir -p "$dir/server/id1/maps"
-	case $map in
-	small | large) ;;	# bundled: qwd finds it by name
-	*) cp "$real/$map.bsp" "$dir/server/id1/maps/" ;;
+	case $bsp in
+	build/maps/*) ;;	# bundled: qwd finds it by name
+	*) cp "$bsp" "$dir/server/id1/maps/" ;;
 	esac
+	if [ "$demo" != - ]; then
+		mkdir -p "$dir/server/qw/demos"
+		# any bytes do: what is checked is that they arrive unchanged
+		head -c 300000 /dev/urandom >"$dir/server/qw/demos/$demo"
+	fi
 	port=$(free_port)
 	"$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map "$map" \
 		+set hostname interop +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
@@ -182,8 +220,8 @@ play() {
 		return
 	fi
 
-	timeout 200 xvfb-run -a -s "-screen 0 640x480x24" \
-		sh "$0" --session "$dir" "$base" "$map" "$port"
+	timeout 240 xvfb-run -a -s "-screen 0 640x480x24" \
+		sh "$0" --session "$dir" "$base" "$map" "$port" "$demo" "$args"
 	kill -9 "$(cat "$dir/ez.pid" 2>/dev/null)" 2>/dev/null
 	sleep 1
 	kill "$qwd_pid" 2>/dev/null
@@ -195,11 +233,21 @@ play() {
 	done
 
 	fails=""
-	for step in "connected from" "downloading maps/$map.bsp" "download complete" \
-		"entered the game" '"tester" dropped: disconnected'; do
+	for step in "connected from" "downloading maps/$map.bsp ([0-9]* bytes, $form)" \
+		"download complete" "entered the game" '"tester" dropped: disconnected'; do
 		grep -q "$step" "$dir/qwd.log" || fails="$fails [$step]"
 	done
 	grep -q "timed out" "$dir/qwd.log" && fails="$fails [timed out]"
+	# the client's copies are the server's, byte for byte
+	got=$(find "$base" -name "$map.bsp" | head -1)
+	cmp -s "$bsp" "${got:-/nonexistent}" || fails="$fails [the client's maps/$map.bsp differs or is missing]"
+	if [ "$demo" != - ]; then
+		grep -q "downloading demos/$demo ([0-9]* bytes, $form)" "$dir/qwd.log" ||
+			fails="$fails [downloading demos/$demo]"
+		got=$(find "$base" -name "$demo" | head -1)
+		cmp -s "$dir/server/qw/demos/$demo" "${got:-/nonexistent}" ||
+			fails="$fails [the client's $demo differs or is missing]"
+	fi
 	picture=""
 	if [ -f "$dir/before.png" ] && [ -f "$dir/after.png" ]; then
 		colours=$(identify -format '%k' "$dir/after.png[$region]" 2>/dev/null)
@@ -221,23 +269,63 @@ play() {
 		echo "ezquake [$name, $map]: FAILED, missing:$fails; $picture"
 		failed=$((failed + 1))
 	else
-		echo "ezquake [$name, $map]: connected, downloaded, played ${ingame} s, quit cleanly; $picture"
+		echo "ezquake [$name, $map]: connected, downloaded ($form$( [ "$demo" = - ] || echo ", and a demo in the game")), played ${ingame} s, quit cleanly; $picture"
 		passed=$((passed + 1))
 	fi
 }
 
-if ! "$build/mkassets" "$work/generated-base" build/maps/small.bsp; then
+# bigmap.map: a closed room of 960 x 960 units, its floor 20 x 20 tiles of
+# 48 units, each with a texture of its own (t000..t399): 400 generated
+# textures make the compiled map a little over 2 MB
+bigmap() {
+	awk 'function box(x0, y0, z0, x1, y1, z1, t) {
+		print "{"
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x0, y1, z0, x0, y0, z1, x0, y0, z0, t
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x1, y0, z0, x1, y0, z1, x1, y1, z0, t
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x0, y0, z1, x1, y0, z0, x0, y0, z0, t
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x0, y1, z0, x1, y1, z0, x0, y1, z1, t
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x1, y0, z0, x0, y1, z0, x0, y0, z0, t
+		printf "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n", x0, y0, z1, x0, y1, z1, x1, y0, z1, t
+		print "}"
+	}
+	BEGIN {
+		n = 20; s = 48; w = n * s
+		print "{\n\"classname\" \"worldspawn\"\n\"message\" \"qwd interop: 400 textures\""
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				box(i * s, j * s, -16, (i + 1) * s, (j + 1) * s, 0, sprintf("t%03d", i * n + j))
+		box(-16, -16, -16, 0, w + 16, 272, "wall")
+		box(w, -16, -16, w + 16, w + 16, 272, "wall")
+		box(0, -16, -16, w, 0, 272, "wall")
+		box(0, w, -16, w, w + 16, 272, "wall")
+		box(0, 0, 256, w, w, 272, "ceiling")
+		print "}"
+		print "{\n\"classname\" \"info_player_start\"\n\"origin\" \"480 480 24\"\n}"
+		print "{\n\"classname\" \"info_player_deathmatch\"\n\"origin\" \"480 480 24\"\n}"
+	}' >"$1"
+}
+
+bigmap "$work/bigmap.map"
+if ! build/qwmap -q "$work/bigmap.map" "$work/bigmap.bsp"; then
+	echo "ezquake [bigmap]: qwmap could not compile the generated map"
+	failed=$((failed + 1))
+	finish
+fi
+echo "ezquake: bigmap.bsp is $(wc -c <"$work/bigmap.bsp") bytes"
+if ! "$build/mkassets" "$work/generated-base" build/maps/small.bsp "$work/bigmap.bsp"; then
 	echo "ezquake [generated]: mkassets failed"
 	failed=$((failed + 1))
 	finish
 fi
-play generated "$work/generated-base" small
+cp -r "$work/generated-base" "$work/bigmap-base"
+play generated "$work/generated-base" build/maps/small.bsp stock - "+set cl_pext_chunkeddownloads 0"
+play bigmap "$work/bigmap-base" "$work/bigmap.bsp" chunked ezq.mvd
 
 if [ -d "$assets/id1" ]; then
 	mkdir -p "$work/shared-base"
 	cp -r "$assets/id1" "$work/shared-base/"
-	map=small
-	[ -f "$real/lqdm11.bsp" ] && map=lqdm11
-	play shared "$work/shared-base" $map
+	bsp=build/maps/small.bsp
+	[ -f "$real/lqdm11.bsp" ] && bsp=$real/lqdm11.bsp
+	play shared "$work/shared-base" "$bsp" chunked -
 fi
 finish

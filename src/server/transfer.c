@@ -1,0 +1,421 @@
+/*
+ * transfer.c -- sending files to clients: QuakeWorld's download, FTE's
+ * chunked download as MVDSV and ezQuake speak it, and the rates both run
+ * at (docs/downloads.md).
+ *
+ * Design note
+ *   Both read the file through download.c: opened once, read a chunk at
+ *   an offset, never whole.
+ *
+ *   Stock (every client): "download NAME" is answered with the first
+ *   block as a reliable svc_download (short length, byte percent, the
+ *   bytes), each "nextdl" with the next.  One block per round trip.
+ *
+ *   Chunked (a client that took FTE_PEXT_CHUNKEDDOWNLOADS at connect):
+ *   "download NAME" is answered with svc_download, long -1, long size,
+ *   string name (reliable).  The client then asks for chunks by number,
+ *   several per packet, with the unreliable "nextdl CHUNK PERCENT NUMBER",
+ *   asks again for those that do not come, and ends with "nextdl -1 ..."
+ *   (ezQuake, to servers whose *version says MVDSV) or "stopdownload"
+ *   (ezQuake, to the others).  A request joins the client's queue
+ *   (SV_DL_QUEUE entries, a ring; a chunk already waiting is not queued
+ *   twice; a full queue drops the request, which the client repeats) and
+ *   the queue is answered oldest first: one chunk in the client's next
+ *   reply when it has room, the rest out of band (A2C_PRINT "\chunk", the
+ *   client's download number, the chunk) after the replies of every frame,
+ *   at most sv_downloadchunksperframe a frame.  A chunk is read when it is
+ *   sent: a queued request costs no disk.
+ *
+ *   Pacing: every chunk, in a reply or out of band, is charged to the
+ *   channel's rate as its packets are (netchan's cleartime), and one goes
+ *   only while the channel is less than LEAD_SIGNON seconds ahead of the
+ *   clock.  That lead is longer than the time between two frames (a frame
+ *   comes with each of the client's packets, 13-50 ms), so the client's
+ *   download rate is used whole and never exceeded (over any span, at most
+ *   the lead more); the chunks are paced by the rate, not by the client's
+ *   packets.  A client in the signon gets its replies unchoked, as every
+ *   signon client does (send.c): without a chunk they are small.  In the
+ *   game the replies keep their rate and come first: chunks take only
+ *   what is left (no lead), so the game stays smooth while a demo comes
+ *   in.  MVDSV sends its extra chunks whatever the rate; here a download
+ *   gets the client's download rate, no more.
+ *
+ *   Rates (MVDSV's rules): while a download is open the channel runs at
+ *   the client's "drate" (99999 when it gives none), bounded by
+ *   sv_maxdownloadrate, or by sv_maxrate when that is 0; otherwise at its
+ *   "rate" bounded by sv_maxrate.
+ *
+ *   What can be fetched: relative names without "..", "\" or ":", under
+ *   maps/, progs/, sound/, skins/ (allow_download) or demos/
+ *   (allow_download_demos too; a plain file name in the demo folder).
+ *   Refusals: stock, svc_download with length -1; chunked, size -1 (no
+ *   such file) or -2 (not allowed), as FTE's clients read them.
+ */
+#include "qwd/server.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+enum {
+	STOCK_BLOCK = 768,		/* file bytes in one stock svc_download */
+	DRATE_DEFAULT = 99999,		/* MVDSV's, when a client gives none */
+	REFUSE_MISSING = -1,
+	REFUSE_DENIED = -2,
+	CHUNK_MSG = 1 + 4 + FTE_CHUNK,	/* svc_download, number, the bytes */
+	CHUNKS_PER_FRAME_MAX = 30
+};
+
+/* seconds of its rate a downloading client's channel may run ahead of
+ * the clock, in the signon (see the note) and in the game */
+#define LEAD_SIGNON 0.1
+#define LEAD_GAME 0.0
+
+/* the rate lets one more chunk go now */
+static bool chunk_allowed(const struct server *sv, const struct client *cl)
+{
+	double lead = cl->state == CS_SPAWNED ? LEAD_GAME : LEAD_SIGNON;
+
+	return cl->chan.cleartime < sv->realtime + lead;
+}
+
+static bool chunked(const struct client *cl)
+{
+	return (cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS) != 0;
+}
+
+static size_t chunks_of(const struct client *cl)
+{
+	return (cl->dl.size + FTE_CHUNK - 1) / FTE_CHUNK;
+}
+
+/* ---- rates ------------------------------------------------------------- */
+
+void sv_apply_rate(struct server *sv, struct client *cl)
+{
+	bool dl = cl->dl.open;
+	float max = dl && sv->sv_maxdownloadrate->value > 0
+			    ? sv->sv_maxdownloadrate->value
+			    : sv->sv_maxrate->value;
+	char v[16];
+	int r;
+
+	info_value_for_key(cl->userinfo, dl ? "drate" : "rate", v, sizeof(v));
+	r = v[0] ? atoi(v) : dl ? DRATE_DEFAULT : NETCHAN_DEFAULT_RATE;
+	if (max > 0 && r > (int)max)
+		r = (int)max;
+	netchan_set_rate(&cl->chan, r);
+}
+
+/* ---- the queue of a chunked download ----------------------------------- */
+
+static void enqueue(struct server *sv, struct client *cl, int32_t chunk)
+{
+	for (int i = 0; i < cl->dl_count; i++)
+		if (cl->dl_want[(cl->dl_head + i) % SV_DL_QUEUE] == chunk)
+			return;
+	if (cl->dl_count == SV_DL_QUEUE) {
+		sv->stats.chunk_requests_dropped++;
+		return;
+	}
+	cl->dl_want[(cl->dl_head + cl->dl_count) % SV_DL_QUEUE] = chunk;
+	cl->dl_count++;
+	sv->dl_queued++;
+}
+
+static int32_t dequeue(struct server *sv, struct client *cl)
+{
+	int32_t chunk = cl->dl_want[cl->dl_head];
+
+	cl->dl_head = (cl->dl_head + 1) % SV_DL_QUEUE;
+	cl->dl_count--;
+	sv->dl_queued--;
+	return chunk;
+}
+
+void sv_download_stop(struct server *sv, struct client *cl)
+{
+	bool was_open = cl->dl.open;
+
+	sv_file_close(&cl->dl);
+	cl->dl_name[0] = '\0';
+	sv->dl_queued -= cl->dl_count;
+	cl->dl_count = 0;
+	cl->dl_head = 0;
+	if (was_open && cl->state >= CS_CONNECTED)
+		sv_apply_rate(sv, cl);
+}
+
+/* The oldest chunk asked for into m: svc_download, its number, FTE_CHUNK
+ * bytes (the file's last chunk padded with zeros).  False when the file
+ * could not be read; the download is then over. */
+static bool write_chunk(struct server *sv, struct client *cl, struct msg_buf *m)
+{
+	uint8_t data[FTE_CHUNK];
+	int32_t chunk = dequeue(sv, cl);
+	size_t n = sv_file_read(sv, &cl->dl, (size_t)chunk * FTE_CHUNK, data,
+				sizeof(data));
+
+	if (n == 0) {	/* the file shrank or went away under us */
+		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read "
+			 "failed at chunk %d", cl->slot, cl->dl_name, (int)chunk);
+		sv_download_stop(sv, cl);
+		return false;
+	}
+	memset(data + n, 0, sizeof(data) - n);
+	msg_write_byte(m, svc_download);
+	msg_write_long(m, chunk);
+	msg_write_data(m, data, sizeof(data));
+	cl->dl_sent++;
+	/* a download in the signon is progress: the deadline to enter the
+	 * game counts from the last chunk */
+	cl->signon_since = sv->realtime;
+	return true;
+}
+
+void sv_download_datagram(struct server *sv, struct client *cl,
+			  struct msg_buf *m)
+{
+	if (cl->dl_count == 0 || m->overflowed ||
+	    m->cursize + CHUNK_MSG > m->maxsize || !chunk_allowed(sv, cl))
+		return;
+	if (write_chunk(sv, cl, m)) {
+		sv->stats.chunks_inband++;
+		cl->dl_frame = sv->stats.frames;
+	}
+}
+
+/* the out-of-band chunks of one client this frame */
+static void pump_client(struct server *sv, struct client *cl, int cap)
+{
+	int sent = cl->dl_frame == sv->stats.frames ? 1 : 0;
+
+	/* ezQuake drops out-of-band chunks of a download number below 1,
+	 * as MVDSV sends none then: those go in replies only */
+	if (cl->dl_number < 1)
+		return;
+	for (; sent < cap && cl->dl_count > 0 && chunk_allowed(sv, cl); sent++) {
+		size_t max;
+		uint8_t *pkt = net_send_slot(sv->tx, &max);
+		struct msg_buf m;
+
+		msg_init(&m, pkt, max);
+		msg_write_long(&m, -1);
+		msg_write_byte(&m, A2C_PRINT);
+		msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
+		msg_write_long(&m, cl->dl_number);
+		if (!write_chunk(sv, cl, &m))
+			return;
+		if (sv->capture)
+			capture_out(sv->capture, &cl->chan.remote, pkt, m.cursize,
+				    sv->realtime);
+		net_send_commit(sv->tx, &cl->chan.remote, m.cursize);
+		netchan_charge(&cl->chan, m.cursize, sv->realtime);
+		sv->stats.chunks_oob++;
+	}
+}
+
+void sv_download_pump(struct server *sv)
+{
+	int cap = (int)sv->sv_downloadchunksperframe->value;
+
+	if (sv->dl_queued == 0)
+		return;
+	if (cap < 1)
+		cap = 1;
+	if (cap > CHUNKS_PER_FRAME_MAX)
+		cap = CHUNKS_PER_FRAME_MAX;
+	for (int i = 0; i < sv->maxclients && sv->dl_queued > 0; i++) {
+		struct client *cl = &sv->clients[i];
+
+		if (cl->dl_count > 0 && cl->state >= CS_CONNECTED)
+			pump_client(sv, cl, cap);
+	}
+}
+
+/* ---- the stock download ------------------------------------------------ */
+
+/* the next block of the file, read now from its offset */
+static void stock_block(struct server *sv, struct client *cl)
+{
+	uint8_t buf[MAX_MSGLEN], data[STOCK_BLOCK];
+	struct msg_buf m;
+	size_t n = sv_file_read(sv, &cl->dl, cl->dl_pos, data, sizeof(data));
+	int percent;
+
+	if (n == 0) {	/* the file shrank or went away under us */
+		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read failed at %zu",
+			 cl->slot, cl->dl_name, cl->dl_pos);
+		sv_download_stop(sv, cl);
+		return;
+	}
+	cl->signon_since = sv->realtime;
+	cl->dl_pos += n;
+	cl->dl_sent++;
+	percent = (int)(cl->dl_pos * 100 / cl->dl.size);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_short(&m, (int)n);
+	msg_write_byte(&m, percent);
+	msg_write_data(&m, data, n);
+	sv_reliable_write(cl, m.data, m.cursize);
+	if (cl->dl_pos >= cl->dl.size) {
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete", cl->slot);
+		sv_download_stop(sv, cl);
+	}
+}
+
+/* ---- the commands ------------------------------------------------------ */
+
+enum fetch_kind { FETCH_NO, FETCH_GAME, FETCH_DEMO };
+
+/* Only plain relative paths into the folders clients fetch from. */
+static enum fetch_kind fetch_kind(const struct server *sv, const char *name)
+{
+	static const char *const folders[] = {"maps/", "progs/", "sound/", "skins/"};
+
+	if (sv->allow_download->value == 0 || !*name || name[0] == '/' ||
+	    name[0] == '.' || strstr(name, "..") || strchr(name, '\\') ||
+	    strchr(name, ':') || strlen(name) > 120)
+		return FETCH_NO;
+	if (strncmp(name, "demos/", 6) == 0)
+		return sv->allow_download_demos->value != 0 && name[6] &&
+		       !strchr(name + 6, '/') ? FETCH_DEMO : FETCH_NO;
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++)
+		if (strncmp(name, folders[i], strlen(folders[i])) == 0)
+			return FETCH_GAME;
+	return FETCH_NO;
+}
+
+void sv_download_refuse(struct client *cl, const char *name, bool missing)
+{
+	uint8_t buf[16 + 128];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	if (chunked(cl)) {
+		char shown[128];
+
+		strlcpy(shown, name, sizeof(shown));
+		msg_write_long(&m, -1);
+		msg_write_long(&m, missing ? REFUSE_MISSING : REFUSE_DENIED);
+		msg_write_string(&m, shown);
+	} else {
+		msg_write_short(&m, -1);
+		msg_write_byte(&m, 0);
+	}
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+/* "download NAME": the file is opened, not read.  Asking again for the
+ * file already going costs nothing (the command is ignored), so a packet
+ * of hundreds of them is hundreds of string compares. */
+void sv_cmd_download(struct server *sv, struct client *cl,
+		     const struct net_args *a)
+{
+	const char *name = net_args_argv(a, 1);
+	enum fetch_kind kind;
+	bool found;
+
+	if (cl->dl.open && strcmp(name, cl->dl_name) == 0) {
+		sv->stats.download_repeats++;
+		return;
+	}
+	sv_download_stop(sv, cl);
+	kind = fetch_kind(sv, name);
+	if (kind == FETCH_NO) {
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s refused",
+			 cl->slot, name);
+		sv_download_refuse(cl, name, false);
+		return;
+	}
+	found = kind == FETCH_DEMO ? sv_file_open_demo(sv, &cl->dl, name + 6)
+				   : sv_file_open(sv, &cl->dl, name);
+	/* chunk numbers and sizes are longs on the wire */
+	if (!found || cl->dl.size > INT32_MAX) {
+		sv_file_close(&cl->dl);
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s: no such file",
+			 cl->slot, name);
+		sv_download_refuse(cl, name, true);
+		return;
+	}
+	strlcpy(cl->dl_name, name, sizeof(cl->dl_name));
+	cl->dl_pos = 0;
+	cl->dl_sent = 0;
+	cl->dl_number = 0;
+	sv_apply_rate(sv, cl);
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes, %s)",
+		 cl->slot, name, cl->dl.size, chunked(cl) ? "chunked" : "stock");
+	if (!chunked(cl)) {
+		stock_block(sv, cl);
+		return;
+	}
+	uint8_t buf[16 + sizeof(cl->dl_name)];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, -1);
+	msg_write_long(&m, (int32_t)cl->dl.size);
+	msg_write_string(&m, cl->dl_name);
+	sv_reliable_write(cl, m.data, m.cursize);
+}
+
+/* the client says a chunked download is over */
+static void chunked_end(struct server *sv, struct client *cl)
+{
+	size_t all = chunks_of(cl);
+
+	if (cl->dl_sent >= all)
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete "
+			 "(%u chunks sent for %zu)", cl->slot, cl->dl_sent, all);
+	else
+		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s ended by "
+			 "the client after %u of %zu chunks", cl->slot,
+			 cl->dl_name, cl->dl_sent, all);
+	sv_download_stop(sv, cl);
+}
+
+void sv_cmd_nextdl(struct server *sv, struct client *cl,
+		   const struct net_args *a)
+{
+	long chunk;
+
+	if (!cl->dl.open)
+		return;
+	if (!chunked(cl)) {
+		stock_block(sv, cl);
+		return;
+	}
+	chunk = strtol(net_args_argv(a, 1), NULL, 10);
+	if (a->argc < 2) {
+		sv->stats.chunk_requests_bad++;
+		return;
+	}
+	if (chunk < 0) {
+		chunked_end(sv, cl);
+		return;
+	}
+	if ((size_t)chunk >= chunks_of(cl)) {
+		sv->stats.chunk_requests_bad++;
+		return;
+	}
+	cl->dl_number = (int32_t)strtol(net_args_argv(a, 3), NULL, 10);
+	enqueue(sv, cl, (int32_t)chunk);
+}
+
+/* "stopdl" / "stopdownload": the stock client's download ends silently;
+ * ezQuake says "stopdownload" when a chunked one is complete, and would
+ * take any answer for the end of the next one */
+void sv_cmd_stopdownload(struct server *sv, struct client *cl)
+{
+	if (!cl->dl.open)
+		return;
+	if (chunked(cl))
+		chunked_end(sv, cl);
+	else
+		sv_download_stop(sv, cl);
+}
