@@ -338,7 +338,7 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 	case svc_updatestatlong:
 		return read_stat(r, m, svc == svc_updatestatlong);
 	case svc_sound:
-		qwc_svc_skip(m, svc, false);
+		qwc_svc_skip(m, svc, 0);
 		r->sounds_played++;
 		break;
 	case svc_print:
@@ -407,7 +407,7 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 		r->temp_entities++;
 		break;
 	case svc_intermission:
-		qwc_svc_skip(m, svc, false);
+		qwc_svc_skip(m, svc, 0);
 		r->intermissions++;
 		break;
 	case svc_updateuserinfo:
@@ -449,7 +449,7 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 		/* what a demo writes as a connection does and nothing here
 		 * keeps, passed over by its layout (qwd's extension's
 		 * messages are never in a demo) */
-		if (svc < svcx_playerinfo && qwc_svc_skip(m, svc, false))
+		if (svc < svcx_playerinfo && qwc_svc_skip(m, svc, 0))
 			break;
 		if (m->badread)
 			return false;

@@ -29,6 +29,13 @@
 
 #include <bsd/string.h>
 
+/* what this connection negotiated, for the walker (svc.c) */
+static unsigned svc_form(const struct qwc *c)
+{
+	return (c->extended ? QWC_SVC_QWDX : 0) |
+	       (c->fte_server & FTE_PEXT_CHUNKEDDOWNLOADS ? QWC_SVC_CHUNKED : 0);
+}
+
 static struct qwc_player *player_at(struct qwc *c, int slot)
 {
 	if (slot < 0 || slot >= c->opt.max_players) {
@@ -496,7 +503,7 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		return true;
 	case svc_sound:
 		c->stats.sounds++;
-		qwc_svc_skip(m, svc, c->extended);
+		qwc_svc_skip(m, svc, svc_form(c));
 		break;
 	case svc_print:
 		v = msg_read_byte(m);
@@ -624,7 +631,7 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		break;
 	default:
 		/* everything kept nothing of: passed over by its layout */
-		if (qwc_svc_skip(m, svc, c->extended) || m->badread)
+		if (qwc_svc_skip(m, svc, svc_form(c)) || m->badread)
 			break;
 		c->stats.bad[QWC_BAD_SVC]++;
 		c->stats.last_bad_svc = svc;

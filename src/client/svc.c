@@ -7,10 +7,13 @@
  *   library's parser (parse.c) hands it every message it does not keep,
  *   the demo reader (mvd.c) the ones a demo writes as a connection does,
  *   and the capture analyser (tools/qwcap) every message of a reply.  The
- *   layouts are protocol 28's (id's QW/client/cl_parse.c) and qwd's
+ *   layouts are protocol 28's (id's QW/client/cl_parse.c), qwd's
  *   extension's (docs/protocol-extension.md: svcx_* with short player
  *   numbers and entity numbers in a short of their own, and a short
- *   player number in svc_serverdata when the connection asked for it).
+ *   player number in svc_serverdata when the connection asked for it) and
+ *   FTE's as MVDSV speaks them (docs/downloads.md: extension words ahead
+ *   of svc_serverdata's protocol, and chunked svc_downloads where they
+ *   were negotiated).
  *   A message whose size depends on its content (strings, lists, entity
  *   updates, player infos, temp entities) is read far enough to know it;
  *   every read is the msg_* readers', so a message cut short sets badread
@@ -93,7 +96,29 @@ int qwc_skip_temp_entity(struct msg_buf *m)
 	return type;
 }
 
-bool qwc_svc_skip(struct msg_buf *m, int svc, bool wide)
+/* svc_download: a stock block (short size, -1 for no such file; a
+ * percent byte; the bytes) or, chunked, a chunk or a download's start */
+static void skip_download(struct msg_buf *m, bool chunked)
+{
+	int32_t n;
+
+	if (chunked) {
+		n = msg_read_long(m);
+		if (n >= 0) {
+			msg_skip(m, FTE_CHUNK);
+		} else {
+			msg_skip(m, 4);			/* size */
+			msg_read_string(m, NULL, 0);	/* name */
+		}
+		return;
+	}
+	n = msg_read_short(m);
+	msg_skip(m, 1);
+	if (n > 0)
+		msg_skip(m, (size_t)n);
+}
+
+bool qwc_svc_skip(struct msg_buf *m, int svc, unsigned form)
 {
 	int n;
 
@@ -179,9 +204,14 @@ bool qwc_svc_skip(struct msg_buf *m, int svc, bool wide)
 		msg_read_string(m, NULL, 0);
 		break;
 	case svc_serverdata:
-		msg_skip(m, 8);			/* protocol, spawn count */
+		/* FTE's extension words (a tag, the flags) ahead of the
+		 * protocol; each pair is 8 bytes, so the loop ends */
+		while (!m->badread &&
+		       (uint32_t)msg_read_long(m) == PROTOCOL_VERSION_FTE)
+			msg_skip(m, 4);
+		msg_skip(m, 4);			/* spawn count */
 		msg_read_string(m, NULL, 0);	/* game dir */
-		msg_skip(m, wide ? 2 : 1);	/* player number */
+		msg_skip(m, form & QWC_SVC_QWDX ? 2 : 1);	/* player number */
 		msg_read_string(m, NULL, 0);	/* level name */
 		msg_skip(m, 10 * 4);		/* movevars */
 		break;
@@ -194,10 +224,7 @@ bool qwc_svc_skip(struct msg_buf *m, int svc, bool wide)
 		msg_read_string(m, NULL, 0);
 		break;
 	case svc_download:
-		n = msg_read_short(m);
-		msg_skip(m, 1);
-		if (n > 0)
-			msg_skip(m, (size_t)n);
+		skip_download(m, form & QWC_SVC_CHUNKED);
 		break;
 	case svc_playerinfo:
 		msg_skip(m, 1);

@@ -299,6 +299,76 @@ static void write_session(struct session *s, uint16_t port)
 	s->cap = NULL;
 }
 
+/* A client that took FTE's chunked downloads at connect gets its
+ * svc_downloads as chunks (a long number, FTE_CHUNK bytes) and its
+ * serverdata with FTE's words ahead of the protocol: walked whole.  The
+ * same chunk to a client that did not take them reads as a stock block
+ * and cannot be walked. */
+static void test_chunked_downloads(void **state)
+{
+	struct net_addr sv = addr(SERVER_IP, PORT_SERVER);
+	struct net_addr ca = addr(0x0a000002, 27001), cb = addr(0x0a000003, 27002);
+	static const char conn_a[] = "\xff\xff\xff\xff" "connect 28 1 5 \"\\name\\a\"\n"
+				     "0x58455446 0x20000000\n";
+	static const char conn_b[] = "\xff\xff\xff\xff" "connect 28 2 5 \"\\name\\b\"\n";
+	struct qwcap_options opt = {0};
+	struct qwcap_report r;
+	struct capture *cap;
+	static uint8_t buf[2048];
+	struct msg_buf m;
+	char err[256];
+	size_t chunk_msg;
+
+	(void)state;
+	cap = capture_open(path, 0, &sv, NULL, err, sizeof(err));
+	assert_non_null(cap);
+	assert_true(capture_in(cap, &ca, conn_a, sizeof(conn_a) - 1, 1.0));
+	assert_true(capture_in(cap, &cb, conn_b, sizeof(conn_b) - 1, 1.0));
+	msg_init(&m, buf, sizeof(buf));
+	netchan_header(&m, 1, true, 0, -1);
+	msg_write_byte(&m, svc_serverdata);
+	msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
+	msg_write_long(&m, (int32_t)FTE_PEXT_CHUNKEDDOWNLOADS);
+	msg_write_long(&m, PROTOCOL_VERSION);
+	msg_write_long(&m, 7);
+	msg_write_string(&m, "qw");
+	msg_write_byte(&m, 0);
+	msg_write_string(&m, "level");
+	for (int k = 0; k < 10; k++)
+		msg_write_float(&m, 1.0f);
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, -1);
+	msg_write_long(&m, 3000);
+	msg_write_string(&m, "maps/x.bsp");
+	assert_false(m.overflowed);
+	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.1));
+	msg_init(&m, buf, sizeof(buf));
+	netchan_header(&m, 2, false, 0, -1);
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, 0);
+	for (int k = 0; k < FTE_CHUNK; k++)
+		msg_write_byte(&m, k);
+	chunk_msg = m.cursize - NETCHAN_HEADER;
+	msg_write_byte(&m, svc_nop);
+	assert_false(m.overflowed);
+	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.2));
+	assert_true(capture_out(cap, &cb, buf, m.cursize, 1.2));
+	assert_int_equal(capture_close(cap), 0);
+
+	assert_int_equal(qwcap_analyze(path, &opt, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nclients, 2);
+	assert_true(r.clients[0].chunked);
+	assert_false(r.clients[1].chunked);
+	assert_int_equal(r.clients[0].dir[QWCAP_S2C].bad, 0);
+	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_serverdata], 1);
+	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_download], 2);
+	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_nop], 1);
+	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg_bytes[svc_download],
+			 chunk_msg + 1 + 4 + 4 + sizeof("maps/x.bsp"));
+	assert_int_equal(r.clients[1].dir[QWCAP_S2C].bad, 1);
+	qwcap_report_free(&r);
+}
+
 static void check_tally(const struct qwcap_dir_stats *d, const struct tally *t)
 {
 	uint64_t sum = 0;
@@ -803,6 +873,7 @@ static const struct CMUnitTest qwcap_tests[] = {
 	cmocka_unit_test_setup_teardown(test_session_counts, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_session_output, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_server_port, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_chunked_downloads, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_link_types, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_snaplen_cut, setup, teardown),
 	cmocka_unit_test(test_frame_checks),

@@ -399,21 +399,41 @@ static int reply_kind(const uint8_t *text, size_t len)
 	}
 }
 
-/* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]: the qport
- * and whether the extension was asked for */
+/* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]
+ * [\n "0x58455446 0x<flags>"]: the qport, whether qwd's extension was
+ * asked for and whether FTE's chunked downloads were taken */
 static void read_connect(struct qwcap_client *c, const uint8_t *text,
 			 size_t len)
 {
 	static const char ext[] = "\n" QWDX_PROTOCOL_NAME " ";
-	char line[64];
+	char line[64], fte[32];
 	size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
-	unsigned qport;
+	const uint8_t *tag;
+	unsigned qport, flags;
 
 	memcpy(line, text, n);
 	line[n] = '\0';
 	if (sscanf(line, "connect %*d %u", &qport) == 1 && qport <= 0xffff)
 		c->qport = (int)qport;
 	c->extended = memmem(text, len, ext, sizeof(ext) - 1) != NULL;
+	n = (size_t)snprintf(fte, sizeof(fte), "\n0x%x 0x", PROTOCOL_VERSION_FTE);
+	tag = memmem(text, len, fte, n);
+	c->chunked = false;
+	if (tag) {
+		size_t at = (size_t)(tag - text) + n;
+		size_t m = len - at < sizeof(line) - 1 ? len - at : sizeof(line) - 1;
+
+		memcpy(line, text + at, m);
+		line[m] = '\0';
+		c->chunked = sscanf(line, "%x", &flags) == 1 &&
+			     (flags & FTE_PEXT_CHUNKEDDOWNLOADS);
+	}
+}
+
+/* what the client's connect negotiated, for the svc walker */
+static unsigned svc_form(const struct qwcap_client *c)
+{
+	return (c->extended ? QWC_SVC_QWDX : 0) | (c->chunked ? QWC_SVC_CHUNKED : 0);
 }
 
 /* a netchan datagram: its header (with the client's qport from a
@@ -447,7 +467,7 @@ static void netchan_datagram(struct qwcap_client *c, struct sink *s,
 		size_t start = m.readpos;
 		int code = msg_read_byte(&m);
 		bool ok = dir == QWCAP_C2S ? walk_clc(&m, code)
-					   : qwc_svc_skip(&m, code, c->extended);
+					   : qwc_svc_skip(&m, code, svc_form(c));
 
 		if (!ok) {
 			count_bad(s);

@@ -96,6 +96,7 @@ struct qwcap_client {
 	struct net_addr server;		/* the server's end */
 	int qport;			/* -1 until seen */
 	bool extended;			/* asked for QWDX at connect */
+	bool chunked;			/* took FTE's chunked downloads */
 	double first, last;		/* capture times of its datagrams */
 	struct qwcap_dir_stats dir[QWCAP_DIRS];
 };
