@@ -91,9 +91,14 @@ static size_t write_move(struct msg_buf *m, int step)
 	return m->cursize - start;
 }
 
-static void write_serverdata(struct msg_buf *m, bool wide)
+/* fte: FTE's words ahead of the protocol, chunked downloads in force */
+static void write_serverdata(struct msg_buf *m, bool wide, bool fte)
 {
 	msg_write_byte(m, svc_serverdata);
+	if (fte) {
+		msg_write_long(m, (int32_t)PROTOCOL_VERSION_FTE);
+		msg_write_long(m, (int32_t)FTE_PEXT_CHUNKEDDOWNLOADS);
+	}
 	msg_write_long(m, PROTOCOL_VERSION);
 	msg_write_long(m, 7);
 	msg_write_string(m, "qw");
@@ -249,7 +254,7 @@ static void write_session(struct session *s, uint16_t port)
 		msg_init(&m, buf, sizeof(buf));
 		netchan_header(&m, (uint32_t)i + 1, i == 0, (uint32_t)i + 1, -1);
 		if (i == 0) {
-			write_serverdata(&m, false);
+			write_serverdata(&m, false, false);
 			msg_write_byte(&m, svc_stufftext);
 			msg_write_string(&m, "fullserverinfo \"\\maxclients\\8\"\n");
 		} else {
@@ -283,7 +288,7 @@ static void write_session(struct session *s, uint16_t port)
 	in(s, &s->b[0], &cb, conn_b, sizeof(conn_b) - 1, 103.0);
 	msg_init(&m, buf, sizeof(buf));
 	netchan_header(&m, 1, true, 0, -1);
-	write_serverdata(&m, true);
+	write_serverdata(&m, true, false);
 	write_playerinfo(&m, true, 300);
 	write_wide_delta(&m);
 	out(s, &s->b[1], &cb, buf, m.cursize, 103.1);
@@ -326,16 +331,7 @@ static void test_chunked_downloads(void **state)
 	assert_true(capture_in(cap, &cb, conn_b, sizeof(conn_b) - 1, 1.0));
 	msg_init(&m, buf, sizeof(buf));
 	netchan_header(&m, 1, true, 0, -1);
-	msg_write_byte(&m, svc_serverdata);
-	msg_write_long(&m, (int32_t)PROTOCOL_VERSION_FTE);
-	msg_write_long(&m, (int32_t)FTE_PEXT_CHUNKEDDOWNLOADS);
-	msg_write_long(&m, PROTOCOL_VERSION);
-	msg_write_long(&m, 7);
-	msg_write_string(&m, "qw");
-	msg_write_byte(&m, 0);
-	msg_write_string(&m, "level");
-	for (int k = 0; k < 10; k++)
-		msg_write_float(&m, 1.0f);
+	write_serverdata(&m, false, true);
 	msg_write_byte(&m, svc_download);
 	msg_write_long(&m, -1);
 	msg_write_long(&m, 3000);
