@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.." || exit 2
 # public header -> module
 header_module() {
 	case $1 in
-	common.h | protocol.h) echo common ;;
+	common.h | protocol.h | actions.h) echo common ;;
 	net.h) echo net ;;
 	world.h) echo world ;;
 	game.h) echo game ;;

@@ -40,7 +40,7 @@
 #include <bsd/string.h>
 
 struct extract {
-	struct qwb_actions *out;
+	struct actions *out;
 	struct qwb_pcap_stats *st;
 	uint16_t client_port;	/* host order; 0: find it */
 	bool flow_known;
@@ -90,7 +90,7 @@ static void keep(struct extract *x, double t, const struct usercmd *cmd)
 		t = x->t0;
 	if (x->out->n && t - x->t0 < x->out->v[x->out->n - 1].time)
 		t = x->t0 + x->out->v[x->out->n - 1].time;
-	if (qwb_actions_push(x->out, t - x->t0, cmd))
+	if (actions_push(x->out, t - x->t0, cmd))
 		x->st->commands++;
 }
 
@@ -241,7 +241,7 @@ static void server_packet(struct extract *x, const uint8_t *d, size_t len,
 	if (x->q.state >= QWC_CONNECTED && x->q.state <= QWC_ACTIVE)
 		x->q_ready = true;
 	if (x->q.mapmodel[0])
-		qwb_map_name(x->q.mapmodel, x->out->map, sizeof(x->out->map));
+		actions_map_name(x->q.mapmodel, x->out->map, sizeof(x->out->map));
 	if (!x->spawn_known && x->q.state == QWC_ACTIVE) {
 		x->spawn_known = true;
 		x->out->has_spawn = true;
@@ -287,7 +287,7 @@ static void datagram(struct extract *x, const struct qwt_udp *u, double t)
 /* keep what follows the first begin, times from its first command */
 static void cut_signon(struct extract *x)
 {
-	struct qwb_actions *a = x->out;
+	struct actions *a = x->out;
 	size_t k = x->begin_index;
 	double t0;
 
@@ -305,7 +305,7 @@ static void cut_signon(struct extract *x)
 }
 
 int qwb_pcap_extract(const char *path, int client_port,
-		     struct qwb_actions *out, struct qwb_pcap_stats *st,
+		     struct actions *out, struct qwb_pcap_stats *st,
 		     char *err, size_t errsize)
 {
 	struct extract x;
@@ -346,7 +346,7 @@ int qwb_pcap_extract(const char *path, int client_port,
 	qwt_pcap_close(&pc);
 	qwc_free(&x.q);
 	if (rc < 0) {
-		qwb_actions_free(out);
+		actions_free(out);
 		return -1;
 	}
 	cut_signon(&x);
@@ -354,7 +354,7 @@ int qwb_pcap_extract(const char *path, int client_port,
 		snprintf(err, errsize, "%s: no client found (%s)", path,
 			 client_port ? "no UDP packet to or from that port"
 				     : "no getchallenge or connect: give --client-port");
-		qwb_actions_free(out);
+		actions_free(out);
 		return -1;
 	}
 	snprintf(out->source, sizeof(out->source), "capture %s", path);

@@ -12,7 +12,6 @@
  *     behave.c   the seeded generator and the behaviours: the random
  *                walker of the parallel-QuakeWorld study, action-file
  *                replay (and the spawn matching it needs), idle
- *     actions.c  the action file format (docs/qwbots.md): read, write
  *     pcap.c     a capture of a real client's session into an action file
  *     metrics.c  totals, JSON / CSV / progress
  *     run.c      the run: the event loop, its phases, the bots' states,
@@ -39,14 +38,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "qwd/actions.h"
 #include "qwd/client.h"
 #include "qwd/common.h"
 #include "qwd/net.h"
 
 enum {
 	QWB_MAX_ACTION_FILES = 64,
-	QWB_NAME_MAX = 16,		/* bot names: prefix and 4+ digits */
-	QWB_MAP_MAX = 64
+	QWB_NAME_MAX = 16		/* bot names: prefix and 4+ digits */
 };
 
 /* ---- seeded generator -------------------------------------------------- */
@@ -105,68 +104,20 @@ enum qwb_walker_action qwb_walker_step(struct qwb_walker *w,
 				       struct qwb_rng *r, struct usercmd *cmd);
 const char *qwb_action_name(enum qwb_walker_action a);
 
-/* ---- action files ------------------------------------------------------ */
-
-/* One recorded command: when it was taken, seconds from the first. */
-struct qwb_action {
-	double time;
-	struct usercmd cmd;
-};
-
-struct qwb_actions {
-	char map[QWB_MAP_MAX];	/* "unknown" when the source did not say */
-	bool has_spawn;
-	vec3_t spawn;		/* the origin the stream started from */
-	char source[128];	/* free text: where it was recorded */
-	struct qwb_action *v;
-	size_t n, cap;
-};
-
-#define QWB_ACTIONS_MAGIC "qwbots-actions"
-#define QWB_ACTIONS_VERSION 1
-
-/* What a parse saw: a file is accepted only when bad_lines is 0, and the
- * first error (with its line number) is in err. */
-struct qwb_parse_stats {
-	size_t lines;		/* physical lines read */
-	size_t commands;	/* command lines kept */
-	size_t bad_lines;	/* malformed lines */
-	size_t first_bad_line;	/* 0: none */
-};
-
-/* Parse text (len bytes, need not be terminated).  name is used in error
- * messages ("name:line: reason").  Returns 0, or -1 with err set; out is
- * then empty (and safe to free).  Allocates out->v. */
-int qwb_actions_parse(const char *name, const char *text, size_t len,
-		      struct qwb_actions *out, struct qwb_parse_stats *st,
-		      char *err, size_t errsize);
-int qwb_actions_load(const char *path, struct qwb_actions *out,
-		     struct qwb_parse_stats *st, char *err, size_t errsize);
-void qwb_actions_free(struct qwb_actions *a);
-/* append one command (load-time growth); false when memory ran out */
-bool qwb_actions_push(struct qwb_actions *a, double time,
-		      const struct usercmd *cmd);
-/* the header and the command lines, as qwb_actions_parse reads them */
-void qwb_actions_write_header(FILE *f, const char *map, const float *spawn,
-			      const char *source);
-void qwb_actions_write_line(FILE *f, double time, const struct usercmd *cmd);
-int qwb_actions_save(const char *path, const struct qwb_actions *a,
-		     char *err, size_t errsize);
-/* "maps/lqdm1.bsp" -> "lqdm1" (also plain names and paths) */
-void qwb_map_name(const char *model, char *out, size_t outsize);
+/* ---- action files (qwd/actions.h): replay -------------------------- */
 
 /* Replay of one action stream, by time: each request takes the newest
  * line due at its moment; buttons of lines passed over between two
  * requests are ORed in and the first impulse among them is kept, so a
  * bot slower than the recording loses no jump or weapon change. */
 struct qwb_replay {
-	const struct qwb_actions *a;
+	const struct actions *a;
 	size_t pos;		/* first line not yet used */
 	double start;
 	uint32_t loops;		/* times the stream was started */
 };
 
-void qwb_replay_begin(struct qwb_replay *r, const struct qwb_actions *a,
+void qwb_replay_begin(struct qwb_replay *r, const struct actions *a,
 		      double now);
 /* Fill cmd (all but msec) for a request at now.  False once the stream
  * has been played to its end (cmd is then an empty move). */
@@ -351,7 +302,7 @@ struct qwb_pcap_stats {
  * of the first connectionless "getchallenge" or "connect".  Returns 0, or
  * -1 with err set. */
 int qwb_pcap_extract(const char *path, int client_port,
-		     struct qwb_actions *out, struct qwb_pcap_stats *st,
+		     struct actions *out, struct qwb_pcap_stats *st,
 		     char *err, size_t errsize);
 
 /* ---- the run ----------------------------------------------------------- */

@@ -68,14 +68,14 @@ static void enter_game(struct run *r, struct bot *b, double now)
 	vec_copy(b->q.self_origin, b->last_origin);
 	b->origin_valid = true;
 	if (r->record && b->id == r->cfg->record_bot && !r->record_started) {
-		char map[QWB_MAP_MAX], source[128];
+		char map[ACTIONS_MAP_MAX], source[128];
 
-		qwb_map_name(b->q.mapmodel, map, sizeof(map));
+		actions_map_name(b->q.mapmodel, map, sizeof(map));
 		snprintf(source, sizeof(source), "qwbots bot %d (%s), seed %llu, %s",
 			 b->id, r->cfg->behaviour == QWB_WALKER ? "walker" :
 				r->cfg->behaviour == QWB_REPLAY ? "replay" : "idle",
 			 (unsigned long long)r->cfg->seed, r->cfg->server_text);
-		qwb_actions_write_header(r->record, map, b->q.self_origin, source);
+		actions_write_header(r->record, map, b->q.self_origin, source);
 		r->record_start = now;
 		r->record_started = true;
 	}
@@ -320,7 +320,7 @@ static int load_inputs(struct run *r, char *err, size_t errsize)
 		}
 		r->checksum2 = m->checksum2;
 		bsp_free(m);
-		qwb_map_name(c->map_path, r->map, sizeof(r->map));
+		actions_map_name(c->map_path, r->map, sizeof(r->map));
 	} else {
 		strlcpy(r->map, "unknown", sizeof(r->map));
 	}
@@ -328,9 +328,9 @@ static int load_inputs(struct run *r, char *err, size_t errsize)
 		r->checksum2 = c->checksum2;
 	if (c->behaviour == QWB_REPLAY) {
 		for (int i = 0; i < c->nactions; i++) {
-			struct qwb_parse_stats ps;
+			struct actions_stats ps;
 
-			if (qwb_actions_load(c->actions[i], &r->actions[i], &ps, err,
+			if (actions_load(c->actions[i], &r->actions[i], &ps, err,
 					     errsize) != 0) {
 				size_t l = strlen(err);
 
@@ -383,7 +383,7 @@ static void run_free(struct run *r)
 	if (r->epfd >= 0)
 		close(r->epfd);
 	for (int i = 0; i < r->nactions; i++)
-		qwb_actions_free(&r->actions[i]);
+		actions_free(&r->actions[i]);
 	if (r->record)
 		fclose(r->record);
 	if (r->series)

@@ -61,7 +61,7 @@ struct bot {
 	struct qwb_walker walker;
 	struct qwb_replay replay;
 	struct qwb_spawnmatch spawn;
-	const struct qwb_actions *actions;
+	const struct actions *actions;
 	bool replaying, replay_over;
 	vec3_t idle_angles;
 
@@ -143,10 +143,10 @@ struct run {
 	int next_join;
 	int qwdx;
 	uint32_t checksum2;
-	char map[QWB_MAP_MAX];
+	char map[ACTIONS_MAP_MAX];
 	double interval;
 
-	struct qwb_actions actions[QWB_MAX_ACTION_FILES];
+	struct actions actions[QWB_MAX_ACTION_FILES];
 	int nactions;
 
 	FILE *record;

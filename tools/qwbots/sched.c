@@ -67,7 +67,7 @@ static int heap_pop(struct run *r)
 
 static void behave_replay(struct run *r, struct bot *b, double now)
 {
-	const struct qwb_actions *a = b->actions;
+	const struct actions *a = b->actions;
 	struct usercmd *cmd = &b->q.cmd;
 
 	if (b->replay_over) {
@@ -164,7 +164,7 @@ static void send_one(struct run *r, struct bot *b, double now)
 				b->first_window_seq = b->last_window_seq;
 		}
 		if (r->record_started && b->id == r->cfg->record_bot)
-			qwb_actions_write_line(r->record, now - r->record_start,
+			actions_write_line(r->record, now - r->record_start,
 					       &b->q.sent[2]);
 	}
 	run_check_state(r, b, now);
