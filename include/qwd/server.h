@@ -227,6 +227,7 @@ struct client {
 	int32_t dl_number;	/* the client's download number (nextdl) */
 	uint64_t dl_frame;	/* the frame of the last in-band chunk */
 	uint32_t dl_sent;	/* chunks sent of this download */
+	int dl_level;		/* the spawncount it began on */
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -658,6 +659,11 @@ void sv_cmd_stopdownload(struct server *sv, struct client *cl);
 /* transfer.c: refuse a download of name (missing: no such file, else
  * not allowed), in the form the client's download speaks */
 void sv_download_refuse(struct client *cl, const char *name, bool missing);
+/* transfer.c: the level changed under a client (level.c): its download
+ * goes on (ezQuake ignores "reconnect" while it downloads) and is told to
+ * reconnect at its end; a file served from the old level's memory is
+ * opened again by name, or the download ends */
+void sv_download_level_changed(struct server *sv, struct client *cl);
 /* transfer.c: end the client's download, if any, silently */
 void sv_download_stop(struct server *sv, struct client *cl);
 /* transfer.c: the client's rate from its userinfo: "rate" bounded by
@@ -703,6 +709,9 @@ void sv_record_stop(struct server *sv, FILE *out);
  * of memory); the end of all of it at shutdown */
 int sv_demo_init(struct server *sv);
 void sv_demo_shutdown(struct server *sv);
+/* demo.c: sv_demoDir's value names a folder inside the game folder
+ * (relative, no "..", plain characters); downloads of demos/ check it too */
+bool sv_demo_dir_ok(const char *dir);
 /* demo.c: once a frame, after the replies: QTV connections, automatic
  * recording, the demo frame */
 void sv_demo_frame(struct server *sv);

@@ -473,6 +473,10 @@ static void run_command(struct qwc *c, const char *line)
 			c->state = QWC_CONNECTED;
 		reset_level(c);
 	} else if (strcmp(cmd, "reconnect") == 0) {
+		/* as ezQuake: not while a download runs (the server says it
+		 * again when the download is over) */
+		if (c->dl.state == QWC_DL_ASKED || c->dl.state == QWC_DL_RUNNING)
+			return;
 		if (c->state >= QWC_CONNECTED && c->state <= QWC_ACTIVE) {
 			c->state = QWC_CONNECTED;
 			qwc_stringcmd(c, "new");

@@ -85,7 +85,7 @@ static const struct compat_entry compat[] = {
 	{"allow_download_sounds", false, "allow_download covers sound/"},
 	{"allow_download_maps", false, "allow_download covers maps/"},
 	{"allow_download_pakmaps", false, "qwd reads no pak files"},
-	{"allow_download_other", false, "qwd serves maps/, progs/, sound/ and skins/ only"},
+	{"allow_download_other", false, "qwd serves maps/, progs/, sound/, skins/ and demos/ only"},
 	{"download_map_url", false, "qwd serves maps itself"},
 	{"sv_broadcast_enabled", false, "qwd has no server-to-server broadcast"},
 	{"sv_broadcast_sender_validation_enabled", false, "qwd has no server-to-server broadcast"},

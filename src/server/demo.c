@@ -95,7 +95,7 @@ void sv_demo_shutdown(struct server *sv)
 
 /* ---- the folder ------------------------------------------------------- */
 
-static bool dir_ok(const char *dir)
+bool sv_demo_dir_ok(const char *dir)
 {
 	if (!dir[0] || dir[0] == '/' || strstr(dir, ".."))
 		return false;
@@ -114,7 +114,7 @@ static bool demo_dir(struct server *sv, char *path, size_t size, FILE *out)
 	const char *dir = sv->demo->dir->string;
 	char *s;
 
-	if (!dir_ok(dir)) {
+	if (!sv_demo_dir_ok(dir)) {
 		fprintf(out, "sv_demoDir \"%s\": a folder inside the game folder, no \"..\"\n", dir);
 		return false;
 	}

@@ -82,6 +82,9 @@ bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name)
 	int n;
 
 	sv_file_close(f);
+	/* the demo module's rule for the folder: inside the game folder */
+	if (!sv_demo_dir_ok(sv->sv_demodir->string))
+		return false;
 	n = snprintf(path, sizeof(path), "%s/%s/%s/%s", sv->basedir, sv->gamedir,
 		     sv->sv_demodir->string, name);
 	/* a cut path would name another file */

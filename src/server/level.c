@@ -379,6 +379,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		cl->state = CS_CONNECTED;
 		cl->signon_since = sv->realtime;
 		sv_client_setup(sv, cl);
+		sv_download_level_changed(sv, cl);
 		sv_reliable_stufftext(cl, "changing\n");
 		sv_reliable_stufftext(cl, "reconnect\n");
 	}

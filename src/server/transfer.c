@@ -45,6 +45,13 @@
  *   sv_maxdownloadrate, or by sv_maxrate when that is 0; otherwise at its
  *   "rate" bounded by sv_maxrate.
  *
+ *   A level change does not end a download (MVDSV's way: ezQuake ignores
+ *   "changing" and "reconnect" while it downloads, and would wait for
+ *   chunks forever); at its end the client is told "changing" and
+ *   "reconnect", so it comes to the new level.  A map served from the
+ *   old level's memory is opened again by name (the file on disk, or the
+ *   new level's copy), else that download ends.
+ *
  *   What can be fetched: relative names without "..", "\" or ":", under
  *   maps/, progs/, sound/, skins/ (allow_download) or demos/
  *   (allow_download_demos too; a plain file name in the demo folder).
@@ -133,6 +140,30 @@ static int32_t dequeue(struct server *sv, struct client *cl)
 	cl->dl_count--;
 	sv->dl_queued--;
 	return chunk;
+}
+
+/* the download is over: a client whose level changed meanwhile is
+ * sent on to the new one */
+static void finished(struct server *sv, struct client *cl)
+{
+	if (cl->dl_level != sv->spawncount)
+		sv_reliable_stufftext(cl, "changing\nreconnect\n");
+	sv_download_stop(sv, cl);
+}
+
+void sv_download_level_changed(struct server *sv, struct client *cl)
+{
+	size_t size = cl->dl.size;
+	char name[sizeof(cl->dl_name)];
+
+	if (!cl->dl.open || !cl->dl.mem)
+		return;
+	strlcpy(name, cl->dl_name, sizeof(name));
+	if (sv_file_open(sv, &cl->dl, name) && cl->dl.size == size)
+		return;
+	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s ended: the "
+		 "level changed", cl->slot, name);
+	sv_download_stop(sv, cl);
 }
 
 void sv_download_stop(struct server *sv, struct client *cl)
@@ -263,7 +294,7 @@ static void stock_block(struct server *sv, struct client *cl)
 	sv_reliable_write(cl, m.data, m.cursize);
 	if (cl->dl_pos >= cl->dl.size) {
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete", cl->slot);
-		sv_download_stop(sv, cl);
+		finished(sv, cl);
 	}
 }
 
@@ -346,6 +377,7 @@ void sv_cmd_download(struct server *sv, struct client *cl,
 	cl->dl_pos = 0;
 	cl->dl_sent = 0;
 	cl->dl_number = 0;
+	cl->dl_level = sv->spawncount;
 	sv_apply_rate(sv, cl);
 	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes, %s)",
 		 cl->slot, name, cl->dl.size, chunked(cl) ? "chunked" : "stock");
@@ -376,7 +408,7 @@ static void chunked_end(struct server *sv, struct client *cl)
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s ended by "
 			 "the client after %u of %zu chunks", cl->slot,
 			 cl->dl_name, cl->dl_sent, all);
-	sv_download_stop(sv, cl);
+	finished(sv, cl);
 }
 
 void sv_cmd_nextdl(struct server *sv, struct client *cl,

@@ -200,6 +200,7 @@ static void cmd_new(struct server *sv, struct client *cl)
 	if (cl->state == CS_SPAWNED)
 		return;
 	sv_client_setup(sv, cl);
+	sv_download_stop(sv, cl);	/* the client starts over */
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_serverdata);
 	if (cl->fte) {	/* the FTE extensions in force, before the protocol */
@@ -685,7 +686,6 @@ void sv_client_setup(struct server *sv, struct client *cl)
 	memset(cl->frames, 0, sizeof(cl->frames));
 	memset(cl->stats, 0, sizeof(cl->stats));
 	memset(cl->sent_stats, 0, sizeof(cl->sent_stats));
-	sv_download_stop(sv, cl);
 }
 
 void sv_drop_client(struct server *sv, struct client *cl, const char *why)

@@ -25,26 +25,8 @@ set -u
 
 build=${1:-build}
 ez=/usr/lib/games/ezquake/ezquake
-passed=0
-failed=0
-
-finish() {
-	echo "ezquake-rcon: $passed passed, $failed failed${1:-}"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
-
-check() { # check NAME CONDITION...: one passed or failed line
-	name=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ezquake-rcon: $name: ok"
-	else
-		failed=$((failed + 1))
-		echo "ezquake-rcon: $name: FAILED"
-	fi
-}
+suite=ezquake-rcon
+. "$(dirname "$0")/lib/report.sh"
 
 missing=""
 [ -x "$ez" ] || missing="$missing ezquake"

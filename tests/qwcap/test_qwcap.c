@@ -8,7 +8,8 @@
  * player infos, packet entities, prints), one malformed packet each way;
  * an extended client (QWDX) whose serverdata carries a short player
  * number (misread as a byte, every message after it would be bad), and
- * a datagram that is not the server's.  Every count the report gives is
+ * a datagram that is not the server's.  A client with FTE's chunked
+ * downloads has a session of its own.  Every count the report gives is
  * compared with the count kept while writing.  Other captures check the
  * link types a tcpdump on loopback or Ethernet produces, the server port
  * guess, datagrams cut by the snap length, malformed frames, and random
@@ -302,67 +303,6 @@ static void write_session(struct session *s, uint16_t port)
 	s->records++;
 	assert_int_equal(capture_close(s->cap), 0);
 	s->cap = NULL;
-}
-
-/* A client that took FTE's chunked downloads at connect gets its
- * svc_downloads as chunks (a long number, FTE_CHUNK bytes) and its
- * serverdata with FTE's words ahead of the protocol: walked whole.  The
- * same chunk to a client that did not take them reads as a stock block
- * and cannot be walked. */
-static void test_chunked_downloads(void **state)
-{
-	struct net_addr sv = addr(SERVER_IP, PORT_SERVER);
-	struct net_addr ca = addr(0x0a000002, 27001), cb = addr(0x0a000003, 27002);
-	static const char conn_a[] = "\xff\xff\xff\xff" "connect 28 1 5 \"\\name\\a\"\n"
-				     "0x58455446 0x20000000\n";
-	static const char conn_b[] = "\xff\xff\xff\xff" "connect 28 2 5 \"\\name\\b\"\n";
-	struct qwcap_options opt = {0};
-	struct qwcap_report r;
-	struct capture *cap;
-	static uint8_t buf[2048];
-	struct msg_buf m;
-	char err[256];
-	size_t chunk_msg;
-
-	(void)state;
-	cap = capture_open(path, 0, &sv, NULL, err, sizeof(err));
-	assert_non_null(cap);
-	assert_true(capture_in(cap, &ca, conn_a, sizeof(conn_a) - 1, 1.0));
-	assert_true(capture_in(cap, &cb, conn_b, sizeof(conn_b) - 1, 1.0));
-	msg_init(&m, buf, sizeof(buf));
-	netchan_header(&m, 1, true, 0, -1);
-	write_serverdata(&m, false, true);
-	msg_write_byte(&m, svc_download);
-	msg_write_long(&m, -1);
-	msg_write_long(&m, 3000);
-	msg_write_string(&m, "maps/x.bsp");
-	assert_false(m.overflowed);
-	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.1));
-	msg_init(&m, buf, sizeof(buf));
-	netchan_header(&m, 2, false, 0, -1);
-	msg_write_byte(&m, svc_download);
-	msg_write_long(&m, 0);
-	for (int k = 0; k < FTE_CHUNK; k++)
-		msg_write_byte(&m, k);
-	chunk_msg = m.cursize - NETCHAN_HEADER;
-	msg_write_byte(&m, svc_nop);
-	assert_false(m.overflowed);
-	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.2));
-	assert_true(capture_out(cap, &cb, buf, m.cursize, 1.2));
-	assert_int_equal(capture_close(cap), 0);
-
-	assert_int_equal(qwcap_analyze(path, &opt, &r, err, sizeof(err)), 0);
-	assert_int_equal(r.nclients, 2);
-	assert_true(r.clients[0].chunked);
-	assert_false(r.clients[1].chunked);
-	assert_int_equal(r.clients[0].dir[QWCAP_S2C].bad, 0);
-	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_serverdata], 1);
-	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_download], 2);
-	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg[svc_nop], 1);
-	assert_int_equal(r.clients[0].dir[QWCAP_S2C].msg_bytes[svc_download],
-			 chunk_msg + 1 + 4 + 4 + sizeof("maps/x.bsp"));
-	assert_int_equal(r.clients[1].dir[QWCAP_S2C].bad, 1);
-	qwcap_report_free(&r);
 }
 
 static void check_tally(const struct qwcap_dir_stats *d, const struct tally *t)
@@ -865,11 +805,76 @@ static void test_random_datagrams(void **state)
 	qwcap_report_free(&r);
 }
 
+/* a client that took FTE's chunked downloads: its serverdata starts with
+ * FTE's tag and flags, and its svc_download messages are chunked (a
+ * start, a chunk in a reply); a chunk out of band is a print.  Misread as
+ * protocol 28, every one of them would be bad. */
+static void test_fte_session(void **state)
+{
+	static const char conn[] = "\xff\xff\xff\xff"
+		"connect 28 555 12345 \"\\name\\c\"\n0x58455446 0x20000000\n";
+	struct net_addr sv = addr(SERVER_IP, PORT_SERVER), ca = addr(0x0a000004, 27009);
+	struct qwcap_options opt = {0};
+	struct qwcap_report r;
+	const struct qwcap_dir_stats *d;
+	uint8_t buf[1500];
+	struct msg_buf m;
+	struct capture *cap;
+	char err[256];
+
+	(void)state;
+	cap = capture_open(path, 0, &sv, NULL, err, sizeof(err));
+	assert_non_null(cap);
+	capture_set_time_offset(cap, 0);
+	assert_true(capture_in(cap, &ca, conn, sizeof(conn) - 1, 1.0));
+	msg_init(&m, buf, sizeof(buf));
+	netchan_header(&m, 1, true, 0, -1);
+	write_serverdata(&m, false, true);
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, -1);
+	msg_write_long(&m, 5000);
+	msg_write_string(&m, "maps/x.bsp");
+	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.1));
+	msg_init(&m, buf, sizeof(buf));
+	netchan_header(&m, 2, false, 1, -1);
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, 3);
+	for (int k = 0; k < FTE_CHUNK; k++)
+		msg_write_byte(&m, k);
+	msg_write_byte(&m, svc_nop);
+	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.2));
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_long(&m, -1);
+	msg_write_byte(&m, A2C_PRINT);
+	msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
+	msg_write_long(&m, 1);
+	msg_write_byte(&m, svc_download);
+	msg_write_long(&m, 4);
+	for (int k = 0; k < FTE_CHUNK; k++)
+		msg_write_byte(&m, k);
+	assert_true(capture_out(cap, &ca, buf, m.cursize, 1.3));
+	assert_int_equal(capture_close(cap), 0);
+
+	assert_int_equal(qwcap_analyze(path, &opt, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nclients, 1);
+	assert_int_equal(r.clients[0].qport, 555);
+	assert_int_equal(r.clients[0].fte, FTE_PEXT_CHUNKEDDOWNLOADS);
+	assert_false(r.clients[0].extended);
+	d = &r.clients[0].dir[QWCAP_S2C];
+	assert_int_equal(d->bad, 0);
+	assert_int_equal(d->msg[svc_serverdata], 1);
+	assert_int_equal(d->msg[svc_download], 2);
+	assert_int_equal(d->msg_bytes[svc_download], (1 + 4 + 4 + 11) + (1 + 4 + FTE_CHUNK));
+	assert_int_equal(d->msg[svc_nop], 1);
+	assert_int_equal(d->oob[QWCAP_OOB_PRINT], 1);
+	qwcap_report_free(&r);
+}
+
 static const struct CMUnitTest qwcap_tests[] = {
 	cmocka_unit_test_setup_teardown(test_session_counts, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_session_output, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fte_session, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_server_port, setup, teardown),
-	cmocka_unit_test_setup_teardown(test_chunked_downloads, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_link_types, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_snaplen_cut, setup, teardown),
 	cmocka_unit_test(test_frame_checks),

@@ -25,16 +25,27 @@
 enum { ORDER_MAX = 4096 };
 
 /* what on_chunk saw: numbers in order of arrival, out of band or not,
- * and the most in one fixture step */
+ * and the most in one fixture step; the ctx of the client's callbacks,
+ * so it also answers the map checksum (the fixture's map, "small") */
 struct seen {
 	int32_t order[ORDER_MAX];
 	int count;
 	int oob;
 	int this_step, most_in_step;
+	uint32_t checksum2;
 };
 
-/* the client's on_chunk, its ctx the test's log (set once the client is
- * in the game: until then the fixture's map checksum needs the ctx) */
+static bool seen_checksum(void *ctx, const char *model, uint32_t *sum)
+{
+	const struct seen *s = ctx;
+
+	if (strcmp(model, "maps/small.bsp") != 0)
+		return false;
+	*sum = s->checksum2;
+	return true;
+}
+
+/* the client's on_chunk, its ctx the test's log */
 static void note_chunk(void *ctx, struct qwc *c, int32_t chunk, bool oob)
 {
 	struct seen *s = ctx;
@@ -75,13 +86,15 @@ static struct srv_client *player(struct srvfix *f, const char *name, bool fte,
 
 	if (extra_info)
 		strlcat(c->info, extra_info, sizeof(c->info));
+	memset(s, 0, sizeof(*s));
+	s->checksum2 = f->checksum2;
+	c->q.opt.ctx = s;
+	c->q.opt.map_checksum = seen_checksum;
+	c->q.opt.on_chunk = note_chunk;
 	c->q.opt.fte_extensions = fte ? FTE_PEXT_CHUNKEDDOWNLOADS : 0;
 	c->q.opt.chunk_retry = 30.0;
 	qwc_connect(&c->q, server_clock());
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
-	memset(s, 0, sizeof(*s));
-	c->q.opt.ctx = s;
-	c->q.opt.on_chunk = note_chunk;
 	return c;
 }
 
@@ -405,6 +418,14 @@ static void test_demo_downloads(void **state)
 	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
 	assert_memory_equal(c->q.dl.data, other, size);
 
+	/* a folder outside the game folder is not the demo folder (the demo
+	 * module's rule): here it would name the same files */
+	cvar_set(f->sv, "sv_demoDir", "../qw/mvds");
+	assert_true(qwc_download(&c->q, "demos/other.mvd"));
+	srvfix_run(f, 0.3, true);
+	assert_int_equal(c->q.dl.state, QWC_DL_REFUSED);
+	cvar_set(f->sv, "sv_demoDir", "mvds");
+
 	/* allow_download_demos 0 refuses them (maps still come) */
 	cvar_set(f->sv, "allow_download_demos", "0");
 	assert_true(qwc_download(&c->q, "demos/other.mvd"));
@@ -441,6 +462,63 @@ static void test_stock_download_kept(void **state)
 	free(bytes);
 }
 
+/* step until the client holds n chunks of its download (or seconds pass) */
+static bool until_received(struct srvfix *f, struct srv_client *c, size_t n,
+			   double seconds)
+{
+	double end = server_clock() + seconds;
+
+	while (server_clock() < end && c->q.dl.received < n)
+		srvfix_step(f, true);
+	return c->q.dl.received >= n;
+}
+
+static void test_download_across_a_map_change(void **state)
+{
+	struct srvfix *f = *state;
+	const size_t size = 40 * FTE_CHUNK + 3;
+	uint8_t *bytes, *small;
+	size_t small_size;
+	struct srv_client *c;
+	static struct seen s;
+	char err[256];
+	int level;
+
+	start(f, 4);
+	bytes = random_file(f, "qw/sound/long.wav", size, 10);
+	small = qwd_read_file(qwd_bundled_map("small"), &small_size);
+	assert_non_null(small);
+	c = player(f, "traveller", true, NULL, &s);
+	c->q.opt.chunks_per_packet = 1;
+
+	/* a file on disk goes on; at its end the client is sent on to the
+	 * new level (it ignored "reconnect" meanwhile, as ezQuake does) */
+	assert_true(qwc_download(&c->q, "sound/long.wav"));
+	assert_true(until_received(f, c, 10, 10.0));
+	level = f->sv->spawncount;
+	assert_int_equal(server_map(f->sv, "small", err, sizeof(err)), 0);
+	run_download(f, c, &s, 20.0);
+	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
+	assert_memory_equal(c->q.dl.data, bytes, size);
+	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
+	assert_int_equal(c->q.servercount, level + 1);
+
+	/* the map being played comes from the loader's copy, which a level
+	 * change frees: it is opened again and goes on */
+	assert_true(qwc_download(&c->q, "maps/small.bsp"));
+	assert_true(until_received(f, c, 10, 10.0));
+	assert_int_equal(server_map(f->sv, "small", err, sizeof(err)), 0);
+	run_download(f, c, &s, 60.0);
+	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
+	assert_int_equal(c->q.dl.size, small_size);
+	assert_memory_equal(c->q.dl.data, small, small_size);
+	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
+	assert_int_equal(c->q.servercount, level + 2);
+	assert_int_equal(srvfix_log_count(f, "ended: the level changed"), 0);
+	free(bytes);
+	free(small);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_fte_offered_and_taken, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_chunked_download_whole, srvfix_test_teardown),
@@ -451,6 +529,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_refusals, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_demo_downloads, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_stock_download_kept, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_download_across_a_map_change, srvfix_test_teardown),
 };
 
 QWD_TEST_GROUP(chunked, tests, srvfix_setup, srvfix_teardown)

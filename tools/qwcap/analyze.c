@@ -18,10 +18,12 @@
  *   clc messages are walked with the readers the server uses (msg_read_*,
  *   msg_read_delta_usercmd; layouts as in src/server/user.c).  svc
  *   messages are passed over by the client library's walker
- *   (qwc_svc_skip, src/client/svc.c: protocol 28 and qwd's extension),
- *   which needs no state but one flag per client: whether its connect
- *   asked for QWDX, which makes the player number of svc_serverdata a
- *   short.  The library's parser is not used because it keeps per-kind
+ *   (qwc_svc_skip, src/client/svc.c: protocol 28, qwd's extension and
+ *   FTE's), which needs no state but two per client, from its connect:
+ *   whether it asked for QWDX, which makes the player number of
+ *   svc_serverdata a short, and whether it took FTE's chunked downloads
+ *   (docs/downloads.md), which makes svc_download a chunk.  The
+ *   library's parser is not used because it keeps per-kind
  *   totals only and needs the whole signon to follow a connection.
  */
 #include "qwcap.h"
@@ -400,8 +402,8 @@ static int reply_kind(const uint8_t *text, size_t len)
 }
 
 /* "connect 28 <qport> <challenge> "<userinfo>"" [\n "QWDX 1"]
- * [\n "0x58455446 0x<flags>"]: the qport, whether qwd's extension was
- * asked for and whether FTE's chunked downloads were taken */
+ * [\n "0x58455446 0x<flags>"]: the qport, whether the extension was
+ * asked for, FTE's extensions taken */
 static void read_connect(struct qwcap_client *c, const uint8_t *text,
 			 size_t len)
 {
@@ -409,31 +411,32 @@ static void read_connect(struct qwcap_client *c, const uint8_t *text,
 	char line[64], fte[32];
 	size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
 	const uint8_t *tag;
-	unsigned qport, flags;
+	unsigned qport;
+	int k;
 
 	memcpy(line, text, n);
 	line[n] = '\0';
 	if (sscanf(line, "connect %*d %u", &qport) == 1 && qport <= 0xffff)
 		c->qport = (int)qport;
 	c->extended = memmem(text, len, ext, sizeof(ext) - 1) != NULL;
-	n = (size_t)snprintf(fte, sizeof(fte), "\n0x%x 0x", PROTOCOL_VERSION_FTE);
-	tag = memmem(text, len, fte, n);
-	c->chunked = false;
+	k = snprintf(fte, sizeof(fte), "\n0x%x ", PROTOCOL_VERSION_FTE);
+	tag = memmem(text, len, fte, (size_t)k);
+	c->fte = 0;
 	if (tag) {
-		size_t at = (size_t)(tag - text) + n;
-		size_t m = len - at < sizeof(line) - 1 ? len - at : sizeof(line) - 1;
+		size_t at = (size_t)(tag - text) + (size_t)k;
 
-		memcpy(line, text + at, m);
-		line[m] = '\0';
-		c->chunked = sscanf(line, "%x", &flags) == 1 &&
-			     (flags & FTE_PEXT_CHUNKEDDOWNLOADS);
+		n = len - at < sizeof(line) - 1 ? len - at : sizeof(line) - 1;
+		memcpy(line, tag + k, n);
+		line[n] = '\0';
+		c->fte = (uint32_t)strtoul(line, NULL, 0);
 	}
 }
 
 /* what the client's connect negotiated, for the svc walker */
 static unsigned svc_form(const struct qwcap_client *c)
 {
-	return (c->extended ? QWC_SVC_QWDX : 0) | (c->chunked ? QWC_SVC_CHUNKED : 0);
+	return (c->extended ? QWC_SVC_QWDX : 0) |
+	       (c->fte & FTE_PEXT_CHUNKEDDOWNLOADS ? QWC_SVC_CHUNKED : 0);
 }
 
 /* a netchan datagram: its header (with the client's qport from a

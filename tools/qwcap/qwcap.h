@@ -96,7 +96,7 @@ struct qwcap_client {
 	struct net_addr server;		/* the server's end */
 	int qport;			/* -1 until seen */
 	bool extended;			/* asked for QWDX at connect */
-	bool chunked;			/* took FTE's chunked downloads */
+	uint32_t fte;			/* FTE's extensions taken at connect */
 	double first, last;		/* capture times of its datagrams */
 	struct qwcap_dir_stats dir[QWCAP_DIRS];
 };

@@ -1,0 +1,29 @@
+# tests/interop/lib/report.sh -- the tally an interop script prints.
+#
+# Design note: sourced (". tests/interop/lib/report.sh") by scripts that
+# make several checks, after setting `suite` to their name.  Each check
+# prints one line "SUITE: WHAT: ok" or "... FAILED"; finish prints the
+# totals line scripts/test-all.sh adds up, "SUITE: N passed, M failed"
+# and its argument (", K skipped (why)"), and exits 1 if anything failed.
+# It lives in lib/ so that test-all's tests/interop/*.sh does not run it.
+
+passed=0
+failed=0
+
+finish() {
+	echo "$suite: $passed passed, $failed failed${1:-}"
+	[ "$failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+check() { # check WHAT COMMAND...: the command's status decides
+	what=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "$suite: $what: ok"
+	else
+		failed=$((failed + 1))
+		echo "$suite: $what: FAILED"
+	fi
+}
