@@ -20,9 +20,10 @@
  *     a frame    at most sv_demofps a second with players in the game
  *                (sv_demoIdlefps without), after the replies: changes of
  *                client infos, frags, light styles and serverinfo (found
- *                by comparing with what the demo last got, so no change
- *                is missed whatever made it), pings every sv_demopings
- *                seconds, each player's stats (MVD_STATS), then every
+ *                every 4th frame by comparing with what the demo last
+ *                got, so no change is missed whatever made it), pings
+ *                every sv_demopings seconds, each player's stats as its
+ *                last reply carried them (MVD_STATS), then every
  *                player in the game in the demo form of svc_playerinfo
  *                (a delta against its last entry) and every entity with a
  *                model, without regard to anybody's view, delta-compressed
@@ -45,7 +46,9 @@
  *   socket: bytes the socket does not take wait in the stream's backlog
  *   (qtv_streambuffer KB, allocated when the stream joins; the socket's
  *   own buffer is bounded to a quarter of it, at most 64 KB, as loopback
- *   would let it grow to megabytes), and a stream whose backlog would
+ *   would let it grow to megabytes); a stream is sent to 20 times a
+ *   second (or when 16 KB wait), not every frame, since a send costs
+ *   more than the frame it carries; a stream whose backlog would
  *   overflow, or that took nothing for qtv_streamtimeout seconds, is
  *   dropped: a slow viewer never holds up the frame.  Nothing here
  *   allocates per frame.
@@ -64,11 +67,16 @@
 
 #include <bsd/string.h>
 
+/* seconds between sends to a stream */
+#define MVD_STREAM_PUSH 0.05
+
 enum {
 	MVD_FRAME_BUF = 1 << 16,	/* one frame's records */
 	MVD_EVENTS_MAX = MVD_FRAME_BUF - 3 * MVD_MAX_RECORD, /* room for events */
 	MVD_FILE_BUF = 1 << 16,
 	MVD_STREAM_SNDBUF = 64 << 10,	/* at most, the kernel's share */
+	MVD_STREAM_PUSH_BYTES = 16 << 10,	/* sent at once from this much */
+	MVD_CHANGES_EVERY = 4,		/* frames between looks at infos */
 	MVD_DESTS = 33,			/* a file and up to 32 streams */
 	MVD_PLAYERS = MAX_CLIENTS
 };
@@ -88,6 +96,7 @@ struct mvd_dest {
 	uint64_t total;		/* bytes handed to it */
 	double since;		/* when it joined */
 	double io_time;		/* a stream's last progress, a file's flush */
+	double pushed;		/* a stream's last send */
 };
 
 /* what the demo last got of a player slot */
@@ -105,6 +114,7 @@ struct mvd_slot {
 struct sv_mvd {
 	struct mvd_dest dests[MVD_DESTS];
 	int ndests;
+	int top;		/* dests[top..] are all free */
 	int next_id;
 	struct cvar *demofps, *idlefps, *pings, *streamtimeout, *streambuffer;
 	struct cvar *maxsize, *silent;
@@ -292,6 +302,8 @@ static void dest_release(struct server *sv, struct mvd_dest *d)
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
 	m->ndests--;
+	while (m->top > 0 && !m->dests[m->top - 1].used)
+		m->top--;
 	if (m->ndests == 0) {
 		/* nobody listens: the next destination starts afresh */
 		m->frame_len = 0;
@@ -521,13 +533,15 @@ static bool in_demo(const struct client *c)
 	return c->state == CS_SPAWNED && !c->spectator;
 }
 
+/* each player's stats as its last reply carried them (send.c makes them
+ * for every reply: the same numbers, not made again) */
 static void write_stats(struct server *sv)
 {
 	struct sv_mvd *m = sv->mvd;
-	int32_t stats[MAX_CL_STATS];
 
 	for (int i = 0; i < stock_slots(sv); i++) {
 		struct mvd_slot *s = &m->slots[i];
+		const int32_t *stats = sv->clients[i].stats;
 		uint8_t buf[MAX_CL_STATS * 6];
 		struct msg_buf b;
 
@@ -535,7 +549,9 @@ static void write_stats(struct server *sv)
 			s->stats_sent = false;
 			continue;
 		}
-		game_client_stats(sv->game, i, stats, MAX_CL_STATS);
+		/* most frames change no stat of most players */
+		if (s->stats_sent && !m->full && memcmp(stats, s->stats, sizeof(s->stats)) == 0)
+			continue;
 		msg_init(&b, buf, sizeof(buf));
 		for (int k = 0; k < MAX_CL_STATS; k++) {
 			if (s->stats_sent && !m->full && stats[k] == s->stats[k])
@@ -718,7 +734,10 @@ static void write_state(struct server *sv)
 	uint8_t buf[MVD_MAX_RECORD];
 	struct msg_buf b;
 
-	write_changes(sv);
+	/* a name, frags or a light style a few frames late is no loss; the
+	 * comparisons are most of a frame's cost otherwise */
+	if (m->full || (m->sequence & (MVD_CHANGES_EVERY - 1)) == 0)
+		write_changes(sv);
 	if (sv->realtime - m->last_pings >= m->pings->value && m->pings->value > 0) {
 		write_pings(sv);
 		m->last_pings = sv->realtime;
@@ -754,7 +773,7 @@ static void frame_out(struct server *sv, int msec)
 	if (m->frame_len == 0)
 		return;
 	m->frame[0] = (uint8_t)msec;
-	for (int i = 0; i < MVD_DESTS; i++)
+	for (int i = 0; i < m->top; i++)
 		if (m->dests[i].used && !m->dests[i].gamestate)
 			dest_put(&m->dests[i], m->frame, m->frame_len, sv->realtime);
 	m->bytes += m->frame_len;
@@ -868,6 +887,8 @@ static struct mvd_dest *new_dest(struct server *sv)
 		d->used = true;
 		d->fd = -1;
 		d->id = ++m->next_id;
+		if (i >= m->top)
+			m->top = i + 1;
 		d->since = d->io_time = sv->realtime;
 		return d;
 	}
@@ -1101,7 +1122,7 @@ static void reap(struct server *sv)
 {
 	struct sv_mvd *m = sv->mvd;
 
-	for (int i = 0; i < MVD_DESTS; i++) {
+	for (int i = 0; i < m->top; i++) {
 		struct mvd_dest *d = &m->dests[i];
 
 		if (!d->used || !d->failed)
@@ -1154,7 +1175,7 @@ void sv_mvd_frame(struct server *sv)
 		m->last_frame = sv->realtime;
 		memset(m->slots, 0, sizeof(m->slots));
 		m->have_base = false;
-		for (int i = 0; i < MVD_DESTS; i++)
+		for (int i = 0; i < m->top; i++)
 			if (m->dests[i].used && m->dests[i].gamestate)
 				gamestate(sv, &m->dests[i]);
 	}
@@ -1178,7 +1199,7 @@ void sv_mvd_frame(struct server *sv)
 		m->sequence++;
 		m->frames++;
 	}
-	for (int i = 0; i < MVD_DESTS; i++) {
+	for (int i = 0; i < m->top; i++) {
 		struct mvd_dest *d = &m->dests[i];
 
 		if (!d->used || d->failed)
@@ -1191,6 +1212,12 @@ void sv_mvd_frame(struct server *sv)
 				sv_mvd_stop_file(sv, DEMO_STOP_FULL);
 			continue;
 		}
+		/* a few sends a second: a send to a stream costs tens of
+		 * microseconds (the peer's TCP work is done in it, on
+		 * loopback), a viewer buffers half a second anyway */
+		if (sv->realtime - d->pushed < MVD_STREAM_PUSH && d->len < MVD_STREAM_PUSH_BYTES)
+			continue;
+		d->pushed = sv->realtime;
 		stream_input(d);
 		stream_push(d, sv->realtime);
 		if (d->len && sv->realtime - d->io_time > m->streamtimeout->value)
