@@ -1,14 +1,27 @@
 # qwd -- build, test, run.
 #
 # Design note: one plain Makefile.  Every src/<module>/*.c goes into
-# libqwd.a (the server's main and each tool's main link against it); every
-# tests/<module>/ folder becomes one cmocka program, build/tests/test_<module>.
+# libqwd.a (the server's main and each tool's main link against it);
+# tools/lib/*.c, the pieces the tools share and the server does not use,
+# go into libqwtools.a, linked by every tool; every other tools/<name>/
+# folder is one program.  Every tests/<module>/ folder becomes one cmocka
+# program, build/tests/test_<module>; a module that is a tool (tests/qwbots
+# for tools/qwbots) links that tool's files but its main.c, so a test
+# reaches what the tool's header declares and nothing else.
 # BUILD selects the output folder, so the sanitizer build (make check) lives
 # beside the normal one and never mixes objects with it.
+# The environment's choices are honoured: CC (make's built-in default, cc,
+# becomes gcc, the compiler the warnings below are tuned for; an explicit
+# CC=clang from the environment or the command line stays), CPPFLAGS,
+# CFLAGS (default -O2 -g; the project's own flags are kept apart in
+# QWD_CFLAGS, so `make CFLAGS=-O0` still finds the headers), LDFLAGS and
+# LDLIBS.  -Itests is given to the tests' objects only.
 # Missing build dependencies are installed by scripts/deps.sh (Debian).
 
 BUILD   ?= build
-CC      ?= gcc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
 PKGS    := libbsd libmd cmocka libpcap nettle
 # pkg-config may not exist before deps.sh has run: guard every call
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -18,9 +31,12 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wformat=2 -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Itests $(PKG_CFLAGS) $(EXTRA_CFLAGS)
-LDFLAGS += $(EXTRA_LDFLAGS)
-LDLIBS  += $(PKG_LIBS) -lm
+QWD_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS)
+QWD_LIBS   = $(PKG_LIBS) -lm
+# the flags of one object: the project's, the environment's, the build's
+# (EXTRA_*: the sanitizers of make check) and the folder's (DIR_CFLAGS)
+COMPILE = $(CC) $(QWD_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) $(DIR_CFLAGS)
+LINK    = $(CC) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
@@ -30,8 +46,14 @@ LIB_SRC  := $(filter-out src/server/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libqwd.a
 
-TOOLS     := $(notdir $(wildcard tools/*))
+# tools/lib is the tools' library, not a tool
+TOOLS     := $(filter-out lib,$(notdir $(wildcard tools/*)))
 TOOL_BINS := $(foreach t,$(TOOLS),$(if $(wildcard tools/$(t)/*.c),$(BUILD)/$(t)))
+TLIB_SRC  := $(sort $(wildcard tools/lib/*.c))
+TLIB      := $(BUILD)/libqwtools.a
+# a tool's objects, and those a test program links (all but main.c)
+tool_objs      = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c))
+tool_test_objs = $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/$(1)/main.c,$(wildcard tools/$(1)/*.c)))
 
 TEST_MODULES := $(filter-out fuzz,$(notdir $(patsubst %/,%,$(dir $(wildcard tests/*/*.c)))))
 TEST_MODULES := $(sort $(TEST_MODULES))
@@ -39,7 +61,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests interop bench fuzz fuzz-build run clean maps install FORCE
+.PHONY: all deps tools tests test check run-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
@@ -66,7 +88,11 @@ $(DEPS_STAMP): scripts/deps.sh
 # --- library, tools, tests ---------------------------------------------
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(EXTRA_DEFS) -MMD -MP -c $< -o $@
+	$(COMPILE) $(EXTRA_DEFS) -MMD -MP -c $< -o $@
+
+# where each kind of object finds its headers beyond include/
+$(BUILD)/tools/%.o: DIR_CFLAGS := -Itools/lib
+$(BUILD)/tests/%.o: DIR_CFLAGS := -Itests -Itools/lib
 
 # the bundled maps are found next to the build, wherever qwd is started
 # from; the tests also find their sources (maps/*.map)
@@ -76,24 +102,34 @@ $(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"' \
 	-DQWD_MAPSRC='"$(CURDIR)/maps"'
 
 $(BUILD)/qwd: $(BUILD)/src/server/main.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(LINK) -o $@ $< $(LIB) $(QWD_LIBS) $(LDLIBS)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(TLIB): $(TLIB_SRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 # one program per tools/<name>/ folder, from all the .c files in it
 define tool_rule
-$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIB)
-	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS)
+$(BUILD)/$(1): $(call tool_objs,$(1)) $(TLIB) $(LIB)
+	$$(LINK) -o $$@ $$(filter %.o,$$^) $(TLIB) $(LIB) $$(QWD_LIBS) $$(LDLIBS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
-# one test program per tests/<module>/ folder, with the shared harness main
+# one test program per tests/<module>/ folder, with the shared harness
+# main; a module named after a tool with a main.c links that tool's other
+# files, and TEST_TOOLS_<module> names more (the game's scenario maps are
+# .map text compiled in memory by the map compiler)
+TEST_TOOLS_game := qwmap
+test_tools = $(if $(wildcard tools/$(1)/main.c),$(1)) $(TEST_TOOLS_$(1))
 define test_rule
 $(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c)) \
-		$(BUILD)/tests/harness.o $(LIB)
-	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIB) $$(LDLIBS) $$(CMOCKA_LIBS)
+		$(foreach t,$(call test_tools,$(1)),$(call tool_test_objs,$(t))) \
+		$(BUILD)/tests/harness.o $(TLIB) $(LIB)
+	$$(LINK) -o $$@ $$(filter %.o,$$^) $(TLIB) $(LIB) $$(QWD_LIBS) $$(LDLIBS) $$(CMOCKA_LIBS)
 endef
 $(foreach m,$(TEST_MODULES),$(eval $(call test_rule,$(m))))
 
@@ -114,7 +150,11 @@ check: | $(DEPS_STAMP)
 # the interoperability tests against real peers (scripts/test-all.sh).
 test: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory all
-	@MAKE="$(MAKE)" sh scripts/test-all.sh
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" sh scripts/test-all.sh
+
+# every #include against the layering (also the first stage of make test)
+layers:
+	@sh scripts/check-layers.sh
 
 # only the tests against real peers (ezQuake, MVDSV, qstat)
 interop: all

@@ -1,17 +1,21 @@
 #!/bin/sh
 # test-all.sh -- what `make test` runs: every test, three ways.
 #
-# Design note: the unit and protocol tests (one cmocka program per module)
-# run as built for use, then again under AddressSanitizer and UBSan (make
-# check); then the experiment runner's Python tests (tests/experiment/);
-# then the interoperability tests (tests/interop/*.sh: real peers
-# such as ezQuake and MVDSV, as Debian packages) run against the plain
-# build.  Each stage prints its own totals line, "NAME: N passed, M failed,
-# K skipped (why)"; this script adds them up into the last line,
+# Design note: first the layering check (scripts/check-layers.sh: every
+# #include against common <- net <- world <- game <- server, prof and
+# client beside); then the unit and protocol tests (one cmocka program per
+# module) run as built for use, then again under AddressSanitizer and UBSan
+# (make check); then the experiment runner's Python tests
+# (tests/experiment/); then the interoperability tests (tests/interop/*.sh:
+# real peers such as ezQuake and MVDSV, as Debian packages) run against
+# the plain build (BUILD, as make passes it; build by default).  Each
+# stage prints its own totals line, "NAME: N passed, M failed, K skipped
+# (why)"; this script adds them up into the last line,
 # "tests: N passed, M failed, K skipped", lists the reasons for the skips
 # above it, and fails if any stage failed (a skip is not a failure).
 set -u
 make=${MAKE:-make}
+build=${BUILD:-build}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
@@ -23,7 +27,10 @@ stage() {
 	"$@" 2>&1 | tee -a "$log"
 }
 
-$make --no-print-directory run-tests >"$log.1" 2>&1; rc=$?
+sh scripts/check-layers.sh >"$log.1" 2>&1; rc=$?
+cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+[ $rc -eq 0 ] || status=1
+$make --no-print-directory BUILD="$build" run-tests >"$log.1" 2>&1; rc=$?
 cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 [ $rc -eq 0 ] || status=1
 $make --no-print-directory check >"$log.1" 2>&1; rc=$?
@@ -36,7 +43,7 @@ cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 for t in tests/interop/*.sh; do
 	[ -f "$t" ] || continue
 	echo "== $t"
-	sh "$t" build >"$log.1" 2>&1; rc=$?
+	sh "$t" "$build" >"$log.1" 2>&1; rc=$?
 	cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 	[ $rc -eq 0 ] || status=1
 done

@@ -366,4 +366,22 @@ size_t qwc_build_oob(uint8_t *out, size_t max, const char *text);
 size_t qwc_take_stuffed_oob(struct qwc *c, uint8_t *out, size_t max,
 			    struct net_addr *to);
 
+/* What a connection negotiated that changes the svc layouts: qwd's
+ * extension (svc_serverdata's player number is a short), FTE's chunked
+ * downloads (svc_download is a chunk: a long number, then FTE_CHUNK
+ * bytes, or with a negative number a start: the size and the name). */
+enum {
+	QWC_SVC_QWDX = 1,
+	QWC_SVC_CHUNKED = 2
+};
+
+/* Pass over the body of one svc message of a connection (its svc byte
+ * already read) by its protocol-28 layout, or the extensions' named in
+ * form (QWC_SVC_*; a serverdata's FTE extension words are read as they
+ * come).  The project's one walker of svc layouts (src/client/svc.c: the
+ * parser, the demo reader and tools/qwcap use it).  False for a byte
+ * that is no message or a temp entity of an unknown type (the next
+ * message cannot be found), or a message cut short (m->badread set). */
+bool qwc_svc_skip(struct msg_buf *m, int svc, unsigned form);
+
 #endif

@@ -12,7 +12,12 @@
  *     past the end sets a flag and returns a neutral value, never touches
  *     memory outside the buffer; a write that does not fit sets overflowed,
  *   - info strings (\key\value\...) with hard size limits,
- *   - logging with a caller-supplied sink.
+ *   - logging with a caller-supplied sink,
+ *   - the clocks (one reading of a POSIX clock in ns or s: the server,
+ *     the profiler and the tools read time the same way),
+ *   - strict number parsing (a whole string within bounds, or false),
+ *   - the histogram behind every percentile the project reports,
+ *   - a JSON writer (the stats file, the tools' reports).
  *   Every function takes its state explicitly; there are no globals.
  */
 #ifndef QWD_COMMON_H
@@ -71,6 +76,95 @@ static inline bool vec_equal(const vec3_t a, const vec3_t b)
 {
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
+
+/* ---- clocks ----------------------------------------------------------- */
+
+#include <time.h>
+
+/* One reading of a POSIX clock: CLOCK_MONOTONIC for intervals,
+ * CLOCK_REALTIME for Unix time, CLOCK_THREAD_CPUTIME_ID and friends for
+ * CPU time.  Inline because the profiler reads the clock twice per packet
+ * and a call more would show in its own cost. */
+static inline uint64_t qwd_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline double qwd_clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* what to add to a CLOCK_MONOTONIC reading in seconds to get Unix time
+ * (the two clocks read back to back) */
+static inline double qwd_mono_to_wall_s(void)
+{
+	struct timespec m, w;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &w);
+	return ((double)w.tv_sec - (double)m.tv_sec) +
+	       ((double)w.tv_nsec - (double)m.tv_nsec) * 1e-9;
+}
+
+/* ---- numbers in text (number.c) --------------------------------------- */
+
+/* The whole of s as an integer in [lo, hi]: decimal, or hexadecimal after
+ * 0x when hex is true; never octal.  False (out untouched) for an empty
+ * string, trailing characters, an overflow or a value out of range. */
+bool qwd_parse_int(const char *s, long long lo, long long hi, bool hex,
+		   long long *out);
+/* The whole of s as a finite number in [lo, hi]; false as above. */
+bool qwd_parse_double(const char *s, double lo, double hi, double *out);
+
+/* ---- histograms (hist.c) ---------------------------------------------- */
+
+/* HDR-style log-linear buckets, fixed size (15 KB, no allocation).  Values
+ * below 2^QWD_HIST_SUB_BITS have a bucket each; above, every power of two
+ * is split in 2^QWD_HIST_SUB_BITS equal buckets, so a bucket is at most
+ * 1/64 of its lower bound wide.  Values of 2^QWD_HIST_MAX_BITS (17 s in
+ * ns) and more share the top bucket (count, sum, min and max stay exact).
+ * Times go in as nanoseconds everywhere (qwd's request times, qwbots' and
+ * udpecho's response times, gamebench's frame times): the same times then
+ * fall in the same buckets and give the same p50, p99 and max wherever
+ * they are measured. */
+#define QWD_HIST_SUB_BITS 6
+#define QWD_HIST_MAX_BITS 34
+#define QWD_HIST_SUB (1u << QWD_HIST_SUB_BITS)
+#define QWD_HIST_BUCKETS \
+	(QWD_HIST_SUB + (QWD_HIST_MAX_BITS - QWD_HIST_SUB_BITS) * QWD_HIST_SUB)
+
+struct qwd_hist {
+	uint64_t count, sum, min, max;	/* min is UINT64_MAX when empty */
+	uint64_t bucket[QWD_HIST_BUCKETS];
+};
+
+/* count, mean and quantiles of a histogram, in its unit */
+struct qwd_hist_summary {
+	uint64_t count;
+	double mean;		/* 0 when empty */
+	uint64_t p50, p99, max;
+};
+
+void qwd_hist_clear(struct qwd_hist *h);
+void qwd_hist_add(struct qwd_hist *h, uint64_t v);
+/* a time in seconds, added as whole nanoseconds (rounded; a negative or
+ * NaN time, a clock that stepped back, counts as 0) */
+void qwd_hist_add_s(struct qwd_hist *h, double seconds);
+void qwd_hist_merge(struct qwd_hist *dst, const struct qwd_hist *src);
+/* The one percentile definition: the value of rank ceil(q * count) (q in
+ * [0, 1], clamped), reported as the middle of its bucket clamped to
+ * [min, max]; 0 when empty.  q = 1 is max exactly. */
+uint64_t qwd_hist_quantile(const struct qwd_hist *h, double q);
+void qwd_hist_summarize(const struct qwd_hist *h, struct qwd_hist_summary *out);
+/* the mean, 0 when empty */
+double qwd_hist_mean(const struct qwd_hist *h);
 
 /* ---- seeded random numbers (rng.c: splitmix64, state owned by the caller) */
 
@@ -180,10 +274,13 @@ float msg_read_angle(struct msg_buf *b);	/* signed byte * 360/256 */
 float msg_read_angle16(struct msg_buf *b);	/* signed short * 360/65536 */
 /* Copy len bytes out; false (and badread) if fewer are left, nothing read. */
 bool msg_read_data(struct msg_buf *b, void *out, size_t len);
+/* Pass over len bytes; false (and badread) if fewer are left. */
+bool msg_skip(struct msg_buf *b, size_t len);
 /* Read a string up to and including its NUL into out (outsize bytes,
  * always terminated when outsize > 0; a longer string is truncated but
- * consumed whole, so the next read starts after it).  Data that ends
- * without a NUL sets badread.  Returns the length stored in out. */
+ * consumed whole, so the next read starts after it; out NULL with outsize
+ * 0 passes over the string).  Data that ends without a NUL sets badread.
+ * Returns the length stored in out. */
 size_t msg_read_string(struct msg_buf *b, char *out, size_t outsize);
 /* the same, ending at NUL or '\n' (consumed, not stored) */
 size_t msg_read_string_line(struct msg_buf *b, char *out, size_t outsize);
@@ -273,6 +370,55 @@ enum info_result info_set_value_for_key(char *s, size_t size, const char *key,
 enum info_result info_set_star_value_for_key(char *s, size_t size,
 					     const char *key,
 					     const char *value);
+
+/* ---- JSON output (json.c) ---------------------------------------------- */
+
+#include <stdio.h>
+
+/* A JSON text written member by member, into a buffer (then json_finish
+ * writes it with one fwrite) or straight to a stream.  The writer places
+ * the commas, escapes strings (bytes >= 0x7f as \u00XX: Quake's charset
+ * is not UTF-8) and writes a number that is not finite as null.  A member
+ * of an object takes its key; an array's element, or the top value,
+ * passes key NULL.  Layout: compact ({"a":1,"b":2}) unless `spaced`
+ * ({"a": 1, "b": 2}); json_break(j, n) puts the next member, or the next
+ * closing bracket, on a new line indented n spaces. */
+#define JSON_MAX_DEPTH 8
+
+struct json_out {
+	FILE *f;		/* the stream, or NULL: into buf */
+	char *buf;
+	size_t size, len;	/* len: bytes asked for so far (snprintf's
+				   rule: more than size means cut) */
+	bool spaced;		/* ", " and ": " (default compact) */
+	int digits;		/* significant digits of json_num (9) */
+	int depth, indent;	/* indent: a pending json_break, -1 none */
+	bool failed;		/* a write failed, or a nesting error */
+	bool has_item[JSON_MAX_DEPTH];
+	char close[JSON_MAX_DEPTH];
+};
+
+/* f non-NULL: to the stream; else into buf[size] (kept terminated) */
+void json_init(struct json_out *j, FILE *f, char *buf, size_t size);
+/* open '{' or '[' (as the member key, or an element: key NULL) */
+void json_begin(struct json_out *j, const char *key, char open);
+void json_end(struct json_out *j);
+void json_str(struct json_out *j, const char *key, const char *s);
+/* %.*g with j->digits; not finite: null */
+void json_num(struct json_out *j, const char *key, double v);
+/* %.*f; not finite: null */
+void json_fixed(struct json_out *j, const char *key, double v, int decimals);
+void json_u64(struct json_out *j, const char *key, uint64_t v);
+void json_i64(struct json_out *j, const char *key, int64_t v);
+void json_bool(struct json_out *j, const char *key, bool v);
+void json_null(struct json_out *j, const char *key);
+void json_break(struct json_out *j, int indent);
+/* text as it is, outside the structure (a line's closing "\n") */
+void json_raw(struct json_out *j, const char *text);
+/* Done: 0, or -1 when a write failed, an object was left open, or the
+ * buffer was too small.  Buffer mode writes the text to f (when not NULL)
+ * with one fwrite and a fflush. */
+int json_finish(struct json_out *j, FILE *f);
 
 /* ---- logging ---------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "qwd/common.h"
+#include "qwd/protocol.h"
 #include "qwd/world.h"
 
 /* ---- player movement (src/game/pmove.c) ------------------------------- */
@@ -180,24 +181,6 @@ void pmove_run_cmd(const struct world *w, const struct world_obj *self,
  * and load it after the frame.
  */
 
-/* temporary entities (svc_temp_entity's type byte, QuakeWorld numbers) */
-enum game_te {
-	GAME_TE_SPIKE = 0,
-	GAME_TE_SUPERSPIKE = 1,
-	GAME_TE_GUNSHOT = 2,		/* + count */
-	GAME_TE_EXPLOSION = 3,
-	GAME_TE_TAREXPLOSION = 4,
-	GAME_TE_LIGHTNING1 = 5,		/* entity, start, end */
-	GAME_TE_LIGHTNING2 = 6,
-	GAME_TE_WIZSPIKE = 7,
-	GAME_TE_KNIGHTSPIKE = 8,
-	GAME_TE_LIGHTNING3 = 9,
-	GAME_TE_LAVASPLASH = 10,
-	GAME_TE_TELEPORT = 11,
-	GAME_TE_BLOOD = 12,		/* + count */
-	GAME_TE_LIGHTNINGBLOOD = 13
-};
-
 /* who receives a multicast (QuakeWorld's MULTICAST_*) */
 enum game_multicast {
 	GAME_MULTICAST_ALL = 0,
@@ -231,7 +214,7 @@ enum { EF_MUZZLEFLASH = 2, EF_BRIGHTLIGHT = 4, EF_DIMLIGHT = 8,
 
 /* one temporary entity; which fields matter depends on type */
 struct game_temp_entity {
-	int type;		/* enum game_te */
+	int type;		/* enum te_type (qwd/protocol.h) */
 	vec3_t origin;		/* the point, or a beam's start */
 	vec3_t end;		/* beams */
 	int count;		/* GUNSHOT and BLOOD: puffs, 1..255 */

@@ -14,9 +14,10 @@
  *     (CLOCK_MONOTONIC through the vDSO) and, when counters are on, the
  *     counter groups once.  Every nanosecond between two calls belongs to
  *     exactly one phase, so the shares add up to 100% of wall time.
- *   - Histograms (struct prof_hist): log-linear buckets, 64 per power of
- *     two, so any reported percentile is within 1/128 (0.8%) of the
- *     exact one; exact below 64.  Fixed size: no allocation.
+ *   - Histograms: the project's one histogram (struct qwd_hist,
+ *     qwd/common.h), log-linear, so a reported percentile is within
+ *     1/128 (0.8%) of the exact one; the load generators use the same, so
+ *     the server's and the clients' p99 of the same times agree.
  *   - Counters.  perf_event groups read with PERF_FORMAT_GROUP at every
  *     counter-phase boundary, scaled by time_enabled/time_running, and
  *     extrapolated over the phase time they did not cover.  Where the PMU
@@ -115,38 +116,6 @@ enum prof_phase {
 
 /* "world", "receive", "execute", "reply", "idle"; "?" out of range */
 const char *prof_phase_name(int phase);
-
-/* ---- histograms ------------------------------------------------------- */
-
-/* Values below 2^PROF_HIST_SUB_BITS have a bucket each; above, every power
- * of two is split in 2^PROF_HIST_SUB_BITS equal buckets.  Values of
- * 2^PROF_HIST_MAX_BITS (17 s in ns) and more share the top bucket (count,
- * sum and max stay exact). */
-#define PROF_HIST_SUB_BITS 6
-#define PROF_HIST_MAX_BITS 34
-#define PROF_HIST_SUB (1u << PROF_HIST_SUB_BITS)
-#define PROF_HIST_BUCKETS \
-	(PROF_HIST_SUB + (PROF_HIST_MAX_BITS - PROF_HIST_SUB_BITS) * PROF_HIST_SUB)
-
-struct prof_hist {
-	uint64_t count, sum, min, max;	/* min is UINT64_MAX when empty */
-	uint64_t bucket[PROF_HIST_BUCKETS];
-};
-
-/* count, mean and quantiles of a histogram, in its unit */
-struct prof_summary {
-	uint64_t count;
-	double mean;		/* 0 when empty */
-	uint64_t p50, p99, max;
-};
-
-void prof_hist_clear(struct prof_hist *h);
-void prof_hist_add(struct prof_hist *h, uint64_t v);
-void prof_hist_merge(struct prof_hist *dst, const struct prof_hist *src);
-/* The value of rank ceil(q * count) (q in [0, 1], clamped): the middle of
- * its bucket, clamped to [min, max]; 0 when empty.  q = 1 is max exactly. */
-uint64_t prof_hist_quantile(const struct prof_hist *h, double q);
-void prof_hist_summarize(const struct prof_hist *h, struct prof_summary *out);
 
 /* ---- counters: events and the perf_event seam ------------------------- */
 
@@ -336,10 +305,10 @@ struct prof_stats {
 	double phase_share[PROF_PHASES];	/* of seconds; 0 if empty */
 	uint64_t requests, replies;
 	uint64_t packets_in, bytes_in, packets_out, bytes_out;
-	struct prof_summary request_time_ns;	/* prof_request_done */
-	struct prof_summary reply_bytes;	/* prof_reply */
-	struct prof_summary requests_per_frame;
-	struct prof_summary frame_busy_ns;	/* frame time minus idle */
+	struct qwd_hist_summary request_time_ns;	/* prof_request_done */
+	struct qwd_hist_summary reply_bytes;	/* prof_reply */
+	struct qwd_hist_summary requests_per_frame;
+	struct qwd_hist_summary frame_busy_ns;	/* frame time minus idle */
 	int clients_active;		/* slots with traffic in the scope */
 	double client_in_Bps_mean, client_in_Bps_max;	/* over active */
 	double client_out_Bps_mean, client_out_Bps_max;

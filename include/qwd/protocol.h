@@ -137,6 +137,31 @@ enum clc {
 #define U_SOLID (1 << 6)
 #define U_CHECKMOREBITS ((1 << 9) - 1)
 
+/* svc_temp_entity types, and what follows the type byte: a count and
+ * a point (gunshot, blood), an entity short and two points (the beams),
+ * else one point */
+enum te_type {
+	TE_SPIKE = 0,
+	TE_SUPERSPIKE = 1,
+	TE_GUNSHOT = 2,		/* + count */
+	TE_EXPLOSION = 3,
+	TE_TAREXPLOSION = 4,
+	TE_LIGHTNING1 = 5,	/* entity, start, end */
+	TE_LIGHTNING2 = 6,
+	TE_WIZSPIKE = 7,
+	TE_KNIGHTSPIKE = 8,
+	TE_LIGHTNING3 = 9,
+	TE_LAVASPLASH = 10,
+	TE_TELEPORT = 11,
+	TE_BLOOD = 12,		/* + count */
+	TE_LIGHTNINGBLOOD = 13
+};
+
+/* svc_sound: flags above the entity and channel in its first short; a
+ * volume byte and an attenuation byte follow when they are set */
+#define SND_VOLUME (1 << 15)
+#define SND_ATTENUATION (1 << 14)
+
 /* svc_print levels */
 #define PRINT_LOW 0
 #define PRINT_MEDIUM 1

@@ -5,7 +5,9 @@
  * netchan, moves, the command text a server stuffs); parse.c reads the
  * svc messages of one netchan payload; download.c the downloads; mvd.c
  * reads demos, with parse.c's layouts of the messages a demo shares with
- * a connection.  None keeps state outside its struct (qwc, mvd_reader).
+ * a connection; svc.c passes over any message (qwc_svc_skip in
+ * qwd/client.h) for all of them.  None keeps state outside its struct
+ * (qwc, mvd_reader).
  */
 #ifndef QWD_CLIENT_INTERNAL_H
 #define QWD_CLIENT_INTERNAL_H
@@ -27,8 +29,8 @@ void qwc_read_baseline(struct msg_buf *m, int num, struct qwc_entity *e);
  * name into first (when not NULL and this page holds it), the next page's
  * start into *next; -1 when cut short (m->badread) or past 255 names */
 int qwc_read_list(struct msg_buf *m, char *first, size_t size, int *next);
-/* svc_temp_entity after its svc byte: its type, or -1 for an unknown
- * type (whose size cannot be known); m->badread when cut short */
+/* svc_temp_entity after its svc byte (svc.c): its type, or -1 for an
+ * unknown type (whose size cannot be known); m->badread when cut short */
 int qwc_skip_temp_entity(struct msg_buf *m);
 
 /* Append stufftext and run the complete lines in it. */

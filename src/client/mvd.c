@@ -92,22 +92,6 @@ static bool fault(struct mvd_reader *r, enum mvd_fault f, const char *fmt, ...)
 	return false;
 }
 
-static void skip(struct msg_buf *m, size_t n)
-{
-	if (msg_read_remaining(m) < n) {
-		m->badread = true;
-		return;
-	}
-	m->readpos += n;
-}
-
-static void skip_string(struct msg_buf *m)
-{
-	char tmp[8];
-
-	msg_read_string(m, tmp, sizeof(tmp));
-}
-
 /* ---- the level -------------------------------------------------------- */
 
 static bool read_serverdata(struct mvd_reader *r, struct msg_buf *m)
@@ -140,7 +124,7 @@ static bool read_serverdata(struct mvd_reader *r, struct msg_buf *m)
 	msg_read_string(m, r->gamedir, sizeof(r->gamedir));
 	r->time = msg_read_float(m);
 	msg_read_string(m, r->levelname, sizeof(r->levelname));
-	skip(m, 10 * 4);	/* movevars */
+	msg_skip(m, 10 * 4);	/* movevars */
 	if (m->badread)
 		return false;
 	if (r->serverdatas++ == 0)
@@ -343,13 +327,6 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 	if (r->serverdatas == 0 && svc != svc_serverdata)
 		return fault(r, MVD_FAULT_START, "message %d before the serverdata", svc);
 	switch (svc) {
-	case svc_nop:
-	case svc_killedmonster:
-	case svc_foundsecret:
-	case svc_sellscreen:
-	case svc_smallkick:
-	case svc_bigkick:
-		break;
 	case svc_disconnect:
 		/* the text is optional to ezQuake */
 		r->end_text[0] = '\0';
@@ -360,44 +337,28 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 	case svc_updatestat:
 	case svc_updatestatlong:
 		return read_stat(r, m, svc == svc_updatestatlong);
-	case svc_setview:
-	case svc_stopsound:
-	case svc_muzzleflash:
-		msg_read_short(m);
-		break;
-	case svc_sound: {
-		int ch = msg_read_short(m) & 0xffff;
-
-		if (ch & (1 << 15))
-			msg_read_byte(m);
-		if (ch & (1 << 14))
-			msg_read_byte(m);
-		skip(m, 1 + 3 * 2);
+	case svc_sound:
+		qwc_svc_skip(m, svc, 0);
 		r->sounds_played++;
 		break;
-	}
 	case svc_print:
 		msg_read_byte(m);
 		msg_read_string(m, r->last_print, sizeof(r->last_print));
 		r->prints++;
 		break;
 	case svc_stufftext:
-		skip_string(m);
+		msg_read_string(m, NULL, 0);
 		r->stufftexts++;
 		break;
 	case svc_setangle:
 		/* a demo names the player first */
 		v = msg_read_byte(m);
-		skip(m, 3);
+		msg_skip(m, 3);
 		if (!m->badread && v >= MAX_CLIENTS)
 			return fault(r, MVD_FAULT_RANGE, "setangle of player %d", v);
 		break;
 	case svc_serverdata:
 		return read_serverdata(r, m);
-	case svc_lightstyle:
-		msg_read_byte(m);
-		skip_string(m);
-		break;
 	case svc_updatefrags:
 	case svc_updateping: {
 		int slot = msg_read_byte(m);
@@ -422,9 +383,6 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 		if (!m->badread && !slot_player(r, v))
 			return false;
 		break;
-	case svc_damage:
-		skip(m, 2 + 3 * 2);
-		break;
 	case svc_spawnstatic: {
 		struct qwc_entity e;
 
@@ -448,37 +406,19 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 			return fault(r, MVD_FAULT_SVC, "unknown temporary entity");
 		r->temp_entities++;
 		break;
-	case svc_setpause:
-	case svc_cdtrack:
-	case svc_chokecount:
-		msg_read_byte(m);
-		break;
-	case svc_centerprint:
-	case svc_finale:
-		skip_string(m);
-		break;
-	case svc_spawnstaticsound:
-		skip(m, 3 * 2 + 3);
-		break;
 	case svc_intermission:
-		skip(m, 3 * 2 + 3);
+		qwc_svc_skip(m, svc, 0);
 		r->intermissions++;
 		break;
 	case svc_updateuserinfo:
 		return read_userinfo(r, m);
-	case svc_download:
-		v = msg_read_short(m);
-		msg_read_byte(m);
-		if (v > 0)
-			skip(m, (size_t)v);
-		break;
 	case svc_playerinfo:
 		return read_playerinfo(r, m);
 	case svc_nails:
 	case svc_nails2:
 		v = msg_read_byte(m);
 		if (v > 0) {
-			skip(m, (size_t)v * (svc == svc_nails2 ? 7 : 6));
+			msg_skip(m, (size_t)v * (svc == svc_nails2 ? 7 : 6));
 			r->nails += (uint64_t)v;
 		}
 		break;
@@ -488,14 +428,10 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 	case svc_packetentities:
 	case svc_deltapacketentities:
 		return read_entities(r, m, svc == svc_deltapacketentities);
-	case svc_maxspeed:
-	case svc_entgravity:
-		msg_read_float(m);
-		break;
 	case svc_setinfo:
 		v = msg_read_byte(m);
-		skip_string(m);
-		skip_string(m);
+		msg_read_string(m, NULL, 0);
+		msg_read_string(m, NULL, 0);
 		if (!m->badread && !slot_player(r, v))
 			return false;
 		break;
@@ -510,6 +446,13 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 		break;
 	}
 	default:
+		/* what a demo writes as a connection does and nothing here
+		 * keeps, passed over by its layout (qwd's extension's
+		 * messages are never in a demo) */
+		if (svc < svcx_playerinfo && qwc_svc_skip(m, svc, 0))
+			break;
+		if (m->badread)
+			return false;
 		return fault(r, MVD_FAULT_SVC, "message byte %d", svc);
 	}
 	return !m->badread;

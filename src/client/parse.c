@@ -6,10 +6,12 @@
  *   qwd's extension (docs/protocol-extension.md) is read far enough to find
  *   the next one; what the load generator and the tests need is kept
  *   (player number, serverdata, lists, stats, prints, player infos, packet
- *   entities), the rest is skipped and counted.  A message cut short, an
- *   unknown svc byte or a number out of range ends the parse of the packet
- *   (there is no way to find the next message after an unknown one) and is
- *   counted by kind; nothing is read outside the payload (msg_* bounds).
+ *   entities), the rest is passed over by its layout (qwc_svc_skip,
+ *   svc.c, the project's one walker of svc layouts) and counted.  A
+ *   message cut short, an unknown svc byte or a number out of range ends
+ *   the parse of the packet (there is no way to find the next message
+ *   after an unknown one) and is counted by kind; nothing is read outside
+ *   the payload (msg_* bounds).
  *
  *   Packet entities: a reply's list is a delta against the frame named by
  *   svc_deltapacketentities (or against nothing, for svc_packetentities);
@@ -27,43 +29,11 @@
 
 #include <bsd/string.h>
 
-/* temp entity types (protocol 28) */
-enum {
-	TE_SPIKE = 0,
-	TE_SUPERSPIKE = 1,
-	TE_GUNSHOT = 2,
-	TE_EXPLOSION = 3,
-	TE_TAREXPLOSION = 4,
-	TE_LIGHTNING1 = 5,
-	TE_LIGHTNING2 = 6,
-	TE_WIZSPIKE = 7,
-	TE_KNIGHTSPIKE = 8,
-	TE_LIGHTNING3 = 9,
-	TE_LAVASPLASH = 10,
-	TE_TELEPORT = 11,
-	TE_BLOOD = 12,
-	TE_LIGHTNINGBLOOD = 13
-};
-
-/* svc_sound channel flags */
-#define SND_VOLUME (1 << 15)
-#define SND_ATTENUATION (1 << 14)
-
-static void skip(struct msg_buf *m, size_t n)
+/* what this connection negotiated, for the walker (svc.c) */
+static unsigned svc_form(const struct qwc *c)
 {
-	if (msg_read_remaining(m) < n) {
-		m->badread = true;
-		m->readpos = m->cursize;
-		return;
-	}
-	m->readpos += n;
-}
-
-static void skip_string(struct msg_buf *m)
-{
-	char tmp[8];
-
-	msg_read_string(m, tmp, sizeof(tmp));
+	return (c->extended ? QWC_SVC_QWDX : 0) |
+	       (c->fte_server & FTE_PEXT_CHUNKEDDOWNLOADS ? QWC_SVC_CHUNKED : 0);
 }
 
 static struct qwc_player *player_at(struct qwc *c, int slot)
@@ -480,37 +450,6 @@ static bool parse_packetentities(struct qwc *c, struct msg_buf *m,
 
 /* ---- everything else -------------------------------------------------- */
 
-int qwc_skip_temp_entity(struct msg_buf *m)
-{
-	int type = msg_read_byte(m);
-
-	switch (type) {
-	case TE_GUNSHOT:
-	case TE_BLOOD:
-		skip(m, 1 + 6);
-		break;
-	case TE_LIGHTNING1:
-	case TE_LIGHTNING2:
-	case TE_LIGHTNING3:
-		skip(m, 2 + 6 + 6);
-		break;
-	case TE_SPIKE:
-	case TE_SUPERSPIKE:
-	case TE_EXPLOSION:
-	case TE_TAREXPLOSION:
-	case TE_WIZSPIKE:
-	case TE_KNIGHTSPIKE:
-	case TE_LAVASPLASH:
-	case TE_TELEPORT:
-	case TE_LIGHTNINGBLOOD:
-		skip(m, 6);
-		break;
-	default:
-		return -1;
-	}
-	return type;
-}
-
 static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
 {
 	int raw = msg_read_remaining(m) ? m->data[m->readpos] : -1;
@@ -562,20 +501,10 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 			c->stat[v] = value;
 		}
 		return true;
-	case svc_setview:
-		msg_read_short(m);
-		break;
-	case svc_sound: {
-		int ch = msg_read_short(m) & 0xffff;
-
+	case svc_sound:
 		c->stats.sounds++;
-		if (ch & SND_VOLUME)
-			msg_read_byte(m);
-		if (ch & SND_ATTENUATION)
-			msg_read_byte(m);
-		skip(m, 1 + 6);
+		qwc_svc_skip(m, svc, svc_form(c));
 		break;
-	}
 	case svc_print:
 		v = msg_read_byte(m);
 		msg_read_string(m, text, sizeof(text));
@@ -607,14 +536,8 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		return true;
 	case svc_lightstyle:
 		c->stats.last_lightstyle = msg_read_byte(m);
-		skip_string(m);
+		msg_read_string(m, NULL, 0);
 		c->stats.lightstyles++;
-		break;
-	case svc_stopsound:
-		msg_read_short(m);
-		break;
-	case svc_damage:
-		skip(m, 2 + 6);
 		break;
 	case svc_spawnstatic:
 		return parse_baseline(c, m, -1) || (c->stats.bad[QWC_BAD_TRUNCATED]++, false);
@@ -627,27 +550,8 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 			return false;
 		}
 		break;
-	case svc_setpause:
-	case svc_cdtrack:
-		msg_read_byte(m);
-		break;
-	case svc_centerprint:
-	case svc_finale:
-		skip_string(m);
-		break;
 	case svc_foundsecret:
 		c->stats.secrets++;
-		break;
-	case svc_killedmonster:
-	case svc_sellscreen:
-	case svc_smallkick:
-	case svc_bigkick:
-		break;
-	case svc_spawnstaticsound:
-		skip(m, 6 + 3);
-		break;
-	case svc_intermission:
-		skip(m, 6 + 3);
 		break;
 	case svc_updatefrags:
 	case svc_updateping:
@@ -665,9 +569,6 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		return parse_client_value(c, m, narrow[svc - svcx_updatefrags], true) ||
 		       (m->badread && (c->stats.bad[QWC_BAD_TRUNCATED]++, false));
 	}
-	case svc_muzzleflash:
-		msg_read_short(m);
-		break;
 	case svc_updateuserinfo:
 	case svcx_updateuserinfo:
 		return parse_userinfo(c, m, svc == svcx_updateuserinfo) ||
@@ -683,13 +584,8 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		v = msg_read_byte(m);
 		if (v > 0) {
 			c->stats.nails += (uint64_t)v;
-			skip(m, (size_t)v * 6);
+			msg_skip(m, (size_t)v * 6);
 		}
-		break;
-	case svc_nails2:
-		v = msg_read_byte(m);
-		if (v > 0)
-			skip(m, (size_t)v * 7);
 		break;
 	case svc_chokecount:
 		v = msg_read_byte(m);
@@ -722,11 +618,6 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 	case svc_entgravity:
 		c->entgravity = msg_read_float(m);
 		break;
-	case svc_setinfo:
-		msg_read_byte(m);
-		skip_string(m);
-		skip_string(m);
-		break;
 	case svc_serverinfo:
 		msg_read_string(m, text, sizeof(text));
 		{
@@ -739,6 +630,9 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		}
 		break;
 	default:
+		/* everything kept nothing of: passed over by its layout */
+		if (qwc_svc_skip(m, svc, svc_form(c)) || m->badread)
+			break;
 		c->stats.bad[QWC_BAD_SVC]++;
 		c->stats.last_bad_svc = svc;
 		return false;

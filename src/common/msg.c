@@ -285,6 +285,11 @@ float msg_read_angle16(struct msg_buf *b)
 	return p ? (int16_t)get_le(p, 2) * (360.0f / 65536) : 0.0f;
 }
 
+bool msg_skip(struct msg_buf *b, size_t len)
+{
+	return take(b, len) != NULL;
+}
+
 bool msg_read_data(struct msg_buf *b, void *out, size_t len)
 {
 	const uint8_t *p;

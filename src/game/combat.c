@@ -204,7 +204,7 @@ void combat_radius(struct game *g, struct game_entity *inflictor,
 
 void combat_spawn_blood(struct game *g, const vec3_t org, int count)
 {
-	g_te_point(g, GAME_TE_BLOOD, org, count, GAME_MULTICAST_PVS);
+	g_te_point(g, TE_BLOOD, org, count, GAME_MULTICAST_PVS);
 }
 
 static void velocity_for_damage(struct game *g, float dm, vec3_t v)

@@ -209,13 +209,22 @@ void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,
 	g_link(g, e, false);
 }
 
+int g_precache_model(struct game *g, const char *name)
+{
+	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
+}
+
+int g_precache_sound(struct game *g, const char *name)
+{
+	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
+}
+
 void g_set_brush_model(struct game *g, struct game_entity *e, int sub)
 {
 	char name[16];
 
 	snprintf(name, sizeof(name), "*%d", sub);
-	e->modelindex = g->svc.precache_model ?
-		g->svc.precache_model(g->svc.ctx, name) : 0;
+	e->modelindex = g_precache_model(g, name);
 	e->model_saved = e->modelindex;
 	e->obj->model = sub;
 	vec_copy(g->map->models[sub].mins, e->obj->mins);

@@ -4,9 +4,11 @@
  * Design note
  *   The game is QuakeC's deathmatch rules rewritten as C: each QuakeC
  *   function that matters became a small static function in the file of
- *   its subject (combat.c, items.c, movers.c, triggers in movers.c,
- *   weapons.c, player.c), the engine builtins it called (spawn, setorigin,
- *   traceline, sound...) live in game.c and phys.c.  "self" and "other"
+ *   its subject (combat.c, items.c, weapons.c, doors.c, plats.c,
+ *   triggers.c, misc.c with movers.c for what they share, player.c for
+ *   the player's life, clientcmd.c for what a client asks), the engine
+ *   builtins it called (spawn, setorigin, traceline, sound...) live in
+ *   game.c and phys.c.  "self" and "other"
  *   are parameters instead of globals; "time" is g->time.
  */
 #ifndef QWD_GAME_INTERNAL_H
@@ -42,6 +44,9 @@ void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org);
 void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,
 	       const vec3_t maxs);
 void g_set_brush_model(struct game *g, struct game_entity *e, int sub);
+/* the engine's index of a model or sound, 0 when it has none */
+int g_precache_model(struct game *g, const char *name);
+int g_precache_sound(struct game *g, const char *name);
 void g_sound(struct game *g, struct game_entity *e, int chan, int snd,
 	     float vol, float attn);
 void g_sound_at(struct game *g, const vec3_t org, int snd, float attn);
@@ -82,10 +87,27 @@ void phys_impact(struct game *g, struct game_entity *e1,
 void phys_touch_triggers(struct game *g, struct game_entity *e);
 bool phys_droptofloor(struct game *g, struct game_entity *e);
 
-/* movers.c: doors, plats, buttons, trains, walls, triggers */
+/* movers.c: what the moving brush entities share, and the spawn of every
+ * mover, trigger and misc.qc entity by class (it asks doors.c, plats.c,
+ * triggers.c and misc.c, each of which says whether the class is its) */
 void sub_calc_move(struct game *g, struct game_entity *e, const vec3_t dest,
 		   float speed, game_think_fn done);
+/* the bounds of e's brush model (the world's when it has none) */
+void mover_model_bounds(struct game *g, struct game_entity *e, vec3_t mins,
+			vec3_t maxs);
+/* QuakeC's SetMovedir: angle -1 is up, -2 down, else the facing */
+void mover_set_movedir(struct game_entity *e);
+void mover_brush_setup(struct game *g, struct game_entity *e, int solid,
+		       int movetype);
+/* a looping sound where it stands, sent once in the signon */
+void mover_static_sound(struct game *g, const vec3_t org, const char *name,
+			float vol);
 bool movers_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool doors_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool plats_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool triggers_spawn(struct game *g, struct game_entity *e, const char *cls);
+bool misc_spawn(struct game *g, struct game_entity *e, const char *cls);
+/* doors.c: link the doors whose boxes touch, give each group its field */
 void movers_link_doors(struct game *g);
 
 /* items.c */
@@ -113,15 +135,12 @@ int weapons_best(struct game *g, struct game_entity *player);
 /* a trap's shot along trap->movedir: kind 0 nail, 1 super nail, 2 laser */
 void weapons_trap_shot(struct game *g, struct game_entity *trap, int kind);
 
-/* player.c */
+/* player.c: entering, spawning, dying, frags, the level's end */
 void player_precache(struct game *g);
 void player_init_bodyque(struct game *g);
-/* model frames (player.qc): a sequence of the player's model, with the
- * view model's frames 1..wframes alongside */
-enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
-void player_anim_start(struct game *g, struct game_entity *e, int first,
-		       int last, int prio, int wframes);
-void player_pain(struct game *g, struct game_entity *e);
+/* the body left behind: a copy of e in the body queue */
+void player_copy_to_bodyque(struct game *g, struct game_entity *e);
+void player_goto_next_map(struct game *g);
 void player_put_in_server(struct game *g, int slot);
 void player_player_die(struct game *g, struct game_entity *self,
 		       struct game_entity *attacker);
@@ -136,5 +155,17 @@ void player_telefrag(struct game *g, const vec3_t org,
 void player_intermission_frame(struct game *g);
 bool player_spawn_point(struct game *g, struct game_entity *e,
 			const char *cls);
+
+/* clientcmd.c: a command's run (game_client_cmd) and the animation.
+ * Frame numbers of progs/player.mdl, in its $frame order; a sequence of
+ * the player's model, with the view model's frames 1..wframes alongside */
+enum {
+	FR_AXRUN = 0, FR_ROCKRUN = 6, FR_STAND = 12, FR_AXSTND = 17,
+	FR_AXPAIN = 29, FR_PAIN = 35, FR_AXDETH = 41, FR_DEATHA = 50
+};
+enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
+void player_anim_start(struct game *g, struct game_entity *e, int first,
+		       int last, int prio, int wframes);
+void player_pain(struct game *g, struct game_entity *e);
 
 #endif

@@ -48,25 +48,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static int mdl(struct game *g, const char *name)
-{
-	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
-}
-
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
-
 void items_precache(struct game *g)
 {
 	if (g->deathmatch == 4)
-		g->s_sight1 = snd(g, "boss1/sight1.wav");
-	g->s_itembk2 = snd(g, "items/itembk2.wav");
-	g->s_armor = snd(g, "items/armor1.wav");
-	g->s_pkup = snd(g, "weapons/pkup.wav");
-	g->s_lock4 = snd(g, "weapons/lock4.wav");
-	g->m_backpack = mdl(g, "progs/backpack.mdl");
+		g->s_sight1 = g_precache_sound(g, "boss1/sight1.wav");
+	g->s_itembk2 = g_precache_sound(g, "items/itembk2.wav");
+	g->s_armor = g_precache_sound(g, "items/armor1.wav");
+	g->s_pkup = g_precache_sound(g, "weapons/pkup.wav");
+	g->s_lock4 = g_precache_sound(g, "weapons/lock4.wav");
+	g->m_backpack = g_precache_model(g, "progs/backpack.mdl");
 }
 
 /* deathmatch 4: while the pentagram lasts nothing heals or armours */
@@ -209,18 +199,18 @@ static void spawn_health(struct game *g, struct game_entity *e)
 
 	e->touch = health_touch;
 	if (e->spawnflags & 1) {
-		m = mdl(g, "maps/b_bh10.bsp");
-		e->noise = snd(g, "items/r_item1.wav");
+		m = g_precache_model(g, "maps/b_bh10.bsp");
+		e->noise = g_precache_sound(g, "items/r_item1.wav");
 		e->count = 15;
 		e->healtype = 0;
 	} else if (e->spawnflags & 2) {
-		m = mdl(g, "maps/b_bh100.bsp");
-		e->noise = snd(g, "items/r_item2.wav");
+		m = g_precache_model(g, "maps/b_bh100.bsp");
+		e->noise = g_precache_sound(g, "items/r_item2.wav");
 		e->count = 100;
 		e->healtype = 2;
 	} else {
-		m = mdl(g, "maps/b_bh25.bsp");
-		e->noise = snd(g, "items/health1.wav");
+		m = g_precache_model(g, "maps/b_bh25.bsp");
+		e->noise = g_precache_sound(g, "items/health1.wav");
 		e->count = 25;
 		e->healtype = 1;
 	}
@@ -254,7 +244,7 @@ static void spawn_armor(struct game *g, struct game_entity *e, int skin)
 
 	e->touch = armor_touch;
 	e->skin = skin;
-	start_item(g, e, mins, maxs, mdl(g, "progs/armor.mdl"));
+	start_item(g, e, mins, maxs, g_precache_model(g, "progs/armor.mdl"));
 }
 
 /* ---- weapons and ammo ------------------------------------------------- */
@@ -336,7 +326,7 @@ static void spawn_weapon(struct game *g, struct game_entity *e, int weapon,
 	e->weapon = weapon;
 	e->netname = netname;
 	e->touch = weapon_touch;
-	start_item(g, e, mins, maxs, mdl(g, model));
+	start_item(g, e, mins, maxs, g_precache_model(g, model));
 }
 
 static void ammo_touch(struct game *g, struct game_entity *self,
@@ -393,7 +383,7 @@ static void spawn_ammo(struct game *g, struct game_entity *e, int kind,
 	e->weapon = kind;
 	e->aflag = is_big ? n_big : n_small;
 	e->netname = netname;
-	start_item(g, e, mins, maxs, mdl(g, is_big ? big : small));
+	start_item(g, e, mins, maxs, g_precache_model(g, is_big ? big : small));
 }
 
 /* ---- keys ------------------------------------------------------------- */
@@ -427,8 +417,8 @@ static void spawn_key(struct game *g, struct game_entity *e, bool gold)
 	e->touch = key_touch;
 	e->items = gold ? IT_KEY2 : IT_KEY1;
 	e->netname = names[w][gold];
-	e->noise = snd(g, noises[w]);
-	start_item(g, e, mins, maxs, mdl(g, models[w][gold]));
+	e->noise = g_precache_sound(g, noises[w]);
+	start_item(g, e, mins, maxs, g_precache_model(g, models[w][gold]));
 }
 
 /* ---- powerups --------------------------------------------------------- */
@@ -482,30 +472,30 @@ static void spawn_powerup(struct game *g, struct game_entity *e, int item,
 
 	e->touch = powerup_touch;
 	e->items = item;
-	e->noise = snd(g, noise);
+	e->noise = g_precache_sound(g, noise);
 	/* the sounds of the powerup's life: id precaches them with the item */
 	switch (item) {
 	case IT_INVULNERABILITY:
-		g->s_protect2 = snd(g, "items/protect2.wav");
-		g->s_protect3 = snd(g, "items/protect3.wav");
+		g->s_protect2 = g_precache_sound(g, "items/protect2.wav");
+		g->s_protect3 = g_precache_sound(g, "items/protect3.wav");
 		break;
 	case IT_INVISIBILITY:
-		g->s_inv2 = snd(g, "items/inv2.wav");
-		g->s_inv3 = snd(g, "items/inv3.wav");
+		g->s_inv2 = g_precache_sound(g, "items/inv2.wav");
+		g->s_inv3 = g_precache_sound(g, "items/inv3.wav");
 		break;
 	case IT_QUAD:
-		g->s_damage2 = snd(g, "items/damage2.wav");
-		g->s_damage3 = snd(g, "items/damage3.wav");
+		g->s_damage2 = g_precache_sound(g, "items/damage2.wav");
+		g->s_damage3 = g_precache_sound(g, "items/damage3.wav");
 		if (g->deathmatch == 4)
 			netname = "OctaPower";
 		break;
 	default:
-		g->s_suit2 = snd(g, "items/suit2.wav");
+		g->s_suit2 = g_precache_sound(g, "items/suit2.wav");
 		break;
 	}
 	e->netname = netname;
 	e->effects = effects;
-	start_item(g, e, mins, maxs, mdl(g, model));
+	start_item(g, e, mins, maxs, g_precache_model(g, model));
 }
 
 /* ---- backpacks -------------------------------------------------------- */

@@ -1,19 +1,10 @@
 /*
- * player.c -- players: entering, spawning, their commands (the QuakeC
- * around the player's move), dying and respawning, obituaries and frags,
- * and the level's end (id's client.qc and player.qc).
+ * player.c -- players: entering and leaving, spawning, dying and
+ * respawning, obituaries and frags, and the level's end (id's client.qc
+ * and player.qc).  What a player's command runs (the QuakeC around the
+ * move) is clientcmd.c.
  *
  * Design note
- *   One usercmd runs as MVDSV's SV_RunCmd with QuakeWorld's QuakeC around
- *   it: split into steps of at most 50 ms (pmove_cmd_steps); per step the
- *   view angles and buttons are taken (the impulse in the first step
- *   only), PlayerPreThink (rules, liquids, death and respawn), the move
- *   (pmove_run, then the objects it hit are touched and the triggers at
- *   the new place), PlayerPostThink (landing, powerups, weapons).  The
- *   player's entity origin and velocity are the truth between commands:
- *   pushers, knockback, teleporters and push triggers change them, and
- *   the next move starts from there.
- *
  *   Spawning (deathmatch): a random info_player_deathmatch with no player
  *   within 84 units (QuakeC's SelectSpawnPoint); when every spot is taken
  *   (more players than spots), a free place on rings of 40 units around
@@ -22,18 +13,7 @@
  *   Death: the backpack drops, the body falls (PM_DEAD), below -40 health
  *   it gibs; after 1 s (the death animation) the buttons must be released
  *   and pressed again to respawn, leaving the body behind (the last four
- *   stay: the body queue).  Liquids: lava 10 x waterlevel every
- *   0.2 s (1 s with the biosuit), slime 4 x waterlevel every second
- *   (none with the biosuit), drowning after 12 s under water: 2, 4, ...
- *   up to 15 damage a second.  Falling faster than 650 u/s hurts 5.
- *   Powerups (CheckPowerups, every step after the move): 3 s before one
- *   ends its owner gets the warning once ("Quad Damage is wearing off",
- *   "Protection is almost burned out", "Ring of Shadows magic is
- *   fading", "Air supply in Biosuit expiring"; "OctaPower is wearing
- *   off" in deathmatch 4) with a bonus flash and items/damage2, protect2,
- *   inv2 or suit2.wav, then a flash each second; the quad lights blue,
- *   the pentagram red (both dim light), the ring swaps the model for
- *   the eyes and whispers (inv3.wav) every 1-4 s.
+ *   stay: the body queue).
  *   Deathmatch 4 and 5 arm a player at spawn (starting_kit).
  *   Rules: fraglimit when a frag is counted, timelimit each frame; the
  *   level then ends with an intermission of at least 5 s, left by a
@@ -50,68 +30,52 @@
 
 #include <bsd/string.h>
 
-/* frame numbers of progs/player.mdl, in its $frame order */
-enum {
-	FR_AXRUN = 0, FR_ROCKRUN = 6, FR_STAND = 12, FR_AXSTND = 17,
-	FR_AXPAIN = 29, FR_PAIN = 35, FR_AXDETH = 41, FR_DEATHA = 50
-};
-
 static const vec3_t player_mins = {-16, -16, -24};
 static const vec3_t player_maxs = {16, 16, 32};
-
-static int mdl(struct game *g, const char *name)
-{
-	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
-}
-
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
 
 void player_precache(struct game *g)
 {
 	char name[64];
 
-	g->m_player = mdl(g, "progs/player.mdl");
-	g->m_eyes = mdl(g, "progs/eyes.mdl");
-	g->m_h_player = mdl(g, "progs/h_player.mdl");
-	g->m_gib[0] = mdl(g, "progs/gib1.mdl");
-	g->m_gib[1] = mdl(g, "progs/gib2.mdl");
-	g->m_gib[2] = mdl(g, "progs/gib3.mdl");
+	g->m_player = g_precache_model(g, "progs/player.mdl");
+	g->m_eyes = g_precache_model(g, "progs/eyes.mdl");
+	g->m_h_player = g_precache_model(g, "progs/h_player.mdl");
+	g->m_gib[0] = g_precache_model(g, "progs/gib1.mdl");
+	g->m_gib[1] = g_precache_model(g, "progs/gib2.mdl");
+	g->m_gib[2] = g_precache_model(g, "progs/gib3.mdl");
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "misc/r_tele%d.wav", i + 1);
-		g->s_tele[i] = snd(g, name);
+		g->s_tele[i] = g_precache_sound(g, name);
 	}
 	for (int i = 0; i < 6; i++) {
 		snprintf(name, sizeof(name), "player/pain%d.wav", i + 1);
-		g->s_pain[i] = snd(g, name);
+		g->s_pain[i] = g_precache_sound(g, name);
 	}
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "player/death%d.wav", i + 1);
-		g->s_death[i] = snd(g, name);
+		g->s_death[i] = g_precache_sound(g, name);
 	}
-	g->s_gib = snd(g, "player/gib.wav");
-	g->s_udeath = snd(g, "player/udeath.wav");
-	g->s_teledeath = snd(g, "player/teledth1.wav");
-	g->s_land = snd(g, "player/land.wav");
-	g->s_land2 = snd(g, "player/land2.wav");
-	g->s_h2ojump = snd(g, "player/h2ojump.wav");
-	g->s_inh2o = snd(g, "player/inh2o.wav");
-	g->s_inlava = snd(g, "player/inlava.wav");
-	g->s_slimbrn = snd(g, "player/slimbrn2.wav");
-	g->s_outwater = snd(g, "misc/outwater.wav");
-	g->s_gasp1 = snd(g, "player/gasp1.wav");
-	g->s_gasp2 = snd(g, "player/gasp2.wav");
-	g->s_drown = snd(g, "player/drown1.wav");
-	g->s_lburn = snd(g, "player/lburn1.wav");
-	g->s_windfly = snd(g, "ambience/windfly.wav");
-	g->s_talk = snd(g, "misc/talk.wav");
-	g->s_null = snd(g, "misc/null.wav");
-	g->s_tornoff = snd(g, "player/tornoff2.wav");
-	g->s_protect3 = snd(g, "items/protect3.wav");
-	g->s_damage3 = snd(g, "items/damage3.wav");
-	g->s_jump = snd(g, "player/plyrjmp8.wav");
+	g->s_gib = g_precache_sound(g, "player/gib.wav");
+	g->s_udeath = g_precache_sound(g, "player/udeath.wav");
+	g->s_teledeath = g_precache_sound(g, "player/teledth1.wav");
+	g->s_land = g_precache_sound(g, "player/land.wav");
+	g->s_land2 = g_precache_sound(g, "player/land2.wav");
+	g->s_h2ojump = g_precache_sound(g, "player/h2ojump.wav");
+	g->s_inh2o = g_precache_sound(g, "player/inh2o.wav");
+	g->s_inlava = g_precache_sound(g, "player/inlava.wav");
+	g->s_slimbrn = g_precache_sound(g, "player/slimbrn2.wav");
+	g->s_outwater = g_precache_sound(g, "misc/outwater.wav");
+	g->s_gasp1 = g_precache_sound(g, "player/gasp1.wav");
+	g->s_gasp2 = g_precache_sound(g, "player/gasp2.wav");
+	g->s_drown = g_precache_sound(g, "player/drown1.wav");
+	g->s_lburn = g_precache_sound(g, "player/lburn1.wav");
+	g->s_windfly = g_precache_sound(g, "ambience/windfly.wav");
+	g->s_talk = g_precache_sound(g, "misc/talk.wav");
+	g->s_null = g_precache_sound(g, "misc/null.wav");
+	g->s_tornoff = g_precache_sound(g, "player/tornoff2.wav");
+	g->s_protect3 = g_precache_sound(g, "items/protect3.wav");
+	g->s_damage3 = g_precache_sound(g, "items/damage3.wav");
+	g->s_jump = g_precache_sound(g, "player/plyrjmp8.wav");
 }
 
 static void score(struct game *g, struct game_entity *killer,
@@ -133,7 +97,7 @@ void player_init_bodyque(struct game *g)
 	g->bodyque_next = 0;
 }
 
-static void copy_to_bodyque(struct game *g, struct game_entity *e)
+void player_copy_to_bodyque(struct game *g, struct game_entity *e)
 {
 	struct game_entity *b;
 	int n = g->bodyque[g->bodyque_next];
@@ -295,7 +259,7 @@ void player_spawn_tfog(struct game *g, const vec3_t org)
 {
 	struct game_entity *s = g_spawn(g);
 
-	g_te_point(g, GAME_TE_TELEPORT, org, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_TELEPORT, org, 0, GAME_MULTICAST_PHS);
 	if (!s)
 		return;
 	s->classname = "tfog";
@@ -508,7 +472,7 @@ void game_client_kill(struct game *g, int slot)
 	e->modelindex = g->m_player;
 	e->frame = FR_DEATHA + 10;	/* QuakeC's set_suicide_frame */
 	score(g, e, e, -2);
-	copy_to_bodyque(g, e);
+	player_copy_to_bodyque(g, e);
 	player_put_in_server(g, slot);
 }
 
@@ -790,7 +754,7 @@ void player_next_level(struct game *g)
 	}
 }
 
-static void goto_next_map(struct game *g)
+void player_goto_next_map(struct game *g)
 {
 	const char *next = g->mapname;
 	const char *info = g->svc.infokey ? g->svc.infokey(g->svc.ctx, g->mapname) : NULL;
@@ -818,450 +782,5 @@ void player_intermission_frame(struct game *g)
 		if (g->clients[s].active && !g->clients[s].spectator)
 			anyone = true;
 	if (!anyone)
-		goto_next_map(g);
-}
-
-/* ---- animation -------------------------------------------------------- */
-
-void player_anim_start(struct game *g, struct game_entity *e, int first,
-		       int last, int prio, int wframes)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (!cl || prio < cl->anim_prio)
-		return;
-	e->frame = first;
-	cl->anim_end = last;
-	cl->anim_prio = prio;
-	cl->wframe_end = wframes;
-	cl->weaponframe = wframes > 0 ? 1 : 0;
-	cl->anim_time = g->time + 0.1;
-}
-
-/* ten frames a second: the running sequence, else standing */
-static void player_animate(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-	bool axe = e->weapon == IT_AXE;
-	int first, last;
-
-	if (g->time < cl->anim_time)
-		return;
-	cl->anim_time = g->time + 0.1;
-	if (cl->anim_prio != ANIM_BASIC) {
-		if (e->frame < cl->anim_end) {
-			e->frame++;
-			if (cl->weaponframe > 0 && cl->weaponframe < cl->wframe_end)
-				cl->weaponframe++;
-			return;
-		}
-		if (cl->anim_prio == ANIM_DEATH)
-			return;	/* the body keeps its last frame */
-		cl->anim_prio = ANIM_BASIC;
-		cl->weaponframe = 0;
-	}
-	if (e->velocity[0] != 0 || e->velocity[1] != 0) {
-		first = axe ? FR_AXRUN : FR_ROCKRUN;
-		last = first + 5;
-	} else {
-		first = axe ? FR_AXSTND : FR_STAND;
-		last = axe ? FR_AXSTND + 11 : FR_STAND + 4;
-	}
-	e->frame = e->frame < first || e->frame >= last ? first : e->frame + 1;
-}
-
-/* QuakeC's player_pain: a sound every half second, the pain frames
- * unless the weapon is busy or the player is invisible */
-void player_pain(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (!cl || cl->weaponframe || cl->invisible_finished > g->time)
-		return;
-	if (cl->pain_finished <= g->time) {
-		cl->pain_finished = g->time + 0.5;
-		g_sound(g, e, GAME_CHAN_VOICE, g->s_pain[(int)(g_random(g) * 6) % 6],
-			1, GAME_ATTN_NORM);
-	}
-	if (e->weapon == IT_AXE)
-		player_anim_start(g, e, FR_AXPAIN, FR_AXPAIN + 5, ANIM_PAIN, 0);
-	else
-		player_anim_start(g, e, FR_PAIN, FR_PAIN + 5, ANIM_PAIN, 0);
-}
-
-/* ---- the player's frame ----------------------------------------------- */
-
-static void water_move(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (e->health < 0)
-		return;
-	if (e->waterlevel != 3) {
-		if (cl->air_finished < g->time)
-			g_sound(g, e, GAME_CHAN_VOICE, g->s_gasp2, 1, GAME_ATTN_NORM);
-		else if (cl->air_finished < g->time + 9)
-			g_sound(g, e, GAME_CHAN_VOICE, g->s_gasp1, 1, GAME_ATTN_NORM);
-		cl->air_finished = g->time + 12;
-		cl->drown_dmg = 2;
-	} else if (cl->air_finished < g->time && cl->pain_finished < g->time) {
-		cl->drown_dmg += 2;
-		if (cl->drown_dmg > 15)
-			cl->drown_dmg = 10;
-		combat_damage(g, e, &g->ents[0], &g->ents[0], (float)cl->drown_dmg, DT_WATER);
-		cl->pain_finished = g->time + 1;
-	}
-	if (!e->inuse || e->health <= 0)
-		return;
-	if (!e->waterlevel) {
-		if (e->flags & FL_INWATER) {
-			g_sound(g, e, GAME_CHAN_BODY, g->s_outwater, 1, GAME_ATTN_NORM);
-			e->flags &= ~FL_INWATER;
-		}
-		return;
-	}
-	if (e->watertype == CONTENTS_LAVA) {
-		if (cl->dmgtime < g->time) {
-			cl->dmgtime = g->time + (cl->radsuit_finished > g->time ? 1 : 0.2);
-			combat_damage(g, e, &g->ents[0], &g->ents[0],
-				      10.0f * (float)e->waterlevel, DT_WATER);
-		}
-	} else if (e->watertype == CONTENTS_SLIME) {
-		if (cl->dmgtime < g->time && cl->radsuit_finished < g->time) {
-			cl->dmgtime = g->time + 1;
-			combat_damage(g, e, &g->ents[0], &g->ents[0],
-				      4.0f * (float)e->waterlevel, DT_WATER);
-		}
-	}
-	if (e->health > 0 && !(e->flags & FL_INWATER)) {
-		int s = e->watertype == CONTENTS_LAVA ? g->s_inlava :
-			e->watertype == CONTENTS_SLIME ? g->s_slimbrn : g->s_inh2o;
-
-		g_sound(g, e, GAME_CHAN_BODY, s, 1, GAME_ATTN_NORM);
-		e->flags |= FL_INWATER;
-		cl->dmgtime = 0;
-	}
-}
-
-/* PlayerPreThink; false when the move is not to run */
-static bool pre_think(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (cl->intermission || g->intermission) {
-		if (g->time >= g->intermission_exit && (cl->buttons & 7))
-			goto_next_map(g);
-		return false;
-	}
-	if (cl->spectator)
-		return true;
-	water_move(g, e);
-	if (e->deadflag == DEAD_DYING && g->time >= cl->death_time + 1.0)
-		e->deadflag = DEAD_DEAD;
-	if (e->deadflag >= DEAD_DEAD) {
-		if (e->deadflag == DEAD_DEAD) {
-			if (!(cl->buttons & 7))
-				e->deadflag = DEAD_RESPAWNABLE;
-			return true;
-		}
-		if (cl->buttons & 7) {
-			copy_to_bodyque(g, e);
-			player_put_in_server(g, e->client);
-			return false;
-		}
-		return true;
-	}
-	if (e->deadflag == DEAD_DYING) {
-		player_animate(g, e);
-		return true;
-	}
-	if (!(cl->buttons & 2)) {
-		e->flags |= FL_JUMPRELEASED;
-	} else if (e->waterlevel < 2 && (e->flags & FL_ONGROUND) &&
-		   (e->flags & FL_JUMPRELEASED)) {
-		/* QuakeC's PlayerJump: only the sound; pmove jumps */
-		e->flags &= ~FL_JUMPRELEASED;
-		g_sound(g, e, GAME_CHAN_BODY, g->s_jump, 1, GAME_ATTN_NORM);
-	}
-	if (g->time > e->attack_finished && e->weapon != IT_AXE) {
-		bool empty;
-
-		switch (e->weapon) {
-		case IT_SHOTGUN:
-		case IT_SUPER_SHOTGUN: empty = cl->ammo_shells == 0; break;
-		case IT_NAILGUN:
-		case IT_SUPER_NAILGUN: empty = cl->ammo_nails == 0; break;
-		case IT_GRENADE_LAUNCHER:
-		case IT_ROCKET_LAUNCHER: empty = cl->ammo_rockets == 0; break;
-		default: empty = cl->ammo_cells == 0; break;
-		}
-		if (empty) {
-			e->weapon = weapons_best(g, e);
-			weapons_set_current(g, e);
-		}
-	}
-	return true;
-}
-
-/* the last 3 s of a powerup: the first time the warning (text, bonus
- * flash, sound), then a bonus flash every second; *when is QuakeC's
- * *_time field (1 until the warning) */
-static void powerup_warning(struct game *g, struct game_entity *e,
-			    double finished, double *when, const char *text,
-			    int sound)
-{
-	if (finished >= g->time + 3)
-		return;
-	if (*when == 1) {
-		g_sprint(g, e, PRINT_HIGH, "%s", text);
-		g_stuff(g, e, "bf\n");
-		g_sound(g, e, GAME_CHAN_AUTO, sound, 1, GAME_ATTN_NORM);
-		*when = g->time + 1;
-	}
-	if (*when < g->time) {
-		*when = g->time + 1;
-		g_stuff(g, e, "bf\n");
-	}
-}
-
-/* QuakeC's CheckPowerups, in its order: each powerup's block runs only
- * while its *_finished is set, and the light effects are switched inside
- * those blocks (so a player without powerups keeps his effects as they
- * are) */
-static void check_powerups(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (e->health <= 0)
-		return;
-	if (cl->invisible_finished) {
-		if (cl->invisible_sound < g->time) {
-			g_sound(g, e, GAME_CHAN_AUTO, g->s_inv3, 0.5f, GAME_ATTN_IDLE);
-			cl->invisible_sound = g->time + g_random(g) * 3 + 1;
-		}
-		powerup_warning(g, e, cl->invisible_finished, &cl->invisible_time,
-				"Ring of Shadows magic is fading\n", g->s_inv2);
-		if (cl->invisible_finished < g->time) {
-			e->items &= ~IT_INVISIBILITY;
-			cl->invisible_finished = 0;
-			cl->invisible_time = 0;
-		}
-		e->frame = 0;
-		e->modelindex = g->m_eyes;
-	} else {
-		e->modelindex = g->m_player;
-	}
-	if (cl->invincible_finished) {
-		powerup_warning(g, e, cl->invincible_finished, &cl->invincible_time,
-				"Protection is almost burned out\n", g->s_protect2);
-		if (cl->invincible_finished < g->time) {
-			e->items &= ~IT_INVULNERABILITY;
-			cl->invincible_time = 0;
-			cl->invincible_finished = 0;
-		}
-		if (cl->invincible_finished > g->time)
-			e->effects |= EF_DIMLIGHT | EF_RED;
-		else
-			e->effects &= ~(EF_DIMLIGHT | EF_RED);
-	}
-	if (cl->super_damage_finished) {
-		powerup_warning(g, e, cl->super_damage_finished, &cl->super_time,
-				g->deathmatch == 4 ? "OctaPower is wearing off\n" :
-				"Quad Damage is wearing off\n", g->s_damage2);
-		if (cl->super_damage_finished < g->time) {
-			e->items &= ~IT_QUAD;
-			if (g->deathmatch == 4) {
-				/* the OctaPower's price is paid back */
-				cl->ammo_cells = 255;
-				e->armorvalue = 1;
-				e->armortype = 0.8f;
-				e->health = 100;
-			}
-			cl->super_damage_finished = 0;
-			cl->super_time = 0;
-		}
-		if (cl->super_damage_finished > g->time)
-			e->effects |= EF_DIMLIGHT | EF_BLUE;
-		else
-			e->effects &= ~(EF_DIMLIGHT | EF_BLUE);
-	}
-	if (cl->radsuit_finished) {
-		cl->air_finished = g->time + 12;	/* no drowning */
-		powerup_warning(g, e, cl->radsuit_finished, &cl->rad_time,
-				"Air supply in Biosuit expiring\n", g->s_suit2);
-		if (cl->radsuit_finished < g->time) {
-			e->items &= ~IT_SUIT;
-			cl->rad_time = 0;
-			cl->radsuit_finished = 0;
-		}
-	}
-}
-
-/* PlayerPostThink */
-static void post_think(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (cl->spectator || e->deadflag)
-		return;
-	if (cl->jump_flag < -300 && (e->flags & FL_ONGROUND)) {
-		if (e->watertype == CONTENTS_WATER) {
-			g_sound(g, e, GAME_CHAN_BODY, g->s_h2ojump, 1, GAME_ATTN_NORM);
-		} else if (cl->jump_flag < -650) {
-			combat_damage(g, e, &g->ents[0], &g->ents[0], 5, DT_FALLING);
-			g_sound(g, e, GAME_CHAN_VOICE, g->s_land2, 1, GAME_ATTN_NORM);
-		} else {
-			g_sound(g, e, GAME_CHAN_VOICE, g->s_land, 1, GAME_ATTN_NORM);
-		}
-	}
-	cl->jump_flag = e->velocity[2];
-	if (e->deadflag)
-		return;
-	check_powerups(g, e);
-	weapons_frame(g, e);
-	player_animate(g, e);
-}
-
-static void touch_hits(struct game *g, struct game_entity *e,
-		       const struct pmove_result *res)
-{
-	for (int i = 0; i < res->num_touch; i++) {
-		int id = res->touch[i];
-		struct game_entity *t;
-
-		if (id <= 0 || id >= g->max_entities)
-			continue;
-		t = &g->ents[id];
-		if (t->inuse && t->touch && t->obj->solid != SOLID_NOT)
-			t->touch(g, t, e);
-		if (!e->inuse)
-			return;
-	}
-}
-
-static void flush_damage(struct game *g, struct game_entity *e)
-{
-	struct game_client *cl = g_client(g, e);
-
-	if (!cl->dmg_take && !cl->dmg_save)
-		return;
-	if (g->svc.damage)
-		g->svc.damage(g->svc.ctx, e->client, (int)cl->dmg_save,
-			      (int)cl->dmg_take, cl->dmg_from);
-	cl->dmg_take = cl->dmg_save = 0;
-}
-
-static void run_step(struct game *g, int slot, const struct usercmd *cmd,
-		     bool first)
-{
-	struct game_client *cl = &g->clients[slot];
-	struct game_entity *e = &g->ents[game_player_entity(g, slot)];
-	struct pmove_result res;
-	struct pmove_vars mv = g->movevars;
-
-	cl->cmd = *cmd;
-	if (!cl->fixangle)
-		vec_copy(cmd->angles, cl->v_angle);
-	cl->buttons = cmd->buttons;
-	if (first && cmd->impulse)
-		cl->impulse = cmd->impulse;
-	if (e->health > 0 && !cl->intermission) {
-		e->angles[0] = -cl->v_angle[0] / 3;
-		e->angles[1] = cl->v_angle[1];
-		e->angles[2] = 0;
-	}
-	if (!pre_think(g, e))
-		return;
-
-	vec_copy(e->obj->origin, cl->pm.origin);
-	vec_copy(e->velocity, cl->pm.velocity);
-	if (cl->spectator)
-		cl->pm.pm_type = PM_SPECTATOR;
-	else if (e->health <= 0 || e->deadflag)
-		cl->pm.pm_type = PM_DEAD;
-	else
-		cl->pm.pm_type = PM_NORMAL;
-	if (cl->fixangle) {
-		/* the client has not turned yet: move with the new angles */
-		struct usercmd c = *cmd;
-
-		vec_copy(cl->v_angle, c.angles);
-		pmove_run(g->world, e->obj, &mv, &c, &cl->pm, &res);
-		cl->fixangle = false;
-	} else {
-		pmove_run(g->world, e->obj, &mv, cmd, &cl->pm, &res);
-	}
-	vec_copy(cl->pm.origin, e->obj->origin);
-	vec_copy(cl->pm.velocity, e->velocity);
-	e->waterlevel = cl->pm.waterlevel;
-	e->watertype = cl->pm.watertype;
-	if (cl->pm.onground && cl->pm.groundent >= 0) {
-		e->flags |= FL_ONGROUND;
-		e->groundentity = &g->ents[cl->pm.groundent];
-	} else {
-		e->flags &= ~FL_ONGROUND;
-		e->groundentity = NULL;
-	}
-	if (cl->spectator) {
-		g_link(g, e, false);
-		return;
-	}
-	g_link(g, e, true);
-	if (!e->inuse)
-		return;
-	touch_hits(g, e, &res);
-	if (!e->inuse)
-		return;
-	post_think(g, e);
-}
-
-void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd)
-{
-	struct usercmd step;
-	int n;
-
-	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
-		return;
-	g->stats.commands++;
-	n = pmove_cmd_steps(cmd, &step);
-	for (int i = 0; i < n; i++)
-		run_step(g, slot, &step, i == 0);
-	flush_damage(g, &g->ents[game_player_entity(g, slot)]);
-}
-
-void game_client_stats(const struct game *g, int slot, int32_t *stats,
-		       int num_stats)
-{
-	const struct game_client *cl;
-	const struct game_entity *e;
-	int32_t v[STAT_ITEMS + 1] = {0};
-	int ammo = 0;
-
-	if (slot < 0 || slot >= g->max_clients)
-		return;
-	cl = &g->clients[slot];
-	e = &g->ents[game_player_entity(g, slot)];
-	switch (e->weapon) {
-	case IT_SHOTGUN:
-	case IT_SUPER_SHOTGUN: ammo = cl->ammo_shells; break;
-	case IT_NAILGUN:
-	case IT_SUPER_NAILGUN: ammo = cl->ammo_nails; break;
-	case IT_GRENADE_LAUNCHER:
-	case IT_ROCKET_LAUNCHER: ammo = cl->ammo_rockets; break;
-	case IT_LIGHTNING: ammo = cl->ammo_cells; break;
-	default: break;
-	}
-	v[STAT_HEALTH] = (int32_t)e->health;
-	v[STAT_WEAPON] = cl->weaponmodel;
-	v[STAT_AMMO] = ammo;
-	v[STAT_ARMOR] = (int32_t)e->armorvalue;
-	v[STAT_WEAPONFRAME] = cl->weaponframe;
-	v[STAT_SHELLS] = cl->ammo_shells;
-	v[STAT_NAILS] = cl->ammo_nails;
-	v[STAT_ROCKETS] = cl->ammo_rockets;
-	v[STAT_CELLS] = cl->ammo_cells;
-	v[STAT_ACTIVEWEAPON] = e->weapon;
-	v[STAT_ITEMS] = e->items;
-	for (int i = 0; i < num_stats && i <= STAT_ITEMS; i++)
-		stats[i] = v[i];
+		player_goto_next_map(g);
 }

@@ -43,16 +43,6 @@
 #include <math.h>
 #include <string.h>
 
-static int mdl(struct game *g, const char *name)
-{
-	return g->svc.precache_model ? g->svc.precache_model(g->svc.ctx, name) : 0;
-}
-
-static int snd(struct game *g, const char *name)
-{
-	return g->svc.precache_sound ? g->svc.precache_sound(g->svc.ctx, name) : 0;
-}
-
 void weapons_precache(struct game *g)
 {
 	static const char *const views[9] = {NULL, "progs/v_axe.mdl",
@@ -64,25 +54,25 @@ void weapons_precache(struct game *g)
 		"weapons/tink1.wav", "weapons/lock4.wav"};
 
 	for (int i = 1; i < 9; i++)
-		g->m_v[i] = mdl(g, views[i]);
-	g->m_missile = mdl(g, "progs/missile.mdl");
-	g->m_grenade = mdl(g, "progs/grenade.mdl");
-	g->m_spike = mdl(g, "progs/spike.mdl");
-	g->m_s_spike = mdl(g, "progs/s_spike.mdl");
+		g->m_v[i] = g_precache_model(g, views[i]);
+	g->m_missile = g_precache_model(g, "progs/missile.mdl");
+	g->m_grenade = g_precache_model(g, "progs/grenade.mdl");
+	g->m_spike = g_precache_model(g, "progs/spike.mdl");
+	g->m_s_spike = g_precache_model(g, "progs/s_spike.mdl");
 	for (size_t i = 0; i < sizeof(client_side) / sizeof(client_side[0]); i++)
-		snd(g, client_side[i]);
-	g->s_rocket = snd(g, "weapons/sgun1.wav");
-	g->s_spike = snd(g, "weapons/rocket1i.wav");
-	g->s_sspike = snd(g, "weapons/spike2.wav");
-	g->s_shotgun = snd(g, "weapons/guncock.wav");
-	g->s_sshotgun = snd(g, "weapons/shotgn2.wav");
-	g->s_grenade = snd(g, "weapons/grenade.wav");
-	g->s_bounce = snd(g, "weapons/bounce.wav");
-	g->s_axe = snd(g, "weapons/ax1.wav");
-	g->s_axhit = snd(g, "player/axhit2.wav");
-	snd(g, "player/axhit1.wav");
-	g->s_lstart = snd(g, "weapons/lstart.wav");
-	g->s_lhit = snd(g, "weapons/lhit.wav");
+		g_precache_sound(g, client_side[i]);
+	g->s_rocket = g_precache_sound(g, "weapons/sgun1.wav");
+	g->s_spike = g_precache_sound(g, "weapons/rocket1i.wav");
+	g->s_sspike = g_precache_sound(g, "weapons/spike2.wav");
+	g->s_shotgun = g_precache_sound(g, "weapons/guncock.wav");
+	g->s_sshotgun = g_precache_sound(g, "weapons/shotgn2.wav");
+	g->s_grenade = g_precache_sound(g, "weapons/grenade.wav");
+	g->s_bounce = g_precache_sound(g, "weapons/bounce.wav");
+	g->s_axe = g_precache_sound(g, "weapons/ax1.wav");
+	g->s_axhit = g_precache_sound(g, "player/axhit2.wav");
+	g_precache_sound(g, "player/axhit1.wav");
+	g->s_lstart = g_precache_sound(g, "weapons/lstart.wav");
+	g->s_lhit = g_precache_sound(g, "weapons/lhit.wav");
 }
 
 /* ---- current weapon --------------------------------------------------- */
@@ -298,13 +288,13 @@ static void spike_hit(struct game *g, struct game_entity *self,
 static void spike_touch(struct game *g, struct game_entity *self,
 			struct game_entity *other)
 {
-	spike_hit(g, self, other, 9, DT_NAIL, GAME_TE_SPIKE);
+	spike_hit(g, self, other, 9, DT_NAIL, TE_SPIKE);
 }
 
 static void superspike_touch(struct game *g, struct game_entity *self,
 			     struct game_entity *other)
 {
-	spike_hit(g, self, other, 18, DT_SUPERNAIL, GAME_TE_SUPERSPIKE);
+	spike_hit(g, self, other, 18, DT_SUPERNAIL, TE_SUPERSPIKE);
 }
 
 static void explode(struct game *g, struct game_entity *self)
@@ -314,7 +304,7 @@ static void explode(struct game *g, struct game_entity *self)
 	vec_copy(self->velocity, dir);
 	g_normalize(dir);
 	vec_ma(self->obj->origin, -8, dir, self->obj->origin);
-	g_te_point(g, GAME_TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
 	g_remove(g, self);
 }
 
@@ -336,7 +326,7 @@ static void grenade_explode(struct game *g, struct game_entity *self)
 		return;
 	self->voided = true;
 	combat_radius(g, self, self->owner, 120, &g->ents[0], DT_GRENADE);
-	g_te_point(g, GAME_TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
+	g_te_point(g, TE_EXPLOSION, self->obj->origin, 0, GAME_MULTICAST_PHS);
 	g_remove(g, self);
 }
 
@@ -411,7 +401,7 @@ static void fire_axe(struct game *g, struct game_entity *p)
 		combat_damage(g, hit, p, p, g->deathmatch > 3 ? 75 : 20, DT_AXE);
 	} else {
 		g_sound(g, p, GAME_CHAN_WEAPON, g->s_axhit, 1, GAME_ATTN_NORM);
-		g_te_point(g, GAME_TE_GUNSHOT, org, 3, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, org, 3, GAME_MULTICAST_PVS);
 	}
 }
 
@@ -500,9 +490,9 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 	}
 	apply_multidamage(g, p, &md, dt);
 	if (md.puffs)
-		g_te_point(g, GAME_TE_GUNSHOT, puff_org, md.puffs, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, puff_org, md.puffs, GAME_MULTICAST_PVS);
 	if (md.bloods)
-		g_te_point(g, GAME_TE_BLOOD, md.blood_org, md.bloods, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_BLOOD, md.blood_org, md.bloods, GAME_MULTICAST_PVS);
 }
 
 static void fire_spike(struct game *g, struct game_entity *p, bool super)
@@ -547,7 +537,7 @@ static void laser_touch(struct game *g, struct game_entity *self,
 		combat_spawn_blood(g, org, 1);
 		combat_damage(g, other, self, self->owner, 15, DT_NONE);
 	} else {
-		g_te_point(g, GAME_TE_GUNSHOT, org, 5, GAME_MULTICAST_PVS);
+		g_te_point(g, TE_GUNSHOT, org, 5, GAME_MULTICAST_PVS);
 	}
 	g_remove(g, self);
 }
@@ -678,7 +668,7 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 static void lightning_hit(struct game *g, struct game_entity *p,
 			  struct game_entity *hit, const struct trace *tr)
 {
-	g_te_point(g, GAME_TE_LIGHTNINGBLOOD, tr->endpos, 0, GAME_MULTICAST_PVS);
+	g_te_point(g, TE_LIGHTNINGBLOOD, tr->endpos, 0, GAME_MULTICAST_PVS);
 	combat_damage(g, hit, p, p, 30, DT_LIGHTNING);
 }
 
@@ -747,7 +737,7 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 	org[2] += 16;
 	vec_ma(org, 600, fwd, end);
 	g_traceline(g, org, end, true, p, &tr);
-	g_te_beam(g, GAME_TE_LIGHTNING2, p->num, org, tr.endpos);
+	g_te_beam(g, TE_LIGHTNING2, p->num, org, tr.endpos);
 	vec_ma(tr.endpos, 4, fwd, end);
 	lightning_damage(g, p, p->obj->origin, end);
 	g->stats.shots++;

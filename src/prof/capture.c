@@ -111,17 +111,6 @@ static void stamp(struct timeval *tv, double t)
 
 /* ---- open and close --------------------------------------------------- */
 
-/* the offset that turns CLOCK_MONOTONIC seconds into Unix seconds */
-static double monotonic_to_wall(void)
-{
-	struct timespec m, w;
-
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &w);
-	return ((double)w.tv_sec - (double)m.tv_sec) +
-	       ((double)w.tv_nsec - (double)m.tv_nsec) * 1e-9;
-}
-
 static FILE *create_private(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
@@ -188,7 +177,7 @@ struct capture *capture_open(const char *path, uint64_t max_bytes,
 	cap->log = log;
 	if (server)
 		cap->server = *server;
-	cap->time_offset = monotonic_to_wall();
+	cap->time_offset = qwd_mono_to_wall_s();
 	cap->st.max_bytes = max_bytes;
 	cap->st.bytes = CAPTURE_FILE_HEADER;
 	return cap;

@@ -34,7 +34,7 @@ struct prof_acc {
 	uint64_t phase_ns[PROF_PHASES];
 	uint64_t requests, replies;
 	uint64_t packets_in, bytes_in, packets_out, bytes_out;
-	struct prof_hist request_time, reply_bytes, per_frame, frame_busy;
+	struct qwd_hist request_time, reply_bytes, per_frame, frame_busy;
 	bool untimed;		/* a frame of the scope ran with timers off */
 	uint64_t *client_in, *client_out;	/* max_clients each */
 	struct prof_ctr_acc ctr;

@@ -39,24 +39,16 @@ const char *prof_phase_name(int phase)
 	return phase >= 0 && phase < PROF_PHASES ? phase_names[phase] : "?";
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t mono_default(void *ctx)
 {
 	(void)ctx;
-	return clock_ns(CLOCK_MONOTONIC);
+	return qwd_clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t wall_default(void *ctx)
 {
 	(void)ctx;
-	return clock_ns(CLOCK_REALTIME);
+	return qwd_clock_ns(CLOCK_REALTIME);
 }
 
 uint64_t prof_clock_ns(const struct prof *p)
@@ -79,10 +71,10 @@ static void acc_clear(struct prof *p, struct prof_acc *a, uint64_t start)
 	a->client_in = in;
 	a->client_out = out;
 	a->start_ns = start;
-	prof_hist_clear(&a->request_time);
-	prof_hist_clear(&a->reply_bytes);
-	prof_hist_clear(&a->per_frame);
-	prof_hist_clear(&a->frame_busy);
+	qwd_hist_clear(&a->request_time);
+	qwd_hist_clear(&a->reply_bytes);
+	qwd_hist_clear(&a->per_frame);
+	qwd_hist_clear(&a->frame_busy);
 	if (p->max_clients > 0) {
 		memset(in, 0, (size_t)p->max_clients * sizeof(*in));
 		memset(out, 0, (size_t)p->max_clients * sizeof(*out));
@@ -205,9 +197,9 @@ static void acc_add_frame(struct prof_acc *a, const struct prof_frame_record *f,
 		a->phase_ns[ph] += f->phase_ns[ph];
 	a->requests += f->requests;
 	a->replies += f->replies;
-	prof_hist_add(&a->per_frame, f->requests);
+	qwd_hist_add(&a->per_frame, f->requests);
 	if (timed)
-		prof_hist_add(&a->frame_busy, busy);
+		qwd_hist_add(&a->frame_busy, busy);
 	/* a frame without counter reads left its counter sums zero: adding
 	 * them would cost ~800 instructions a frame for nothing */
 	if (ctr->on)
@@ -255,8 +247,8 @@ void prof_request(struct prof *p, int slot, size_t bytes)
 void prof_reply(struct prof *p, int slot, size_t bytes)
 {
 	p->cur.replies++;
-	prof_hist_add(&p->interval.reply_bytes, bytes);
-	prof_hist_add(&p->total.reply_bytes, bytes);
+	qwd_hist_add(&p->interval.reply_bytes, bytes);
+	qwd_hist_add(&p->total.reply_bytes, bytes);
 	if (slot >= 0 && slot < p->max_clients) {
 		p->interval.client_out[slot] += bytes;
 		p->total.client_out[slot] += bytes;
@@ -267,8 +259,8 @@ void prof_request_done(struct prof *p, uint64_t recv_ns, uint64_t reply_ns)
 {
 	if (recv_ns == 0 || recv_ns > reply_ns)
 		return;
-	prof_hist_add(&p->interval.request_time, reply_ns - recv_ns);
-	prof_hist_add(&p->total.request_time, reply_ns - recv_ns);
+	qwd_hist_add(&p->interval.request_time, reply_ns - recv_ns);
+	qwd_hist_add(&p->total.request_time, reply_ns - recv_ns);
 }
 
 void prof_net_totals(struct prof *p, uint64_t packets_in, uint64_t bytes_in,
@@ -460,10 +452,10 @@ static void stats_of(struct prof *p, const struct prof_acc *a,
 	st->bytes_in = a->bytes_in;
 	st->packets_out = a->packets_out;
 	st->bytes_out = a->bytes_out;
-	prof_hist_summarize(&a->request_time, &st->request_time_ns);
-	prof_hist_summarize(&a->reply_bytes, &st->reply_bytes);
-	prof_hist_summarize(&a->per_frame, &st->requests_per_frame);
-	prof_hist_summarize(&a->frame_busy, &st->frame_busy_ns);
+	qwd_hist_summarize(&a->request_time, &st->request_time_ns);
+	qwd_hist_summarize(&a->reply_bytes, &st->reply_bytes);
+	qwd_hist_summarize(&a->per_frame, &st->requests_per_frame);
+	qwd_hist_summarize(&a->frame_busy, &st->frame_busy_ns);
 	stats_clients(p, a, st);
 	stats_counters(a, st);
 }

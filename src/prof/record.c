@@ -4,7 +4,7 @@
  *
  * Design note
  *   The file is the load generator's action-file format, version 1
- *   (docs/qwbots.md, tools/qwbots/actions.c reads it):
+ *   (docs/qwbots.md; its one reader and writer is src/common/actions.c):
  *
  *     qwbots-actions 1
  *     map NAME
@@ -17,9 +17,9 @@
  *   replays it.  The header needs the spawn origin, known only when the
  *   first command runs, so it is written then.  Times are seconds from the
  *   first command on the caller's clock (monotonic: never decreasing, as
- *   the reader demands), printed to the millisecond like qwbots' own
- *   recorder; angles outside -360..360 (a client may send any float) are
- *   wrapped so the file always reads back, and a non-finite one becomes 0.
+ *   the reader demands), printed to the millisecond by the format's own
+ *   writer, which also wraps angles outside -360..360 (a client may send
+ *   any float) so the file always reads back.
  *
  *   Bounded: the file never grows beyond max_bytes.  The first line that
  *   would cross the bound ends writing: it and every later command are
@@ -28,24 +28,22 @@
  *   A failed write ends writing the same way.
  *
  *   Memory: the struct and stdio's buffer are allocated by recorder_open;
- *   a command is formatted into a fixed line buffer (snprintf) and handed
- *   to fwrite: nothing is allocated per command.  The file is created mode
+ *   a command is formatted into a fixed line buffer (actions_format_line)
+ *   and handed to fwrite: nothing is allocated per command.  The file is created mode
  *   0600 and not through a symbolic link, like a capture (a recording
  *   tells what a player did).
  */
 #include "internal.h"
+#include "qwd/actions.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
 
-#define RECORD_LINE_MAX 160	/* a command line is at most ~90 bytes */
-#define RECORD_HEADER_MAX 1024
 #define RECORD_STDIO_BUFFER 65536
 
 struct recorder {
@@ -75,7 +73,7 @@ struct recorder *recorder_open(const char *path, uint64_t max_bytes,
 
 	if (max_bytes == 0)
 		max_bytes = RECORD_DEFAULT_MAX_BYTES;
-	if (max_bytes < RECORD_HEADER_MAX) {
+	if (max_bytes < ACTIONS_LINE_MAX) {
 		snprintf(err, errlen, "%s: a bound of %llu bytes is too small", path,
 			 (unsigned long long)max_bytes);
 		return NULL;
@@ -99,13 +97,8 @@ struct recorder *recorder_open(const char *path, uint64_t max_bytes,
 	r->log = log;
 	r->max_bytes = max_bytes;
 	strlcpy(r->path, path, sizeof(r->path));
-	/* one word: the reader's map line takes exactly one name */
-	strlcpy(r->map, map && map[0] && !strpbrk(map, " \t\r\n") ? map : "unknown",
-		sizeof(r->map));
+	strlcpy(r->map, map ? map : "", sizeof(r->map));
 	strlcpy(r->source, source ? source : "", sizeof(r->source));
-	for (char *s = r->source; *s; s++)
-		if (*s == '\n' || *s == '\r')
-			*s = ' ';
 	return r;
 }
 
@@ -138,34 +131,10 @@ static bool put(struct recorder *r, const char *text, size_t len)
 	return true;
 }
 
-static float wrap_angle(float a)
-{
-	if (!isfinite(a))
-		return 0.0f;
-	return fmodf(a, 360.0f);
-}
-
-static int format_header(const struct recorder *r, const float origin[3],
-			 char *buf, size_t size)
-{
-	if (origin && isfinite(origin[0]) && isfinite(origin[1]) && isfinite(origin[2]))
-		return snprintf(buf, size,
-				"qwbots-actions 1\nmap %s\nspawn %.3f %.3f %.3f\n%s%s%s"
-				"# time msec pitch yaw roll forward side up buttons impulse\n",
-				r->map, origin[0], origin[1], origin[2],
-				r->source[0] ? "source " : "", r->source,
-				r->source[0] ? "\n" : "");
-	return snprintf(buf, size,
-			"qwbots-actions 1\nmap %s\nspawn none\n%s%s%s"
-			"# time msec pitch yaw roll forward side up buttons impulse\n",
-			r->map, r->source[0] ? "source " : "", r->source,
-			r->source[0] ? "\n" : "");
-}
-
 bool recorder_cmd(struct recorder *r, double now, const float origin[3],
 		  const struct usercmd *cmd)
 {
-	char line[RECORD_HEADER_MAX];
+	char line[ACTIONS_LINE_MAX];
 	double t;
 	int n;
 
@@ -176,7 +145,7 @@ bool recorder_cmd(struct recorder *r, double now, const float origin[3],
 		return false;
 	}
 	if (!r->started) {
-		n = format_header(r, origin, line, sizeof(line));
+		n = actions_format_header(line, sizeof(line), r->map, origin, r->source);
 		if (n < 0 || (size_t)n >= sizeof(line) || !put(r, line, (size_t)n)) {
 			r->dropped++;
 			return false;
@@ -187,14 +156,8 @@ bool recorder_cmd(struct recorder *r, double now, const float origin[3],
 	t = now - r->t0;
 	if (!(t >= r->last))	/* a clock that went back, or NaN */
 		t = r->last;
-	if (t > 1e9)		/* the reader's limit: 30 years */
-		t = 1e9;
-	n = snprintf(line, RECORD_LINE_MAX, "%.3f %u %.4f %.4f %.4f %d %d %d %u %u\n",
-		     t, cmd->msec, wrap_angle(cmd->angles[0]),
-		     wrap_angle(cmd->angles[1]), wrap_angle(cmd->angles[2]),
-		     cmd->forwardmove, cmd->sidemove, cmd->upmove, cmd->buttons,
-		     cmd->impulse);
-	if (n < 0 || n >= RECORD_LINE_MAX || !put(r, line, (size_t)n)) {
+	n = actions_format_line(line, sizeof(line), t, cmd);
+	if (n < 0 || (size_t)n >= sizeof(line) || !put(r, line, (size_t)n)) {
 		r->dropped++;
 		return false;
 	}
@@ -207,8 +170,7 @@ void recorder_set_map(struct recorder *r, const char *map)
 {
 	if (!r || r->started)
 		return;
-	strlcpy(r->map, map && map[0] && !strpbrk(map, " \t\r\n") ? map : "unknown",
-		sizeof(r->map));
+	strlcpy(r->map, map ? map : "", sizeof(r->map));
 }
 
 void recorder_get_stats(const struct recorder *r, struct recorder_stats *out)
@@ -244,8 +206,8 @@ int recorder_close(struct recorder *r)
 		return 0;
 	if (!r->started && !r->full) {
 		/* no command came: still a valid (empty) action file */
-		char head[RECORD_HEADER_MAX];
-		int n = format_header(r, NULL, head, sizeof(head));
+		char head[ACTIONS_LINE_MAX];
+		int n = actions_format_header(head, sizeof(head), r->map, NULL, r->source);
 
 		if (n > 0 && (size_t)n < sizeof(head))
 			put(r, head, (size_t)n);

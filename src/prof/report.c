@@ -8,8 +8,9 @@
  *   figures) and the frame loop never pays for them.  Text is built into a
  *   caller's buffer with snprintf semantics (the length wanted is
  *   returned, the buffer is always terminated); a JSON line is built
- *   whole on the stack and written with one fwrite, so a reader tailing the
- *   file never sees half an object.  A figure that was not measured (NaN)
+ *   whole on the stack by the project's JSON writer (src/common/json.c)
+ *   and written with one fwrite, so a reader tailing the file never sees
+ *   half an object.  A figure that was not measured (NaN)
  *   is left out of the text and written as null in JSON: JSON has no NaN,
  *   and the runner must tell "not measured" from zero.
  */
@@ -252,150 +253,122 @@ int prof_format_counters(const struct prof_stats *st, char *buf, size_t size)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void js_num(struct sbuf *s, double v)
+static void js_summary(struct json_out *j, const char *name,
+		       const struct qwd_hist_summary *m, double scale)
 {
-	if (isfinite(v))
-		sb_printf(s, "%.9g", v);
-	else
-		sb_printf(s, "null");
+	json_begin(j, name, '{');
+	json_u64(j, "count", m->count);
+	json_num(j, "mean", m->mean * scale);
+	json_num(j, "p50", (double)m->p50 * scale);
+	json_num(j, "p99", (double)m->p99 * scale);
+	json_num(j, "max", (double)m->max * scale);
+	json_end(j);
 }
 
-static void js_summary(struct sbuf *s, const char *name,
-		       const struct prof_summary *m, double scale)
+static void js_derived(struct json_out *j, const char *name,
+		       const struct prof_derived *d)
 {
-	sb_printf(s, ",\"%s\":{\"count\":%" PRIu64 ",\"mean\":", name, m->count);
-	js_num(s, m->mean * scale);
-	sb_printf(s, ",\"p50\":");
-	js_num(s, (double)m->p50 * scale);
-	sb_printf(s, ",\"p99\":");
-	js_num(s, (double)m->p99 * scale);
-	sb_printf(s, ",\"max\":");
-	js_num(s, (double)m->max * scale);
-	sb_printf(s, "}");
+	json_begin(j, name, '{');
+	json_num(j, "ipc", d->ipc);
+	json_num(j, "branch_miss_rate", d->branch_miss_rate);
+	json_num(j, "l1d_mpki", d->l1d_mpki);
+	json_num(j, "l1i_mpki", d->l1i_mpki);
+	json_num(j, "llc_mpki", d->llc_mpki);
+	json_num(j, "stall_frontend", d->stall_frontend);
+	json_num(j, "stall_backend", d->stall_backend);
+	json_num(j, "cpu_share", d->cpu_share);
+	json_num(j, "cycles", d->cycles);
+	json_num(j, "instructions", d->instructions);
+	json_num(j, "context_switches", d->context_switches);
+	json_num(j, "page_faults", d->page_faults);
+	json_end(j);
 }
 
-static void js_field(struct sbuf *s, bool *first, const char *name, double v)
+static void js_counters(struct json_out *j, const struct prof_stats *st)
 {
-	sb_printf(s, "%s\"%s\":", *first ? "" : ",", name);
-	*first = false;
-	js_num(s, v);
-}
-
-static void js_derived(struct sbuf *s, const char *name,
-		       const struct prof_derived *d, bool comma)
-{
-	bool first = true;
-
-	sb_printf(s, "%s\"%s\":{", comma ? "," : "", name);
-	js_field(s, &first, "ipc", d->ipc);
-	js_field(s, &first, "branch_miss_rate", d->branch_miss_rate);
-	js_field(s, &first, "l1d_mpki", d->l1d_mpki);
-	js_field(s, &first, "l1i_mpki", d->l1i_mpki);
-	js_field(s, &first, "llc_mpki", d->llc_mpki);
-	js_field(s, &first, "stall_frontend", d->stall_frontend);
-	js_field(s, &first, "stall_backend", d->stall_backend);
-	js_field(s, &first, "cpu_share", d->cpu_share);
-	js_field(s, &first, "cycles", d->cycles);
-	js_field(s, &first, "instructions", d->instructions);
-	js_field(s, &first, "context_switches", d->context_switches);
-	js_field(s, &first, "page_faults", d->page_faults);
-	sb_printf(s, "}");
-}
-
-static void js_counters(struct sbuf *s, const struct prof_stats *st)
-{
-	bool first = true;
-
-	sb_printf(s, ",\"counters\":");
 	if (st->counter_mode == PROF_CTR_OFF) {
-		sb_printf(s, "null");
+		json_null(j, "counters");
 		return;
 	}
-	sb_printf(s, "{\"mode\":\"%s\",\"user_only\":%s,\"merged_rx_exec\":%s,\"events\":[",
-		  prof_counter_mode_name(st->counter_mode),
-		  st->counters_user_only ? "true" : "false",
-		  st->counters_merged ? "true" : "false");
+	json_begin(j, "counters", '{');
+	json_str(j, "mode", prof_counter_mode_name(st->counter_mode));
+	json_bool(j, "user_only", st->counters_user_only);
+	json_bool(j, "merged_rx_exec", st->counters_merged);
+	json_begin(j, "events", '[');
 	for (int ev = 0; ev < PROF_EVENTS; ev++)
-		if (st->events_counted & (1u << ev)) {
-			sb_printf(s, "%s\"%s\"", first ? "" : ",", prof_event_name(ev));
-			first = false;
-		}
-	sb_printf(s, "],\"phases\":{");
+		if (st->events_counted & (1u << ev))
+			json_str(j, NULL, prof_event_name(ev));
+	json_end(j);
+	json_begin(j, "phases", '{');
 	for (int ph = 0; ph < PROF_PHASES; ph++)
-		js_derived(s, prof_phase_name(ph), &st->phase[ph], ph > 0);
-	js_derived(s, "busy", &st->busy, true);
-	js_derived(s, "all", &st->all, true);
-	sb_printf(s, "}}");
+		js_derived(j, prof_phase_name(ph), &st->phase[ph]);
+	js_derived(j, "busy", &st->busy);
+	js_derived(j, "all", &st->all);
+	json_end(j);
+	json_end(j);
 }
 
-static void js_build(struct sbuf *s, const struct prof_stats *st)
+static void js_build(struct json_out *j, const struct prof_stats *st)
 {
 	double sec = st->seconds;
-	bool first = true;
 
-	sb_printf(s, "{\"schema\":\"qwd-stats/1\",\"seq\":%" PRIu64 ",\"time\":", st->seq);
+	json_begin(j, NULL, '{');
+	json_str(j, "schema", "qwd-stats/1");
+	json_u64(j, "seq", st->seq);
 	/* microseconds of a Unix time need 16 digits, more than %.9g */
-	if (isfinite(st->wall_time))
-		sb_printf(s, "%.6f", st->wall_time);
-	else
-		sb_printf(s, "null");
-	sb_printf(s, ",\"uptime_s\":");
-	js_num(s, st->uptime_s);
-	sb_printf(s, ",\"interval_s\":");
-	js_num(s, sec);
+	json_fixed(j, "time", st->wall_time, 6);
+	json_num(j, "uptime_s", st->uptime_s);
+	json_num(j, "interval_s", sec);
+	json_u64(j, "frames", st->frames);
 	/* "timers": false when some frame of the interval was not timed:
 	 * its phase times are then missing from phase_ns */
-	sb_printf(s, ",\"frames\":%" PRIu64 ",\"timers\":%s,\"phase_ns\":{",
-		  st->frames, st->untimed ? "false" : "true");
+	json_bool(j, "timers", !st->untimed);
+	json_begin(j, "phase_ns", '{');
 	for (int ph = 0; ph < PROF_PHASES; ph++)
-		sb_printf(s, "%s\"%s\":%" PRIu64, ph ? "," : "", prof_phase_name(ph),
-			  st->phase_ns[ph]);
-	sb_printf(s, "},\"phase_share\":{");
+		json_u64(j, prof_phase_name(ph), st->phase_ns[ph]);
+	json_end(j);
+	json_begin(j, "phase_share", '{');
 	for (int ph = 0; ph < PROF_PHASES; ph++)
-		js_field(s, &first, prof_phase_name(ph), st->phase_share[ph]);
-	sb_printf(s, "},\"requests\":%" PRIu64 ",\"requests_per_s\":", st->requests);
-	js_num(s, per_s((double)st->requests, sec));
-	sb_printf(s, ",\"replies\":%" PRIu64 ",\"replies_per_s\":", st->replies);
-	js_num(s, per_s((double)st->replies, sec));
-	js_summary(s, "requests_per_frame", &st->requests_per_frame, 1.0);
-	js_summary(s, "request_time_us", &st->request_time_ns, 1e-3);
-	js_summary(s, "reply_bytes", &st->reply_bytes, 1.0);
-	js_summary(s, "frame_busy_us", &st->frame_busy_ns, 1e-3);
-	sb_printf(s, ",\"net\":{\"packets_in\":%" PRIu64 ",\"bytes_in\":%" PRIu64
-		  ",\"packets_out\":%" PRIu64 ",\"bytes_out\":%" PRIu64,
-		  st->packets_in, st->bytes_in, st->packets_out, st->bytes_out);
-	sb_printf(s, ",\"packets_in_per_s\":");
-	js_num(s, per_s((double)st->packets_in, sec));
-	sb_printf(s, ",\"bytes_in_per_s\":");
-	js_num(s, per_s((double)st->bytes_in, sec));
-	sb_printf(s, ",\"packets_out_per_s\":");
-	js_num(s, per_s((double)st->packets_out, sec));
-	sb_printf(s, ",\"bytes_out_per_s\":");
-	js_num(s, per_s((double)st->bytes_out, sec));
-	sb_printf(s, "},\"clients\":{\"active\":%d,\"in_Bps_mean\":", st->clients_active);
-	js_num(s, st->client_in_Bps_mean);
-	sb_printf(s, ",\"in_Bps_max\":");
-	js_num(s, st->client_in_Bps_max);
-	sb_printf(s, ",\"out_Bps_mean\":");
-	js_num(s, st->client_out_Bps_mean);
-	sb_printf(s, ",\"out_Bps_max\":");
-	js_num(s, st->client_out_Bps_max);
-	sb_printf(s, "}");
-	js_counters(s, st);
-	sb_printf(s, "}\n");
+		json_num(j, prof_phase_name(ph), st->phase_share[ph]);
+	json_end(j);
+	json_u64(j, "requests", st->requests);
+	json_num(j, "requests_per_s", per_s((double)st->requests, sec));
+	json_u64(j, "replies", st->replies);
+	json_num(j, "replies_per_s", per_s((double)st->replies, sec));
+	js_summary(j, "requests_per_frame", &st->requests_per_frame, 1.0);
+	js_summary(j, "request_time_us", &st->request_time_ns, 1e-3);
+	js_summary(j, "reply_bytes", &st->reply_bytes, 1.0);
+	js_summary(j, "frame_busy_us", &st->frame_busy_ns, 1e-3);
+	json_begin(j, "net", '{');
+	json_u64(j, "packets_in", st->packets_in);
+	json_u64(j, "bytes_in", st->bytes_in);
+	json_u64(j, "packets_out", st->packets_out);
+	json_u64(j, "bytes_out", st->bytes_out);
+	json_num(j, "packets_in_per_s", per_s((double)st->packets_in, sec));
+	json_num(j, "bytes_in_per_s", per_s((double)st->bytes_in, sec));
+	json_num(j, "packets_out_per_s", per_s((double)st->packets_out, sec));
+	json_num(j, "bytes_out_per_s", per_s((double)st->bytes_out, sec));
+	json_end(j);
+	json_begin(j, "clients", '{');
+	json_i64(j, "active", st->clients_active);
+	json_num(j, "in_Bps_mean", st->client_in_Bps_mean);
+	json_num(j, "in_Bps_max", st->client_in_Bps_max);
+	json_num(j, "out_Bps_mean", st->client_out_Bps_mean);
+	json_num(j, "out_Bps_max", st->client_out_Bps_max);
+	json_end(j);
+	js_counters(j, st);
+	json_end(j);
+	json_raw(j, "\n");
 }
 
 int prof_write_json(const struct prof_stats *st, FILE *f)
 {
 	char buf[16384];
-	struct sbuf s = {buf, sizeof(buf), 0};
+	struct json_out j;
 
-	js_build(&s, st);
-	if (s.len >= sizeof(buf))
-		return -1;	/* cannot happen with the fields above */
-	if (fwrite(buf, 1, s.len, f) != s.len || fflush(f) != 0)
-		return -1;
-	return 0;
+	json_init(&j, NULL, buf, sizeof(buf));
+	js_build(&j, st);
+	return json_finish(&j, f);
 }
 
 /* ---- commands ------------------------------------------------------------ */

@@ -40,8 +40,6 @@
 
 #include <bsd/string.h>
 
-enum { SND_VOLUME = 1 << 15, SND_ATTENUATION = 1 << 14 };
-
 /* ---- delivery --------------------------------------------------------- */
 
 static void datagram_add(struct client *cl, const uint8_t *data, size_t len)
@@ -218,13 +216,13 @@ static void write_temp_entity(struct msg_buf *m, const struct game_temp_entity *
 	msg_write_byte(m, svc_temp_entity);
 	msg_write_byte(m, te->type);
 	switch (te->type) {
-	case GAME_TE_GUNSHOT:
-	case GAME_TE_BLOOD:
+	case TE_GUNSHOT:
+	case TE_BLOOD:
 		msg_write_byte(m, te->count < 1 ? 1 : te->count > 255 ? 255 : te->count);
 		break;
-	case GAME_TE_LIGHTNING1:
-	case GAME_TE_LIGHTNING2:
-	case GAME_TE_LIGHTNING3:
+	case TE_LIGHTNING1:
+	case TE_LIGHTNING2:
+	case TE_LIGHTNING3:
 		msg_write_short(m, ent);
 		for (int k = 0; k < 3; k++)
 			msg_write_coord(m, te->origin[k]);
@@ -245,7 +243,7 @@ static void svc_temp_entity_fn(void *ctx, const struct game_temp_entity *te,
 	uint8_t wbuf[32], nbuf[32];
 	struct msg_buf w, n;
 
-	if (te->type < GAME_TE_SPIKE || te->type > GAME_TE_LIGHTNINGBLOOD)
+	if (te->type < TE_SPIKE || te->type > TE_LIGHTNINGBLOOD)
 		return;
 	msg_init(&w, wbuf, sizeof(wbuf));
 	write_temp_entity(&w, te, te->entity);

@@ -21,7 +21,7 @@
 #   build/fuzz/fuzz_console    server.cfg / console / rcon command lines
 #   build/fuzz/fuzz_mapsrc     qwmap's .map reader and compiler; its
 #                              objects are tools/qwmap's, instrumented too
-#   build/fuzz/fuzz_actions    the action-file reader of tools/qwbots
+#   build/fuzz/fuzz_actions    the action-file reader (src/common/actions.c)
 #   build/fuzz/mkpackets       packet seeds from a real in-process session
 # The packet targets and mkpackets share tests/fuzz/netfix.c (a server on a
 # real map, clients in lockstep with it).  mkpackets links the same
@@ -41,13 +41,13 @@ LIBS    := $(shell pkg-config --libs libbsd libmd libpcap nettle 2>/dev/null) -l
 LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
-TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities
+TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities \
+           $(FUZZ_BUILD)/fuzz_actions
 NET_TARGETS := $(FUZZ_BUILD)/fuzz_oob $(FUZZ_BUILD)/fuzz_game \
                $(FUZZ_BUILD)/fuzz_client $(FUZZ_BUILD)/fuzz_console
-TOOL_TARGETS := $(FUZZ_BUILD)/fuzz_mapsrc $(FUZZ_BUILD)/fuzz_actions
+TOOL_TARGETS := $(FUZZ_BUILD)/fuzz_mapsrc
 # the tools' own files a tool target reaches (their main.c left out)
 QWMAP_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out tools/qwmap/main.c,$(wildcard tools/qwmap/*.c)))
-QWBOTS_OBJ := $(FUZZ_BUILD)/tools/qwbots/actions.o
 NETFIX  := $(FUZZ_BUILD)/tests/fuzz/netfix.o
 
 .PHONY: all
@@ -88,9 +88,6 @@ $(FUZZ_BUILD)/fuzz_stringcmd: $(FUZZ_BUILD)/tests/fuzz/fuzz_stringcmd.o $(NETFIX
 $(FUZZ_BUILD)/fuzz_mapsrc: $(FUZZ_BUILD)/tests/fuzz/fuzz_mapsrc.o $(QWMAP_OBJ) $(LIB)
 	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
 
-$(FUZZ_BUILD)/fuzz_actions: $(FUZZ_BUILD)/tests/fuzz/fuzz_actions.o $(QWBOTS_OBJ) $(LIB)
-	$(FUZZ_CC) $(SAN) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
-
 $(FUZZ_BUILD)/mkpackets: $(FUZZ_BUILD)/tests/fuzz/mkpackets.o $(NETFIX) $(LIB)
 	$(FUZZ_CC) -fsanitize=address,undefined -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
 
@@ -102,6 +99,6 @@ $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c
 -include $(LIB_OBJ:.o=.d) $(TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
 	$(NET_TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
 	$(NETFIX:.o=.d) $(FUZZ_BUILD)/tests/fuzz/mkpackets.d \
-	$(QWMAP_OBJ:.o=.d) $(QWBOTS_OBJ:.o=.d) \
+	$(QWMAP_OBJ:.o=.d) \
 	$(TOOL_TARGETS:$(FUZZ_BUILD)/%=$(FUZZ_BUILD)/tests/fuzz/%.d) \
 	$(FUZZ_BUILD)/tests/fuzz/fuzz_stringcmd.d

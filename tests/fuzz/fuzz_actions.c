@@ -1,6 +1,6 @@
 /*
  * fuzz_actions.c -- libFuzzer target: the action-file reader
- * (qwb_actions_parse, tools/qwbots/actions.c).
+ * (actions_parse, src/common/actions.c).
  *
  * Design note
  *   An action file is text a researcher writes, edits or downloads: a
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/qwbots/qwbots.h"
+#include "qwd/actions.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,8 +36,8 @@ static void fz_fail(const char *what, long a, long b)
 	abort();
 }
 
-static void fz_check(const struct qwb_actions *a,
-		     const struct qwb_parse_stats *st)
+static void fz_check(const struct actions *a,
+		     const struct actions_stats *st)
 {
 	if (st->bad_lines != 0)
 		fz_fail("accepted with bad lines", (long)st->bad_lines, 0);
@@ -48,7 +48,7 @@ static void fz_check(const struct qwb_actions *a,
 	    !memchr(a->source, '\0', sizeof(a->source)))
 		fz_fail("map or source unterminated", 0, 0);
 	for (size_t i = 0; i < a->n; i++) {
-		const struct qwb_action *c = &a->v[i];
+		const struct action *c = &a->v[i];
 
 		if (!isfinite(c->time) || c->time < 0 ||
 		    (i && c->time < a->v[i - 1].time))
@@ -59,23 +59,23 @@ static void fz_check(const struct qwb_actions *a,
 	}
 }
 
-static void fz_round_trip(const struct qwb_actions *a)
+static void fz_round_trip(const struct actions *a)
 {
-	struct qwb_actions b;
-	struct qwb_parse_stats st;
+	struct actions b;
+	struct actions_stats st;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
 		return;
-	qwb_actions_write_header(f, a->map, a->has_spawn ? a->spawn : NULL,
+	actions_write_header(f, a->map, a->has_spawn ? a->spawn : NULL,
 				 a->source);
 	for (size_t i = 0; i < a->n; i++)
-		qwb_actions_write_line(f, a->v[i].time, &a->v[i].cmd);
+		actions_write_line(f, a->v[i].time, &a->v[i].cmd);
 	fclose(f);
 	memset(&st, 0, sizeof(st));
-	if (qwb_actions_parse("again", text, len, &b, &st, err, sizeof(err)) != 0) {
+	if (actions_parse("again", text, len, &b, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "fuzz_actions: written back, refused: %s\n", err);
 		fz_fail("the writer's output is refused by the reader", 0, 0);
 	}
@@ -93,21 +93,21 @@ static void fz_round_trip(const struct qwb_actions *a)
 	}
 	if (strcmp(a->map, b.map) != 0)
 		fz_fail("round trip changed the map", 0, 0);
-	qwb_actions_free(&b);
+	actions_free(&b);
 	free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct qwb_actions a;
-	struct qwb_parse_stats st;
+	struct actions a;
+	struct actions_stats st;
 	char err[256];
 	int rc;
 
 	memset(&a, 0xa5, sizeof(a));
 	memset(&st, 0, sizeof(st));
 	memset(err, 0x7f, sizeof(err));
-	rc = qwb_actions_parse("fuzz.act", (const char *)data, size, &a, &st,
+	rc = actions_parse("fuzz.act", (const char *)data, size, &a, &st,
 			       err, sizeof(err));
 	if (rc != 0 && rc != -1)
 		fz_fail("parse returned neither 0 nor -1", rc, 0);
@@ -121,6 +121,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a.n <= FZ_ROUND_TRIP_MAX)
 			fz_round_trip(&a);
 	}
-	qwb_actions_free(&a);
+	actions_free(&a);
 	return 0;
 }

@@ -181,7 +181,7 @@ static void test_lightning_kicks_each_tick(void **state)
 	assert_true(cells >= 5);
 	assert_int_equal(s->mock.kick_calls, cells);
 	assert_int_equal(s->mock.big_kick_calls, 0);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_LIGHTNING2), cells);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_LIGHTNING2), cells);
 }
 
 static void test_lightning_discharges_in_water(void **state)
@@ -217,7 +217,7 @@ static void test_lightning_discharges_in_water(void **state)
 	/* all 6 cells at once: 210 of splash (reaching 250 units), the
 	 * zapper takes half */
 	assert_int_equal(scen_client(s, 0)->ammo_cells, 0);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_LIGHTNING2), 0);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_LIGHTNING2), 0);
 	assert_true(b->health <= 0);
 	assert_true(a->health <= 0);
 	assert_int_equal((int)c->health, 100);
@@ -449,7 +449,7 @@ static void test_explobox(void **state)
 	/* the rocket's blast and the box's (160) */
 	assert_null(scen_find(s, "misc_explobox"));
 	assert_null(scen_find(s, "explo_box"));
-	assert_true(mock_temp_entities(&s->mock, GAME_TE_EXPLOSION) >= 2);
+	assert_true(mock_temp_entities(&s->mock, TE_EXPLOSION) >= 2);
 	assert_true(b->health <= 0);
 	assert_non_null(strstr(s->mock.prints, "bob blew up\n"));
 	assert_int_equal((int)a->health, 100);

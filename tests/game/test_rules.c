@@ -54,7 +54,7 @@ static void test_rocket_kills_and_frags(void **state)
 
 	assert_true(b->health <= 0);
 	assert_int_equal(scen_count(s, "missile"), 0);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_EXPLOSION), 1);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_EXPLOSION), 1);
 	assert_int_equal(scen_client(s, 0)->frags, 1);
 	assert_int_equal(s->mock.frags[0], 1);
 	assert_non_null(strstr(s->mock.prints, "bob rides alice's rocket"));
@@ -100,11 +100,11 @@ static void test_grenade_bounces_and_explodes(void **state)
 	scen_run(s, 1.0);
 	assert_int_equal(scen_count(s, "grenade"), 1);
 	assert_true(mock_sounds(&s->mock, "weapons/bounce.wav") >= 1);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_EXPLOSION), 0);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_EXPLOSION), 0);
 
 	scen_run(s, 1.6);
 	assert_int_equal(scen_count(s, "grenade"), 0);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_EXPLOSION), 1);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_EXPLOSION), 1);
 }
 
 static void test_shotgun_hits(void **state)
@@ -125,7 +125,7 @@ static void test_shotgun_hits(void **state)
 	assert_true(b->health < 100);
 	assert_true(b->health >= 100 - 24);
 	assert_int_equal(((int)(100 - b->health)) % 4, 0);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_BLOOD), 1);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_BLOOD), 1);
 	assert_true(s->mock.damage_calls >= 1);
 	/* the next shot waits for attack_finished (0.5 s) */
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
@@ -150,7 +150,7 @@ static void test_lightning_kills(void **state)
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_run(s, 0.5);
 	assert_true(b->health <= 0);
-	assert_true(mock_temp_entities(&s->mock, GAME_TE_LIGHTNING2) >= 4);
+	assert_true(mock_temp_entities(&s->mock, TE_LIGHTNING2) >= 4);
 	assert_true(scen_client(s, 0)->ammo_cells <= 46);
 	assert_non_null(strstr(s->mock.prints, "bob accepts alice's shaft"));
 	assert_int_equal(scen_client(s, 0)->frags, 1);
@@ -313,7 +313,7 @@ static void test_teleporter_moves_player(void **state)
 	assert_true(p->obj->origin[1] == 200);
 	assert_true(p->obj->origin[2] == 24 + 27);
 	assert_true(p->velocity[1] > 299);
-	assert_int_equal(mock_temp_entities(&s->mock, GAME_TE_TELEPORT), 2);
+	assert_int_equal(mock_temp_entities(&s->mock, TE_TELEPORT), 2);
 	assert_int_equal(s->mock.setangle_calls, 1);
 	assert_true(s->mock.setangle[1] == 90);
 	scen_run(s, 0.3);

@@ -18,18 +18,18 @@
 #            MVDSV's "Bad password."
 #   playdemo ezQuake (under Xvfb, the client data of build/mkassets, the
 #            bundled maps in id1/maps) plays the demo: +playdemo
-#            demos/interop.mvd from its qw/; of five captures 2 s apart,
-#            at least two must draw the world (at least 64 colours in
-#            the band ezquake.sh uses: 440x100 at 100,280; a loaded
-#            machine may draw the first late, a close wall of the
-#            generated data has few colours) and two consecutive drawn
-#            ones differ (the tracked player moves: at least 5% of the
-#            band's pixels); its console
+#            demos/interop.mvd from its qw/; once the client draws (the
+#            session polls for it: a loaded machine starts it slowly),
+#            five captures 2 s apart, at least two of which must draw
+#            the world (at least 64 colours in the band ezquake.sh uses:
+#            440x100 at 100,280; a close wall of the generated data has
+#            fewer) and two consecutive drawn ones differ (the tracked
+#            player moves: at least 5% of the band's pixels); its console
 #            log (-condebug, qw/qconsole.log) says "Playing demo" and has
 #            no Host_Error, "Unexpected end of demo", "Corrupted demo",
 #            no entity-list warning
 #   qtvplay  ezQuake watches the live stream with "qtvplay HOST:PORT
-#            PASSWORD", the same two captures and the same console checks;
+#            PASSWORD", the same captures and the same console checks;
 #            qwd's log shows the stream started
 #   MVDSV    the same qtvplay checks against MVDSV 0.35 with KTX
 #            (qtv_streamport, qtv_password; tests/interop/qwbots-mvdsv.sh
@@ -87,8 +87,10 @@ wait_for() {
 	grep -qs "$2" "$1"
 }
 
-# session DIR BASE ARGS...: ezQuake (on the Xvfb display) with ARGS,
-# five captures 2 s apart from 4 s on, then SIGKILL
+# session DIR BASE ARGS...: ezQuake (on the Xvfb display) with ARGS;
+# from 6 s on, once the view band shows the world (polled each second for
+# up to 30 s more: a loaded machine starts the client slowly, which is no
+# failure), five captures 2 s apart, then SIGKILL
 session() {
 	dir=$1 base=$2
 	shift 2
@@ -96,7 +98,15 @@ session() {
 		+set vid_xpos 0 +set vid_ypos 0 +set cl_onload none "$@" \
 		>"$dir/client.log" 2>&1 &
 	echo $! >"$dir/ez.pid"
-	sleep 4
+	sleep 6
+	_i=0
+	while [ $_i -lt 30 ]; do
+		import -window root "$dir/probe.png" 2>/dev/null
+		_n=$(identify -format '%k' "$dir/probe.png[$region]" 2>/dev/null)
+		[ "${_n:-0}" -ge $min_colours ] && break
+		sleep 1
+		_i=$((_i + 1))
+	done
 	for shot in a b c d e; do
 		import -window root "$dir/$shot.png"
 		sleep 2
@@ -117,7 +127,7 @@ view() {
 	shift 3
 	mkdir -p "$dir"
 	rm -f "$base/qw/qconsole.log"
-	timeout 60 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" --session "$dir" "$base" "$@"
+	timeout 90 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" --session "$dir" "$base" "$@"
 	kill -9 "$(cat "$dir/ez.pid" 2>/dev/null)" 2>/dev/null
 	fails=""
 	picture=""

@@ -424,7 +424,7 @@ static const char *parse_value(const char *s, int depth)
 	}
 }
 
-bool json_valid(const char *text)
+bool json_text_valid(const char *text)
 {
 	const char *end = parse_value(text, 0);
 
@@ -459,7 +459,7 @@ static const char *find_key(const char *s, const char *key, size_t len)
 	return NULL;
 }
 
-bool json_get(const char *text, const char *path, char *out, size_t size)
+bool json_text_get(const char *text, const char *path, char *out, size_t size)
 {
 	const char *v = text, *end;
 
@@ -480,11 +480,11 @@ bool json_get(const char *text, const char *path, char *out, size_t size)
 	return true;
 }
 
-double json_num(const char *text, const char *path)
+double json_text_num(const char *text, const char *path)
 {
 	char buf[64];
 
-	if (!json_get(text, path, buf, sizeof(buf)) || !strcmp(buf, "null"))
+	if (!json_text_get(text, path, buf, sizeof(buf)) || !strcmp(buf, "null"))
 		return NAN;
 	return strtod(buf, NULL);
 }

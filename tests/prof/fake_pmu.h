@@ -74,11 +74,11 @@ int log_capture_count(const struct log_capture *c, const char *needle);
 /* A minimal JSON checker: the whole text is one valid JSON value
  * (objects, arrays, strings without escapes beyond \" and \\, numbers,
  * true, false, null). */
-bool json_valid(const char *text);
+bool json_text_valid(const char *text);
 /* The text of the value at a dotted path ("a.b.c") in an object, copied
  * into out; false when absent. */
-bool json_get(const char *text, const char *path, char *out, size_t size);
+bool json_text_get(const char *text, const char *path, char *out, size_t size);
 /* the number at path, or NAN (absent or null) */
-double json_num(const char *text, const char *path);
+double json_text_num(const char *text, const char *path);
 
 #endif

@@ -345,8 +345,8 @@ static void test_rotation(void **state)
 	assert_non_null(f);
 	assert_int_equal(prof_write_json(&st, f), 0);
 	fclose(f);
-	assert_true(json_valid(json));
-	assert_true(json_get(json, "counters.mode", line, sizeof(line)));
+	assert_true(json_text_valid(json));
+	assert_true(json_text_get(json, "counters.mode", line, sizeof(line)));
 	assert_string_equal(line, "\"rotating\"");
 
 	/* off and on again: straight back to rotating, said once */

@@ -276,8 +276,8 @@ static void test_intervals(void **state)
 		for (char *l = strtok_r(text, "\n", &save); l;
 		     l = strtok_r(NULL, "\n", &save)) {
 			lines++;
-			assert_true(json_valid(l));
-			assert_true(json_num(l, "seq") == lines);
+			assert_true(json_text_valid(l));
+			assert_true(json_text_num(l, "seq") == lines);
 		}
 		assert_int_equal(lines, 3);
 	}

@@ -39,10 +39,10 @@ static void sample(struct prof_stats *st)
 	}
 	st->requests = 31800;
 	st->replies = 31790;
-	st->requests_per_frame = (struct prof_summary){9980, 3.19, 3, 9, 40};
-	st->request_time_ns = (struct prof_summary){31790, 99000.0, 85000, 410000, 1200000};
-	st->reply_bytes = (struct prof_summary){31790, 410.0, 380, 1100, 1380};
-	st->frame_busy_ns = (struct prof_summary){9980, 110000.0, 100000, 300000, 900000};
+	st->requests_per_frame = (struct qwd_hist_summary){9980, 3.19, 3, 9, 40};
+	st->request_time_ns = (struct qwd_hist_summary){31790, 99000.0, 85000, 410000, 1200000};
+	st->reply_bytes = (struct qwd_hist_summary){31790, 410.0, 380, 1100, 1380};
+	st->frame_busy_ns = (struct qwd_hist_summary){9980, 110000.0, 100000, 300000, 900000};
 	st->packets_in = 31800;
 	st->bytes_in = 1900000;
 	st->packets_out = 31790;
@@ -143,44 +143,44 @@ static void test_json_fields(void **state)
 	fclose(f);
 	assert_int_equal(buf[strlen(buf) - 1], '\n');
 	assert_ptr_equal(strchr(buf, '\n'), buf + strlen(buf) - 1);	/* one line */
-	assert_true(json_valid(buf));
-	assert_true(json_get(buf, "schema", v, sizeof(v)));
+	assert_true(json_text_valid(buf));
+	assert_true(json_text_get(buf, "schema", v, sizeof(v)));
 	assert_string_equal(v, "\"qwd-stats/1\"");
-	assert_true(json_num(buf, "seq") == 7);
-	assert_true(fabs(json_num(buf, "time") - 1700000000.5) < 1e-3);
-	assert_true(json_num(buf, "interval_s") == 10.0);
-	assert_true(json_num(buf, "frames") == 9980);
+	assert_true(json_text_num(buf, "seq") == 7);
+	assert_true(fabs(json_text_num(buf, "time") - 1700000000.5) < 1e-3);
+	assert_true(json_text_num(buf, "interval_s") == 10.0);
+	assert_true(json_text_num(buf, "frames") == 9980);
 	/* the phases by name */
-	assert_true(json_num(buf, "phase_ns.world") == 40000000);
-	assert_true(json_num(buf, "phase_ns.receive") == 210000000);
-	assert_true(json_num(buf, "phase_ns.execute") == 300000000);
-	assert_true(json_num(buf, "phase_ns.reply") == 620000000);
-	assert_true(json_num(buf, "phase_ns.idle") == 8830000000.0);
-	assert_true(fabs(json_num(buf, "phase_share.idle") - 0.883) < 1e-9);
-	assert_true(json_num(buf, "requests") == 31800);
-	assert_true(fabs(json_num(buf, "requests_per_s") - 3180.0) < 1e-9);
-	assert_true(fabs(json_num(buf, "replies_per_s") - 3179.0) < 1e-9);
-	assert_true(fabs(json_num(buf, "requests_per_frame.mean") - 3.19) < 1e-9);
-	assert_true(json_num(buf, "request_time_us.p50") == 85.0);
-	assert_true(json_num(buf, "request_time_us.p99") == 410.0);
-	assert_true(json_num(buf, "request_time_us.max") == 1200.0);
-	assert_true(json_num(buf, "request_time_us.count") == 31790);
-	assert_true(json_num(buf, "reply_bytes.max") == 1380);
-	assert_true(json_num(buf, "frame_busy_us.p99") == 300.0);
-	assert_true(json_num(buf, "net.bytes_out") == 13000000);
-	assert_true(fabs(json_num(buf, "net.bytes_out_per_s") - 1300000.0) < 1e-6);
-	assert_true(json_num(buf, "clients.active") == 10);
-	assert_true(json_num(buf, "clients.out_Bps_max") == 150000.0);
-	assert_true(json_get(buf, "counters.mode", v, sizeof(v)));
+	assert_true(json_text_num(buf, "phase_ns.world") == 40000000);
+	assert_true(json_text_num(buf, "phase_ns.receive") == 210000000);
+	assert_true(json_text_num(buf, "phase_ns.execute") == 300000000);
+	assert_true(json_text_num(buf, "phase_ns.reply") == 620000000);
+	assert_true(json_text_num(buf, "phase_ns.idle") == 8830000000.0);
+	assert_true(fabs(json_text_num(buf, "phase_share.idle") - 0.883) < 1e-9);
+	assert_true(json_text_num(buf, "requests") == 31800);
+	assert_true(fabs(json_text_num(buf, "requests_per_s") - 3180.0) < 1e-9);
+	assert_true(fabs(json_text_num(buf, "replies_per_s") - 3179.0) < 1e-9);
+	assert_true(fabs(json_text_num(buf, "requests_per_frame.mean") - 3.19) < 1e-9);
+	assert_true(json_text_num(buf, "request_time_us.p50") == 85.0);
+	assert_true(json_text_num(buf, "request_time_us.p99") == 410.0);
+	assert_true(json_text_num(buf, "request_time_us.max") == 1200.0);
+	assert_true(json_text_num(buf, "request_time_us.count") == 31790);
+	assert_true(json_text_num(buf, "reply_bytes.max") == 1380);
+	assert_true(json_text_num(buf, "frame_busy_us.p99") == 300.0);
+	assert_true(json_text_num(buf, "net.bytes_out") == 13000000);
+	assert_true(fabs(json_text_num(buf, "net.bytes_out_per_s") - 1300000.0) < 1e-6);
+	assert_true(json_text_num(buf, "clients.active") == 10);
+	assert_true(json_text_num(buf, "clients.out_Bps_max") == 150000.0);
+	assert_true(json_text_get(buf, "counters.mode", v, sizeof(v)));
 	assert_string_equal(v, "\"rotating\"");
-	assert_true(json_get(buf, "counters.user_only", v, sizeof(v)));
+	assert_true(json_text_get(buf, "counters.user_only", v, sizeof(v)));
 	assert_string_equal(v, "false");
-	assert_true(fabs(json_num(buf, "counters.phases.busy.ipc") - 0.416) < 1e-12);
-	assert_true(json_num(buf, "counters.phases.execute.ipc") == 0.5);
+	assert_true(fabs(json_text_num(buf, "counters.phases.busy.ipc") - 0.416) < 1e-12);
+	assert_true(json_text_num(buf, "counters.phases.execute.ipc") == 0.5);
 	/* not measured: null, not NaN, not 0 */
-	assert_true(json_get(buf, "counters.phases.world.ipc", v, sizeof(v)));
+	assert_true(json_text_get(buf, "counters.phases.world.ipc", v, sizeof(v)));
 	assert_string_equal(v, "null");
-	assert_true(json_get(buf, "counters.phases.all.page_faults", v, sizeof(v)));
+	assert_true(json_text_get(buf, "counters.phases.all.page_faults", v, sizeof(v)));
 	assert_string_equal(v, "0");
 	assert_non_null(strstr(buf, "\"events\":[\"cycles\",\"instructions\","));
 }
@@ -199,13 +199,13 @@ static void test_json_counters_off_and_empty(void **state)
 	assert_non_null(f);
 	assert_int_equal(prof_write_json(&st, f), 0);
 	fclose(f);
-	assert_true(json_valid(buf));
-	assert_true(json_get(buf, "counters", v, sizeof(v)));
+	assert_true(json_text_valid(buf));
+	assert_true(json_text_get(buf, "counters", v, sizeof(v)));
 	assert_string_equal(v, "null");
 	/* rates of an empty interval are unknown, not infinite */
-	assert_true(json_get(buf, "requests_per_s", v, sizeof(v)));
+	assert_true(json_text_get(buf, "requests_per_s", v, sizeof(v)));
 	assert_string_equal(v, "null");
-	assert_true(json_num(buf, "requests") == 0);
+	assert_true(json_text_num(buf, "requests") == 0);
 }
 
 static void test_json_write_error(void **state)

@@ -221,7 +221,7 @@ static void test_reports_say_untimed(void **state)
 	n = fread(json, 1, sizeof(json) - 1, f);
 	json[n] = '\0';
 	fclose(f);
-	assert_true(json_get(json, "timers", v, sizeof(v)));
+	assert_true(json_text_get(json, "timers", v, sizeof(v)));
 	assert_string_equal(v, "false");
 	destroy(fx);
 }

@@ -241,7 +241,7 @@ static int make_capture(const char *path, int dlt)
 static void check_extract(int dlt, int client_port)
 {
 	char path[] = "/tmp/qwbots-cap-XXXXXX";
-	struct qwb_actions a;
+	struct actions a;
 	struct qwb_pcap_stats st;
 	char err[256];
 	int fd = mkstemp(path), begin, want = 0;
@@ -291,7 +291,7 @@ static void check_extract(int dlt, int client_port)
 	assert_int_equal(st.server_packets, STEPS - 7);
 	assert_true(st.skipped >= 3);
 	assert_int_equal(st.bad_messages, 0);
-	qwb_actions_free(&a);
+	actions_free(&a);
 }
 
 static void test_extract_ethernet(void **state)
@@ -310,7 +310,7 @@ static void test_no_session(void **state)
 {
 	char path[] = "/tmp/qwbots-cap-XXXXXX";
 	struct capture c = {0};
-	struct qwb_actions a;
+	struct actions a;
 	struct qwb_pcap_stats st;
 	char err[256];
 	int fd = mkstemp(path);

@@ -4,7 +4,7 @@
  *
  * Design note: the recorder exists to make files qwbots accepts, so each
  * test writes through recorder_* into a temporary folder and parses the
- * result with qwb_actions_load (tools/qwbots/actions.c, linked into this
+ * result with actions_load (src/common/actions.c, linked into this
  * program): the round trip is checked against the real reader, not
  * against a copy of the format.  Bounds, the empty file, a clock that
  * goes back, odd angles and refused paths are covered too.
@@ -90,11 +90,11 @@ static struct usercmd cmd_of(int msec, float pitch, float yaw, int fwd, int side
 	return c;
 }
 
-static void load(const char *path, struct qwb_actions *a)
+static void load(const char *path, struct actions *a)
 {
-	struct qwb_parse_stats st;
+	struct actions_stats st;
 	char err[256] = "";
-	int rc = qwb_actions_load(path, a, &st, err, sizeof(err));
+	int rc = actions_load(path, a, &st, err, sizeof(err));
 
 	if (rc != 0)
 		fail_msg("the reader refused the recording: %s", err);
@@ -106,7 +106,7 @@ static void test_round_trip(void **state)
 	struct fixture *fx = *state;
 	struct recorder *r;
 	struct recorder_stats st;
-	struct qwb_actions a;
+	struct actions a;
 	const float origin[3] = {480.0f, -352.5f, 88.25f};
 	struct usercmd c[4];
 	char err[128];
@@ -158,7 +158,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(a.v[3].cmd.sidemove, -32768);
 	assert_int_equal(a.v[3].cmd.buttons, 255);
 	assert_int_equal(a.v[3].cmd.impulse, 255);
-	qwb_actions_free(&a);
+	actions_free(&a);
 }
 
 static void test_bound_keeps_a_readable_prefix(void **state)
@@ -166,7 +166,7 @@ static void test_bound_keeps_a_readable_prefix(void **state)
 	struct fixture *fx = *state;
 	struct recorder *r;
 	struct recorder_stats st;
-	struct qwb_actions a;
+	struct actions a;
 	struct usercmd c = cmd_of(33, 1.0f, 2.0f, 400, 0, 0, 0, 0);
 	const float origin[3] = {0, 0, 0};
 	char err[128];
@@ -191,14 +191,14 @@ static void test_bound_keeps_a_readable_prefix(void **state)
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	load(fx->path, &a);
 	assert_int_equal(a.n, st.commands);
-	qwb_actions_free(&a);
+	actions_free(&a);
 }
 
 static void test_empty_recording_is_a_valid_file(void **state)
 {
 	struct fixture *fx = *state;
 	struct recorder *r;
-	struct qwb_actions a;
+	struct actions a;
 	char err[128];
 
 	/* a map name the reader could not take as one word */
@@ -210,14 +210,14 @@ static void test_empty_recording_is_a_valid_file(void **state)
 	assert_int_equal(a.n, 0);
 	assert_false(a.has_spawn);
 	assert_string_equal(a.map, "unknown");
-	qwb_actions_free(&a);
+	actions_free(&a);
 }
 
 static void test_clock_going_back_and_bad_values(void **state)
 {
 	struct fixture *fx = *state;
 	struct recorder *r;
-	struct qwb_actions a;
+	struct actions a;
 	struct usercmd c = cmd_of(20, 0.0f, 0.0f, 0, 0, 0, 0, 0);
 	const float bad_origin[3] = {INFINITY, 0, 0};
 	char err[128];
@@ -238,7 +238,7 @@ static void test_clock_going_back_and_bad_values(void **state)
 	assert_float_equal(a.v[1].time, 1.0, 1e-9);
 	assert_float_equal(a.v[2].time, 1.0, 1e-9);
 	assert_float_equal(a.v[3].time, 2.0, 1e-9);
-	qwb_actions_free(&a);
+	actions_free(&a);
 }
 
 static void test_refused_paths_and_bounds(void **state)

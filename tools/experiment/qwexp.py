@@ -442,7 +442,8 @@ def callgrind_row(config, bots, rate, window, recs, annotate_text):
 def callgrind_run(st, config):
     """qwd under callgrind (instructions inside server_frame only) with a
     fixed small load, the same seed each time, stopped with SIGINT; the
-    self cost of src/prof/ and clock_gettime per reply qwd sent."""
+    self cost of the profiler's files (valgrind.PROFILER_FILES) and
+    clock_gettime per reply qwd sent."""
     a = st.a
     d = st.point_dir("overhead", "callgrind-" + config)
     port = st.ctl.free_port()

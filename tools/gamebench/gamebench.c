@@ -21,8 +21,8 @@
  *   Times are CPU time of this one thread (CLOCK_THREAD_CPUTIME_ID) read
  *   around each call, so other processes on the machine do not count;
  *   the wall time of the whole run is shown beside them.  Per-frame
- *   times are kept (one array, allocated before the run) for the
- *   percentiles.  The entity counts (players alive, projectiles: rockets,
+ *   times go into the project's histogram (qwd_hist, nanoseconds), so the
+ *   percentiles follow the rule qwd's and qwbots' figures follow.  The entity counts (players alive, projectiles: rockets,
  *   grenades, nails; everything in use) are taken after each frame,
  *   outside the timed calls.
  *   The same map, bots, seed and frames do the same work: the totals
@@ -44,6 +44,7 @@
 
 #include "qwd/game.h"
 #include "qwd/world.h"
+#include "qwtools.h"
 
 enum {
 	BENCH_MAX_BOTS = 2048,
@@ -89,22 +90,6 @@ struct options {
 static double rng_unit(struct rng *r)
 {
 	return qwd_rng_unit(&r->s);
-}
-
-static double thread_cpu(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* ---- the engine's side ---------------------------------------------- */
@@ -179,29 +164,6 @@ static void services(struct engine *e, struct game_services *s)
 	s->cvar = e_cvar;
 }
 
-/* ---- the description -------------------------------------------------- */
-
-static void proc_value(const char *file, const char *key, char *out, size_t len)
-{
-	char line[512];
-	FILE *f = fopen(file, "r");
-
-	snprintf(out, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, key, strlen(key)) != 0 || !colon)
-			continue;
-		colon += 1 + strspn(colon + 1, " \t");
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(out, len, "%s", colon);
-		break;
-	}
-	fclose(f);
-}
-
 /* ---- the bots ----------------------------------------------------------- */
 
 static const struct {
@@ -262,50 +224,24 @@ static void bot_cmd(struct bot *b, struct rng *r, double time, int frame,
 
 /* ---- figures ----------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
+/* a histogram of nanoseconds as microseconds, by the project's one
+ * percentile rule (qwd_hist) */
+static struct figures summarise(const struct qwd_hist *h)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	struct qwd_hist_summary m;
 
-	return x < y ? -1 : x > y;
-}
-
-/* nearest rank on the sorted values */
-static double percentile(const double *sorted, long n, double p)
-{
-	long k = (long)(p * (double)n + 0.999999) - 1;
-
-	if (k < 0)
-		k = 0;
-	if (k >= n)
-		k = n - 1;
-	return sorted[k];
-}
-
-static struct figures summarise(double *us, long n)
-{
-	struct figures f = {0, 0, 0, 0};
-	double sum = 0;
-
-	for (long i = 0; i < n; i++)
-		sum += us[i];
-	qsort(us, (size_t)n, sizeof(*us), cmp_double);
-	f.mean = sum / (double)n;
-	f.p50 = percentile(us, n, 0.50);
-	f.p99 = percentile(us, n, 0.99);
-	f.max = us[n - 1];
-	return f;
+	qwd_hist_summarize(h, &m);
+	return (struct figures){m.mean / 1e3, (double)m.p50 / 1e3,
+				(double)m.p99 / 1e3, (double)m.max / 1e3};
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (!qwd_parse_int(s, lo, hi, false, &v))
 		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -369,7 +305,7 @@ static bool is_projectile(const struct game_entity *e)
 }
 
 struct run {
-	double *world_us, *cmd_us;	/* per frame */
+	struct qwd_hist world_ns, cmd_ns;	/* CPU time per frame */
 	double world_cpu, cmd_cpu, wall;
 	uint64_t entity_runs, commands;
 	double players_sum, proj_sum, total_sum;
@@ -381,32 +317,34 @@ static void run_frames(struct game *g, const struct options *o, struct bot *bots
 		       struct rng *r, struct run *out)
 {
 	double time = 1.0;
-	double w0 = wall();
+	double w0 = qwd_clock_s(CLOCK_MONOTONIC);
 	uint64_t runs0 = g->stats.entity_runs, cmds0 = g->stats.commands;
 
+	qwd_hist_clear(&out->world_ns);
+	qwd_hist_clear(&out->cmd_ns);
 	out->players_min = (int)o->bots;
 	out->free_min = g->top;
 	for (long f = 0; f < o->frames; f++) {
-		double t0, t1, t2;
+		uint64_t t0, t1, t2;
 		int players = 0, proj = 0, total = 0, used = 0;
 
 		time += BENCH_FRAME_MSEC * 0.001;
 		for (long i = 0; i < o->bots; i++)
 			arm(g, (int)i, bots[i].weapon);
-		t0 = thread_cpu();
+		t0 = qwd_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		game_frame(g, time);
-		t1 = thread_cpu();
+		t1 = qwd_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (long i = 0; i < o->bots; i++) {
 			struct usercmd c;
 
 			bot_cmd(&bots[i], r, time, (int)f, (int)i, &c);
 			game_client_cmd(g, (int)i, &c);
 		}
-		t2 = thread_cpu();
-		out->world_us[f] = (t1 - t0) * 1e6;
-		out->cmd_us[f] = (t2 - t1) * 1e6;
-		out->world_cpu += t1 - t0;
-		out->cmd_cpu += t2 - t1;
+		t2 = qwd_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		qwd_hist_add(&out->world_ns, t1 - t0);
+		qwd_hist_add(&out->cmd_ns, t2 - t1);
+		out->world_cpu += (double)(t1 - t0) * 1e-9;
+		out->cmd_cpu += (double)(t2 - t1) * 1e-9;
 		for (int i = 1; i < g->num_entities && i < g->top; i++) {
 			const struct game_entity *e = &g->ents[i];
 
@@ -437,9 +375,20 @@ static void run_frames(struct game *g, const struct options *o, struct bot *bots
 		if (g->top - g->first_free - used < out->free_min)
 			out->free_min = g->top - g->first_free - used;
 	}
-	out->wall = wall() - w0;
+	out->wall = qwd_clock_s(CLOCK_MONOTONIC) - w0;
 	out->entity_runs = g->stats.entity_runs - runs0;
 	out->commands = g->stats.commands - cmds0;
+}
+
+static void json_figures(struct json_out *j, const char *key, const struct figures *f)
+{
+	json_break(j, 2);
+	json_begin(j, key, '{');
+	json_fixed(j, "mean", f->mean, 3);
+	json_fixed(j, "p50", f->p50, 3);
+	json_fixed(j, "p99", f->p99, 3);
+	json_fixed(j, "max", f->max, 3);
+	json_end(j);
 }
 
 static void write_json(const char *file, const struct options *o, const char *cpu,
@@ -449,44 +398,71 @@ static void write_json(const char *file, const struct options *o, const char *cp
 {
 	FILE *f = fopen(file, "w");
 	double n = (double)o->frames;
+	struct json_out j;
 
 	if (!f) {
 		fprintf(stderr, "gamebench: %s: %s\n", file, strerror(errno));
 		return;
 	}
-	fprintf(f, "{\n");
-	fprintf(f, "  \"tool\": \"gamebench\",\n");
-	fprintf(f, "  \"date\": \"%s\",\n", date);
-	fprintf(f, "  \"cpu\": \"%s\",\n", cpu);
-	fprintf(f, "  \"ram\": \"%s\",\n", ram);
-	fprintf(f, "  \"clock\": \"CLOCK_THREAD_CPUTIME_ID (CPU time of one thread)\",\n");
-	fprintf(f, "  \"map\": \"%s\",\n", o->map);
-	fprintf(f, "  \"bots\": %ld,\n", o->bots);
-	fprintf(f, "  \"weapon\": \"%s\",\n", o->weapon);
-	fprintf(f, "  \"deathmatch\": %ld,\n", o->deathmatch);
-	fprintf(f, "  \"seed\": %ld,\n", o->seed);
-	fprintf(f, "  \"frames\": %ld,\n", o->frames);
-	fprintf(f, "  \"frame_msec\": %d,\n", BENCH_FRAME_MSEC);
-	fprintf(f, "  \"game_seconds\": %.3f,\n", n * BENCH_FRAME_MSEC * 0.001);
-	fprintf(f, "  \"world_update_us\": {\"mean\": %.3f, \"p50\": %.3f, \"p99\": %.3f, "
-		   "\"max\": %.3f},\n", wf->mean, wf->p50, wf->p99, wf->max);
-	fprintf(f, "  \"world_update_ns_per_entity_run\": %.1f,\n", ns_per_entity);
-	fprintf(f, "  \"commands_us_per_frame\": {\"mean\": %.3f, \"p50\": %.3f, "
-		   "\"p99\": %.3f, \"max\": %.3f},\n", cf->mean, cf->p50, cf->p99, cf->max);
-	fprintf(f, "  \"command_us\": %.3f,\n",
-		r->commands ? r->cmd_cpu / (double)r->commands * 1e6 : 0.0);
-	fprintf(f, "  \"entities\": {\"players_alive_mean\": %.1f, \"players_alive_min\": %d, "
-		   "\"projectiles_mean\": %.1f, \"projectiles_max\": %d, "
-		   "\"total_mean\": %.1f, \"total_max\": %d, \"runs_per_frame\": %.1f, "
-		   "\"free_slots_min\": %d},\n",
-		r->players_sum / n, r->players_min, r->proj_sum / n, r->proj_max,
-		r->total_sum / n, r->total_max, (double)r->entity_runs / n, r->free_min);
-	fprintf(f, "  \"totals\": {\"shots\": %" PRIu64 ", \"kills\": %" PRIu64
-		   ", \"entity_runs\": %" PRIu64 ", \"commands\": %" PRIu64 "},\n",
-		g->stats.shots, g->stats.kills, r->entity_runs, r->commands);
-	fprintf(f, "  \"wall_seconds\": %.3f\n", r->wall);
-	fprintf(f, "}\n");
-	if (fclose(f) != 0)
+	json_init(&j, f, NULL, 0);
+	j.spaced = true;
+	json_begin(&j, NULL, '{');
+	json_break(&j, 2);
+	json_str(&j, "tool", "gamebench");
+	json_break(&j, 2);
+	json_str(&j, "date", date);
+	json_break(&j, 2);
+	json_str(&j, "cpu", cpu);
+	json_break(&j, 2);
+	json_str(&j, "ram", ram);
+	json_break(&j, 2);
+	json_str(&j, "clock", "CLOCK_THREAD_CPUTIME_ID (CPU time of one thread)");
+	json_break(&j, 2);
+	json_str(&j, "map", o->map);
+	json_break(&j, 2);
+	json_i64(&j, "bots", o->bots);
+	json_break(&j, 2);
+	json_str(&j, "weapon", o->weapon);
+	json_break(&j, 2);
+	json_i64(&j, "deathmatch", o->deathmatch);
+	json_break(&j, 2);
+	json_i64(&j, "seed", o->seed);
+	json_break(&j, 2);
+	json_i64(&j, "frames", o->frames);
+	json_break(&j, 2);
+	json_i64(&j, "frame_msec", BENCH_FRAME_MSEC);
+	json_break(&j, 2);
+	json_fixed(&j, "game_seconds", n * BENCH_FRAME_MSEC * 0.001, 3);
+	json_figures(&j, "world_update_us", wf);
+	json_break(&j, 2);
+	json_fixed(&j, "world_update_ns_per_entity_run", ns_per_entity, 1);
+	json_figures(&j, "commands_us_per_frame", cf);
+	json_break(&j, 2);
+	json_fixed(&j, "command_us", r->commands ? r->cmd_cpu / (double)r->commands * 1e6 : 0.0, 3);
+	json_break(&j, 2);
+	json_begin(&j, "entities", '{');
+	json_fixed(&j, "players_alive_mean", r->players_sum / n, 1);
+	json_i64(&j, "players_alive_min", r->players_min);
+	json_fixed(&j, "projectiles_mean", r->proj_sum / n, 1);
+	json_i64(&j, "projectiles_max", r->proj_max);
+	json_fixed(&j, "total_mean", r->total_sum / n, 1);
+	json_i64(&j, "total_max", r->total_max);
+	json_fixed(&j, "runs_per_frame", (double)r->entity_runs / n, 1);
+	json_i64(&j, "free_slots_min", r->free_min);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "totals", '{');
+	json_u64(&j, "shots", g->stats.shots);
+	json_u64(&j, "kills", g->stats.kills);
+	json_u64(&j, "entity_runs", r->entity_runs);
+	json_u64(&j, "commands", r->commands);
+	json_end(&j);
+	json_break(&j, 2);
+	json_fixed(&j, "wall_seconds", r->wall, 3);
+	json_break(&j, 0);
+	json_end(&j);
+	json_raw(&j, "\n");
+	if (json_finish(&j, NULL) != 0 || fclose(f) != 0)
 		fprintf(stderr, "gamebench: %s: write failed\n", file);
 }
 
@@ -521,11 +497,9 @@ int main(int argc, char **argv)
 	objs = calloc((size_t)max_entities, sizeof(*objs));
 	bots = calloc((size_t)o.bots, sizeof(*bots));
 	memset(&r, 0, sizeof(r));
-	r.world_us = calloc((size_t)o.frames, sizeof(double));
-	r.cmd_us = calloc((size_t)o.frames, sizeof(double));
 	g = game_create(&(struct game_config){max_entities, (int)o.bots,
 					      (uint64_t)o.seed + 1});
-	if (!eng || !objs || !bots || !r.world_us || !r.cmd_us || !g) {
+	if (!eng || !objs || !bots || !g) {
 		fprintf(stderr, "gamebench: out of memory\n");
 		return 1;
 	}
@@ -558,10 +532,10 @@ int main(int argc, char **argv)
 	run_frames(g, &o, bots, &rng, &r);
 
 	ns_per_entity = r.entity_runs ? r.world_cpu / (double)r.entity_runs * 1e9 : 0;
-	wf = summarise(r.world_us, o.frames);
-	cf = summarise(r.cmd_us, o.frames);
-	proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
-	proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
+	wf = summarise(&r.world_ns);
+	cf = summarise(&r.cmd_ns);
+	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	qwt_proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
 
 	printf("gamebench: the game's world update (game_frame) under load\n");
@@ -603,8 +577,6 @@ int main(int argc, char **argv)
 		write_json(o.json, &o, cpu, ram, date, &r, &wf, &cf, ns_per_entity, g);
 
 	game_destroy(g);
-	free(r.world_us);
-	free(r.cmd_us);
 	free(bots);
 	free(objs);
 	free(eng);

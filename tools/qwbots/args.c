@@ -141,36 +141,23 @@ static bool want(const char *a, const char *name, const char **inline_value)
 static int num(const char *opt, const char *v, double lo, double hi,
 	       double *out, char *err, size_t errsize)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi) {
+	if (!qwd_parse_double(v, lo, hi, out)) {
 		snprintf(err, errsize, "%s: \"%s\" is not a number in %g..%g", opt,
 			 v, lo, hi);
 		return -1;
 	}
-	*out = d;
 	return 0;
 }
 
 static int integer(const char *opt, const char *v, long long lo, long long hi,
 		   long long *out, char *err, size_t errsize)
 {
-	char *end;
-	long long n;
 	/* decimal, or hexadecimal with 0x: never octal, "010" is ten */
-	int base = v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10;
-
-	errno = 0;
-	n = strtoll(v, &end, base);
-	if (end == v || *end || errno || n < lo || n > hi) {
+	if (!qwd_parse_int(v, lo, hi, true, out)) {
 		snprintf(err, errsize, "%s: \"%s\" is not an integer in %lld..%lld",
 			 opt, v, lo, hi);
 		return -1;
 	}
-	*out = n;
 	return 0;
 }
 

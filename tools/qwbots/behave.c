@@ -118,7 +118,7 @@ const char *qwb_action_name(enum qwb_walker_action a)
 
 /* ---- replay ------------------------------------------------------------ */
 
-void qwb_replay_begin(struct qwb_replay *r, const struct qwb_actions *a,
+void qwb_replay_begin(struct qwb_replay *r, const struct actions *a,
 		      double now)
 {
 	r->a = a;
@@ -129,11 +129,11 @@ void qwb_replay_begin(struct qwb_replay *r, const struct qwb_actions *a,
 
 bool qwb_replay_step(struct qwb_replay *r, double now, struct usercmd *cmd)
 {
-	const struct qwb_actions *a = r->a;
+	const struct actions *a = r->a;
 	double t = now - r->start;
 	size_t end = r->pos;
 	uint8_t buttons = 0, impulse = 0;
-	const struct qwb_action *line;
+	const struct action *line;
 
 	clear_cmd(cmd);
 	if (!a || a->n == 0)

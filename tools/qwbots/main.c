@@ -25,7 +25,7 @@ static void on_signal(int sig)
 
 static int from_pcap(const struct qwb_config *c)
 {
-	struct qwb_actions a;
+	struct actions a;
 	struct qwb_pcap_stats st;
 	char err[512];
 
@@ -47,28 +47,28 @@ static int from_pcap(const struct qwb_config *c)
 		(unsigned long long)st.bad_messages);
 	if (a.n == 0) {
 		fprintf(stderr, "qwbots: %s: no moves of the client found\n", c->pcap_path);
-		qwb_actions_free(&a);
+		actions_free(&a);
 		return 1;
 	}
-	if (qwb_actions_save(c->out_path, &a, err, sizeof(err)) != 0) {
+	if (actions_save(c->out_path, &a, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qwbots: %s\n", err);
-		qwb_actions_free(&a);
+		actions_free(&a);
 		return 1;
 	}
 	fprintf(stderr, "qwbots: wrote %s: map %s, spawn %s, %zu commands, %.1f s\n",
 		c->out_path, a.map, a.has_spawn ? "known" : "unknown", a.n,
 		a.v[a.n - 1].time);
-	qwb_actions_free(&a);
+	actions_free(&a);
 	return 0;
 }
 
 static int check_actions(const struct qwb_config *c)
 {
-	struct qwb_actions a;
-	struct qwb_parse_stats st;
+	struct actions a;
+	struct actions_stats st;
 	char err[512];
 
-	if (qwb_actions_load(c->check_path, &a, &st, err, sizeof(err)) != 0) {
+	if (actions_load(c->check_path, &a, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qwbots: %s\n", err);
 		if (st.bad_lines > 1)
 			fprintf(stderr, "qwbots: %s: %zu bad lines in all\n",
@@ -82,7 +82,7 @@ static int check_actions(const struct qwb_config *c)
 		printf("spawn none, ");
 	printf("%zu commands, %.3f s%s%s\n", a.n, a.n ? a.v[a.n - 1].time : 0.0,
 	       a.source[0] ? ", source: " : "", a.source);
-	qwb_actions_free(&a);
+	actions_free(&a);
 	return 0;
 }
 

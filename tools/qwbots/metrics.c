@@ -1,18 +1,16 @@
 /*
- * metrics.c -- response-time histograms, totals, and the outputs (JSON,
- * CSV, the one-line progress display).
+ * metrics.c -- totals over the bots, and the outputs (JSON, CSV, the
+ * one-line progress display).
  *
  * Design note
  *   Response time is the time from sending a request to the first reply
  *   that acknowledges it (the netchan ack of the reply names the newest
  *   request the server had), the client-side figure of the QuakeWorld
- *   studies.  Samples go into a fixed log-linear histogram per bot: a
- *   value v < 64 us has its own bucket; above, the bucket is the top
- *   seven significant bits of v, so 64 buckets per power of two and a
- *   relative width of at most 1/64.  A percentile is reported as the
- *   middle of its bucket (clamped to the recorded min and max), within
- *   1/128 of a value actually recorded.  Totals merge the bots' buckets,
- *   so the total p99 is the p99 of all samples, not a mean of p99s.
+ *   studies.  Samples go into one histogram per bot, the project's
+ *   (struct qwd_hist: nanoseconds, log-linear, a percentile within 1/128
+ *   of a recorded value, the same rule as qwd's request times).  Totals
+ *   merge the bots' buckets, so the total p99 is the p99 of all samples,
+ *   not a mean of p99s.
  *
  *   Rates are per second of the measurement window; response_rate is
  *   replies / requests over that window (1.0: every request answered).
@@ -24,112 +22,11 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- histogram --------------------------------------------------------- */
-
-void qwb_hist_clear(struct qwb_hist *h)
+/* a response-time figure in milliseconds: the quantile q (q < 0: the
+ * mean) of a histogram of nanoseconds */
+static double rt_ms(const struct qwd_hist *h, double q)
 {
-	memset(h, 0, sizeof(*h));
-}
-
-uint32_t qwb_hist_index(uint32_t us)
-{
-	int msb;
-
-	if (us < QWB_HIST_SUB)
-		return us;
-	msb = 31 - __builtin_clz(us);	/* >= QWB_HIST_SUB_BITS */
-	return (uint32_t)QWB_HIST_SUB +
-	       (uint32_t)(msb - QWB_HIST_SUB_BITS) * QWB_HIST_SUB +
-	       ((us >> (msb - QWB_HIST_SUB_BITS)) & (QWB_HIST_SUB - 1));
-}
-
-uint32_t qwb_hist_lower(uint32_t index)
-{
-	uint32_t e, sub;
-
-	if (index < QWB_HIST_SUB)
-		return index;
-	e = (index - QWB_HIST_SUB) / QWB_HIST_SUB; /* msb - SUB_BITS */
-	sub = (index - QWB_HIST_SUB) % QWB_HIST_SUB;
-	return (QWB_HIST_SUB + sub) << e;
-}
-
-/* width of a bucket: 1 below 64, then 2^(msb - 6) */
-static uint32_t bucket_width(uint32_t index)
-{
-	if (index < QWB_HIST_SUB)
-		return 1;
-	return 1u << ((index - QWB_HIST_SUB) / QWB_HIST_SUB);
-}
-
-void qwb_hist_add_us(struct qwb_hist *h, uint32_t us)
-{
-	if (h->count == 0 || us < h->min_us)
-		h->min_us = us;
-	if (us > h->max_us)
-		h->max_us = us;
-	h->count++;
-	h->sum_us += us;
-	h->bucket[qwb_hist_index(us)]++;
-}
-
-void qwb_hist_add(struct qwb_hist *h, double seconds)
-{
-	double us = seconds * 1e6 + 0.5;
-
-	if (!(us >= 0))
-		us = 0;	/* a clock step backwards, or NaN */
-	if (us > 4294967295.0)
-		us = 4294967295.0;
-	qwb_hist_add_us(h, (uint32_t)us);
-}
-
-void qwb_hist_merge(struct qwb_hist *into, const struct qwb_hist *from)
-{
-	if (from->count == 0)
-		return;
-	if (into->count == 0 || from->min_us < into->min_us)
-		into->min_us = from->min_us;
-	if (from->max_us > into->max_us)
-		into->max_us = from->max_us;
-	into->count += from->count;
-	into->sum_us += from->sum_us;
-	for (int i = 0; i < QWB_HIST_BUCKETS; i++)
-		into->bucket[i] += from->bucket[i];
-}
-
-double qwb_hist_percentile_us(const struct qwb_hist *h, double p)
-{
-	uint64_t rank, seen = 0;
-	double v;
-
-	if (h->count == 0)
-		return 0;
-	if (!(p > 0))
-		return h->min_us;
-	if (p >= 100)
-		return h->max_us;
-	/* nearest rank: the ceil(p/100 * N)-th smallest sample */
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
-	if (rank < 1)
-		rank = 1;
-	for (uint32_t i = 0; i < QWB_HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen < rank)
-			continue;
-		v = qwb_hist_lower(i) + (bucket_width(i) - 1) / 2.0;
-		if (v < h->min_us)
-			v = h->min_us;
-		if (v > h->max_us)
-			v = h->max_us;
-		return v;
-	}
-	return h->max_us;
-}
-
-double qwb_hist_mean_us(const struct qwb_hist *h)
-{
-	return h->count ? (double)h->sum_us / (double)h->count : 0;
+	return (q < 0 ? qwd_hist_mean(h) : (double)qwd_hist_quantile(h, q)) / 1e6;
 }
 
 /* ---- totals ------------------------------------------------------------ */
@@ -146,6 +43,7 @@ void qwb_totals_compute(const struct qwb_bot_stats *b, int n, double window,
 	int joins = 0;
 
 	memset(t, 0, sizeof(*t));
+	qwd_hist_clear(&t->rt);
 	t->bots = n;
 	t->window = window;
 	for (int i = 0; i < n; i++) {
@@ -180,7 +78,7 @@ void qwb_totals_compute(const struct qwb_bot_stats *b, int n, double window,
 			t->bad[k] += s->bad[k];
 			t->bad_total += s->bad[k];
 		}
-		qwb_hist_merge(&t->rt, &s->rt);
+		qwd_hist_merge(&t->rt, &s->rt);
 	}
 	t->requests_per_s = per((double)t->requests, window);
 	t->replies_per_s = per((double)t->replies, window);
@@ -199,60 +97,32 @@ static const char *bad_name(int k)
 	return k < QWC_BAD_KINDS ? qwc_bad_name((enum qwc_bad_kind)k) : "oversized";
 }
 
-/* a JSON string: quotes, backslashes and control characters escaped */
-static void json_str(FILE *f, const char *s)
+static void json_rt(struct json_out *j, const char *key, const struct qwd_hist *h)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else if (c >= 0x80)
-			fprintf(f, "\\u%04x", c);	/* Quake's charset, not UTF-8 */
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	json_begin(j, key, '{');
+	json_u64(j, "samples", h->count);
+	json_num(j, "mean", rt_ms(h, -1));
+	json_num(j, "p50", rt_ms(h, 0.50));
+	json_num(j, "p90", rt_ms(h, 0.90));
+	json_num(j, "p99", rt_ms(h, 0.99));
+	json_num(j, "max", rt_ms(h, 1));
+	json_end(j);
 }
 
-/* a number that is always valid JSON (no NaN or infinity) */
-static void json_num(FILE *f, double v)
+static void json_bad(struct json_out *j, const uint64_t *bad)
 {
-	if (!isfinite(v))
-		v = 0;
-	fprintf(f, "%.6g", v);
-}
-
-static void json_rt(FILE *f, const struct qwb_hist *h)
-{
-	fprintf(f, "{\"samples\": %llu, \"mean\": ", (unsigned long long)h->count);
-	json_num(f, qwb_hist_mean_us(h) / 1000.0);
-	fprintf(f, ", \"p50\": ");
-	json_num(f, qwb_hist_percentile_us(h, 50) / 1000.0);
-	fprintf(f, ", \"p90\": ");
-	json_num(f, qwb_hist_percentile_us(h, 90) / 1000.0);
-	fprintf(f, ", \"p99\": ");
-	json_num(f, qwb_hist_percentile_us(h, 99) / 1000.0);
-	fprintf(f, ", \"max\": ");
-	json_num(f, h->count ? h->max_us / 1000.0 : 0);
-	fprintf(f, "}");
-}
-
-static void json_bad(FILE *f, const uint64_t *bad)
-{
-	fprintf(f, "{");
+	json_begin(j, "bad", '{');
 	for (int k = 0; k < QWB_BAD_KINDS; k++)
-		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", bad_name(k),
-			(unsigned long long)bad[k]);
-	fprintf(f, "}");
+		json_u64(j, bad_name(k), bad[k]);
+	json_end(j);
 }
 
-static void json_vec(FILE *f, const float *v)
+static void json_vec(struct json_out *j, const char *key, const float *v)
 {
-	fprintf(f, "[%.1f, %.1f, %.1f]", v[0], v[1], v[2]);
+	json_begin(j, key, '[');
+	for (int k = 0; k < 3; k++)
+		json_fixed(j, NULL, v[k], 1);
+	json_end(j);
 }
 
 static const char *behaviour_name(enum qwb_behaviour b)
@@ -260,176 +130,175 @@ static const char *behaviour_name(enum qwb_behaviour b)
 	return b == QWB_WALKER ? "walker" : b == QWB_REPLAY ? "replay" : "idle";
 }
 
-static void json_config(FILE *f, const struct qwb_report *r)
+static void json_config(struct json_out *j, const struct qwb_report *r)
 {
 	const struct qwb_config *c = r->cfg;
 
-	fprintf(f, "  \"config\": {\"server\": ");
-	json_str(f, c->server_text);
-	fprintf(f, ", \"map\": ");
-	json_str(f, r->map);
-	fprintf(f, ", \"bots\": %d, \"rate\": ", c->bots);
-	json_num(f, c->rate);
-	fprintf(f, ", \"jitter\": ");
-	json_num(f, c->jitter);
-	fprintf(f, ", \"duration\": ");
-	json_num(f, c->duration);
-	fprintf(f, ", \"warmup\": ");
-	json_num(f, c->warmup);
-	fprintf(f, ", \"join_rate\": ");
-	json_num(f, c->join_rate);
-	fprintf(f, ", \"seed\": %llu, \"behaviour\": \"%s\", \"qwdx\": %s, "
-		   "\"client_rate\": %d, \"sockets\": %d",
-		(unsigned long long)c->seed, behaviour_name(c->behaviour),
-		r->qwdx ? "true" : "false", c->client_rate, r->nsockets);
-	if (c->behaviour == QWB_WALKER)
-		fprintf(f, ", \"walker\": [%d, %d, %d]", c->walker.idle,
-			c->walker.walk, c->walker.after);
-	fprintf(f, ", \"action_files\": [");
-	for (int i = 0; i < r->nactions; i++) {
-		if (i)
-			fprintf(f, ", ");
-		json_str(f, r->action_files[i]);
+	json_break(j, 2);
+	json_begin(j, "config", '{');
+	json_str(j, "server", c->server_text);
+	json_str(j, "map", r->map);
+	json_i64(j, "bots", c->bots);
+	json_num(j, "rate", c->rate);
+	json_num(j, "jitter", c->jitter);
+	json_num(j, "duration", c->duration);
+	json_num(j, "warmup", c->warmup);
+	json_num(j, "join_rate", c->join_rate);
+	json_u64(j, "seed", c->seed);
+	json_str(j, "behaviour", behaviour_name(c->behaviour));
+	json_bool(j, "qwdx", r->qwdx);
+	json_i64(j, "client_rate", c->client_rate);
+	json_i64(j, "sockets", r->nsockets);
+	if (c->behaviour == QWB_WALKER) {
+		json_begin(j, "walker", '[');
+		json_i64(j, NULL, c->walker.idle);
+		json_i64(j, NULL, c->walker.walk);
+		json_i64(j, NULL, c->walker.after);
+		json_end(j);
 	}
-	fprintf(f, "], \"started\": ");
-	json_str(f, r->started);
-	fprintf(f, "},\n");
+	json_begin(j, "action_files", '[');
+	for (int i = 0; i < r->nactions; i++)
+		json_str(j, NULL, r->action_files[i]);
+	json_end(j);
+	json_str(j, "started", r->started);
+	json_end(j);
 }
 
-static void json_totals(FILE *f, const struct qwb_report *r,
+static void json_totals(struct json_out *j, const struct qwb_report *r,
 			const struct qwb_totals *t)
 {
-	fprintf(f, "  \"totals\": {\"bots\": %d, \"bots_reached\": %d, "
-		   "\"bots_in_game\": %d, \"bots_dropped\": %d, \"window_s\": ",
-		t->bots, t->reached, t->in_game, t->dropped);
-	json_num(f, t->window);
-	fprintf(f, ", \"window_start_unix\": %.3f, \"window_end_unix\": %.3f",
-		r->window_start_unix, r->window_end_unix);
-	fprintf(f, ", \"join_phase_s\": ");
-	json_num(f, r->join_phase_s);
-	fprintf(f, ", \"join_mean_s\": ");
-	json_num(f, t->join_mean_s);
-	fprintf(f, ", \"join_max_s\": ");
-	json_num(f, t->join_max_s);
-	fprintf(f, ",\n    \"requests\": %llu, \"replies\": %llu, \"acks\": %llu, "
-		   "\"requests_per_s\": ",
-		(unsigned long long)t->requests, (unsigned long long)t->replies,
-		(unsigned long long)t->acks);
-	json_num(f, t->requests_per_s);
-	fprintf(f, ", \"replies_per_s\": ");
-	json_num(f, t->replies_per_s);
-	fprintf(f, ", \"response_rate\": ");
-	json_num(f, t->response_rate);
-	fprintf(f, ",\n    \"response_time_ms\": ");
-	json_rt(f, &t->rt);
-	fprintf(f, ",\n    \"bytes_in\": %llu, \"bytes_out\": %llu, \"bytes_in_per_s\": ",
-		(unsigned long long)t->bytes_in, (unsigned long long)t->bytes_out);
-	json_num(f, t->bytes_in_per_s);
-	fprintf(f, ", \"bytes_out_per_s\": ");
-	json_num(f, t->bytes_out_per_s);
-	fprintf(f, ", \"players_per_reply\": ");
-	json_num(f, t->players_per_reply);
-	fprintf(f, ", \"players_max\": %llu, \"entities_per_reply\": ",
-		(unsigned long long)t->players_max);
-	json_num(f, t->ents_per_reply);
-	fprintf(f, ", \"entities_max\": %llu, \"entity_replies\": %llu, "
-		   "\"chokes\": %llu, \"lost\": %llu,\n    \"bad\": ",
-		(unsigned long long)t->ents_max, (unsigned long long)t->ents_replies,
-		(unsigned long long)t->chokes, (unsigned long long)t->lost);
-	json_bad(f, t->bad);
-	fprintf(f, ", \"bad_total\": %llu, \"foreign\": %llu, \"unroutable\": %llu, "
-		   "\"send_errors\": %llu, \"send_calls\": %llu, \"recv_calls\": %llu},\n",
-		(unsigned long long)t->bad_total, (unsigned long long)r->foreign,
-		(unsigned long long)r->unroutable, (unsigned long long)r->send_errors,
-		(unsigned long long)r->send_calls, (unsigned long long)r->recv_calls);
+	json_break(j, 2);
+	json_begin(j, "totals", '{');
+	json_i64(j, "bots", t->bots);
+	json_i64(j, "bots_reached", t->reached);
+	json_i64(j, "bots_in_game", t->in_game);
+	json_i64(j, "bots_dropped", t->dropped);
+	json_num(j, "window_s", t->window);
+	json_fixed(j, "window_start_unix", r->window_start_unix, 3);
+	json_fixed(j, "window_end_unix", r->window_end_unix, 3);
+	json_num(j, "join_phase_s", r->join_phase_s);
+	json_num(j, "join_mean_s", t->join_mean_s);
+	json_num(j, "join_max_s", t->join_max_s);
+	json_break(j, 4);
+	json_u64(j, "requests", t->requests);
+	json_u64(j, "replies", t->replies);
+	json_u64(j, "acks", t->acks);
+	json_num(j, "requests_per_s", t->requests_per_s);
+	json_num(j, "replies_per_s", t->replies_per_s);
+	json_num(j, "response_rate", t->response_rate);
+	json_break(j, 4);
+	json_rt(j, "response_time_ms", &t->rt);
+	json_break(j, 4);
+	json_u64(j, "bytes_in", t->bytes_in);
+	json_u64(j, "bytes_out", t->bytes_out);
+	json_num(j, "bytes_in_per_s", t->bytes_in_per_s);
+	json_num(j, "bytes_out_per_s", t->bytes_out_per_s);
+	json_num(j, "players_per_reply", t->players_per_reply);
+	json_u64(j, "players_max", t->players_max);
+	json_num(j, "entities_per_reply", t->ents_per_reply);
+	json_u64(j, "entities_max", t->ents_max);
+	json_u64(j, "entity_replies", t->ents_replies);
+	json_u64(j, "chokes", t->chokes);
+	json_u64(j, "lost", t->lost);
+	json_break(j, 4);
+	json_bad(j, t->bad);
+	json_u64(j, "bad_total", t->bad_total);
+	json_u64(j, "foreign", r->foreign);
+	json_u64(j, "unroutable", r->unroutable);
+	json_u64(j, "send_errors", r->send_errors);
+	json_u64(j, "send_calls", r->send_calls);
+	json_u64(j, "recv_calls", r->recv_calls);
+	json_end(j);
 }
 
-static void json_bot(FILE *f, const struct qwb_bot_stats *s, double window)
+static void json_bot(struct json_out *j, const struct qwb_bot_stats *s, double window)
 {
-	fprintf(f, "    {\"id\": %d, \"name\": ", s->id);
-	json_str(f, s->name);
-	fprintf(f, ", \"addr\": ");
-	json_str(f, s->addr);
-	fprintf(f, ", \"state\": ");
-	json_str(f, s->state ? s->state : "?");
-	fprintf(f, ", \"reason\": ");
-	json_str(f, s->reason);
-	fprintf(f, ", \"slot\": %d, \"reached\": %s, \"dropped\": %s, \"join_s\": ",
-		s->slot, s->reached ? "true" : "false", s->dropped ? "true" : "false");
-	json_num(f, s->reached ? s->join_s : -1);
-	fprintf(f, ", \"requests\": %llu, \"replies\": %llu, \"requests_per_s\": ",
-		(unsigned long long)s->requests, (unsigned long long)s->replies);
-	json_num(f, per((double)s->requests, window));
-	fprintf(f, ", \"replies_per_s\": ");
-	json_num(f, per((double)s->replies, window));
-	fprintf(f, ", \"response_rate\": ");
-	json_num(f, per((double)s->replies, (double)s->requests));
-	fprintf(f, ", \"response_time_ms\": ");
-	json_rt(f, &s->rt);
-	fprintf(f, ", \"bytes_in_per_s\": ");
-	json_num(f, per((double)s->bytes_in, window));
-	fprintf(f, ", \"bytes_out_per_s\": ");
-	json_num(f, per((double)s->bytes_out, window));
-	fprintf(f, ", \"players_per_reply\": ");
-	json_num(f, per((double)s->players_sum, (double)s->replies));
-	fprintf(f, ", \"entities_per_reply\": ");
-	json_num(f, s->ents_replies ? per((double)s->ents_sum, (double)s->ents_replies) : -1);
-	fprintf(f, ", \"chokes\": %llu, \"lost\": %llu, \"signons\": %llu, \"bad\": ",
-		(unsigned long long)s->chokes, (unsigned long long)s->lost,
-		(unsigned long long)s->signons);
-	json_bad(f, s->bad);
+	json_break(j, 4);
+	json_begin(j, NULL, '{');
+	json_i64(j, "id", s->id);
+	json_str(j, "name", s->name);
+	json_str(j, "addr", s->addr);
+	json_str(j, "state", s->state ? s->state : "?");
+	json_str(j, "reason", s->reason);
+	json_i64(j, "slot", s->slot);
+	json_bool(j, "reached", s->reached);
+	json_bool(j, "dropped", s->dropped);
+	json_num(j, "join_s", s->reached ? s->join_s : -1);
+	json_u64(j, "requests", s->requests);
+	json_u64(j, "replies", s->replies);
+	json_num(j, "requests_per_s", per((double)s->requests, window));
+	json_num(j, "replies_per_s", per((double)s->replies, window));
+	json_num(j, "response_rate", per((double)s->replies, (double)s->requests));
+	json_rt(j, "response_time_ms", &s->rt);
+	json_num(j, "bytes_in_per_s", per((double)s->bytes_in, window));
+	json_num(j, "bytes_out_per_s", per((double)s->bytes_out, window));
+	json_num(j, "players_per_reply", per((double)s->players_sum, (double)s->replies));
+	json_num(j, "entities_per_reply",
+		 s->ents_replies ? per((double)s->ents_sum, (double)s->ents_replies) : -1);
+	json_u64(j, "chokes", s->chokes);
+	json_u64(j, "lost", s->lost);
+	json_u64(j, "signons", s->signons);
+	json_bad(j, s->bad);
 	if (s->have_origin) {
-		fprintf(f, ", \"origin_start\": ");
-		json_vec(f, s->origin_start);
-		fprintf(f, ", \"origin_end\": ");
-		json_vec(f, s->origin_end);
+		json_vec(j, "origin_start", s->origin_start);
+		json_vec(j, "origin_end", s->origin_end);
 	}
-	fprintf(f, ", \"moved\": ");
-	json_num(f, s->moved_max);
-	fprintf(f, ", \"path\": ");
-	json_num(f, s->path);
-	fprintf(f, ", \"actions\": {\"jump\": %u, \"fire\": %u, \"turn\": %u}",
-		s->walker_actions[QWB_ACT_JUMP], s->walker_actions[QWB_ACT_FIRE],
-		s->walker_actions[QWB_ACT_TURN]);
-	if (s->actions_file >= 0)
-		fprintf(f, ", \"actions_file\": %d, \"replay_starts\": %u, "
-			   "\"spawn_matches\": %u, \"spawn_kills\": %u",
-			s->actions_file, s->replay_starts, s->spawn_matches,
-			s->spawn_kills);
-	fprintf(f, "}");
+	json_num(j, "moved", s->moved_max);
+	json_num(j, "path", s->path);
+	json_begin(j, "actions", '{');
+	json_u64(j, "jump", s->walker_actions[QWB_ACT_JUMP]);
+	json_u64(j, "fire", s->walker_actions[QWB_ACT_FIRE]);
+	json_u64(j, "turn", s->walker_actions[QWB_ACT_TURN]);
+	json_end(j);
+	if (s->actions_file >= 0) {
+		json_i64(j, "actions_file", s->actions_file);
+		json_u64(j, "replay_starts", s->replay_starts);
+		json_u64(j, "spawn_matches", s->spawn_matches);
+		json_u64(j, "spawn_kills", s->spawn_kills);
+	}
+	json_end(j);
 }
 
 int qwb_write_json(FILE *f, const struct qwb_report *r,
 		   const struct qwb_bot_stats *b, int n,
 		   const struct qwb_totals *t)
 {
-	fprintf(f, "{\n  \"qwbots\": 1,\n");
-	json_config(f, r);
-	json_totals(f, r, t);
-	fprintf(f, "  \"cpu\": {\"user_s\": ");
-	json_num(f, r->cpu_user_s);
-	fprintf(f, ", \"sys_s\": ");
-	json_num(f, r->cpu_sys_s);
-	fprintf(f, ", \"percent\": ");
-	json_num(f, per(r->cpu_user_s + r->cpu_sys_s, t->window) * 100.0);
-	fprintf(f, ", \"server_s\": ");
-	json_num(f, r->server_cpu_s);
-	fprintf(f, ", \"server_percent\": ");
-	json_num(f, r->server_cpu_s >= 0 ? per(r->server_cpu_s, t->window) * 100.0 : -1);
-	fprintf(f, "},\n  \"bots\": [\n");
-	for (int i = 0; i < n; i++) {
-		json_bot(f, &b[i], t->window);
-		fprintf(f, "%s\n", i + 1 < n ? "," : "");
-	}
-	fprintf(f, "  ]\n}\n");
-	return ferror(f) ? -1 : 0;
+	struct json_out j;
+
+	json_init(&j, f, NULL, 0);
+	j.spaced = true;
+	j.digits = 6;
+	json_begin(&j, NULL, '{');
+	json_break(&j, 2);
+	json_i64(&j, "qwbots", 1);
+	json_config(&j, r);
+	json_totals(&j, r, t);
+	json_break(&j, 2);
+	json_begin(&j, "cpu", '{');
+	json_num(&j, "user_s", r->cpu_user_s);
+	json_num(&j, "sys_s", r->cpu_sys_s);
+	json_num(&j, "percent", per(r->cpu_user_s + r->cpu_sys_s, t->window) * 100.0);
+	json_num(&j, "server_s", r->server_cpu_s);
+	json_num(&j, "server_percent",
+		 r->server_cpu_s >= 0 ? per(r->server_cpu_s, t->window) * 100.0 : -1);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "bots", '[');
+	for (int i = 0; i < n; i++)
+		json_bot(&j, &b[i], t->window);
+	json_break(&j, 2);
+	json_end(&j);
+	json_break(&j, 0);
+	json_end(&j);
+	json_raw(&j, "\n");
+	return json_finish(&j, NULL);
 }
 
 /* ---- CSV --------------------------------------------------------------- */
 
 static void csv_row(FILE *f, const char *id, const char *name, const char *state,
 		    int reached, double join_s, uint64_t requests, uint64_t replies,
-		    double window, const struct qwb_hist *rt, uint64_t bytes_in,
+		    double window, const struct qwd_hist *rt, uint64_t bytes_in,
 		    uint64_t bytes_out, double players, double ents, uint64_t bad)
 {
 	fprintf(f, "%s,%s,%s,%d,%.3f,%llu,%llu,%.3f,%.3f,%.4f,%.3f,%.3f,%.3f,%.3f,"
@@ -437,9 +306,8 @@ static void csv_row(FILE *f, const char *id, const char *name, const char *state
 		id, name, state, reached, join_s, (unsigned long long)requests,
 		(unsigned long long)replies, per((double)requests, window),
 		per((double)replies, window), per((double)replies, (double)requests),
-		qwb_hist_mean_us(rt) / 1000.0, qwb_hist_percentile_us(rt, 50) / 1000.0,
-		qwb_hist_percentile_us(rt, 99) / 1000.0,
-		rt->count ? rt->max_us / 1000.0 : 0, per((double)bytes_in, window),
+		rt_ms(rt, -1), rt_ms(rt, 0.50), rt_ms(rt, 0.99), rt_ms(rt, 1),
+		per((double)bytes_in, window),
 		per((double)bytes_out, window), players, ents, (unsigned long long)bad);
 }
 
@@ -485,7 +353,7 @@ static void human_bytes(char *out, size_t outsize, double bps)
 
 void qwb_progress_line(char *out, size_t outsize, double t, const char *phase,
 		       int in_game, int bots, double req_s, double rep_s,
-		       const struct qwb_hist *interval, double in_bps,
+		       const struct qwd_hist *interval, double in_bps,
 		       double out_bps, uint64_t bad)
 {
 	char in[24], ob[24];
@@ -497,7 +365,6 @@ void qwb_progress_line(char *out, size_t outsize, double t, const char *phase,
 		 "rt p50 %.2fms p99 %.2fms  in %s out %s  bad %llu",
 		 t, phase, in_game, bots, req_s, rep_s,
 		 req_s > 0 ? rep_s / req_s * 100.0 : 0.0,
-		 qwb_hist_percentile_us(interval, 50) / 1000.0,
-		 qwb_hist_percentile_us(interval, 99) / 1000.0, in, ob,
+		 rt_ms(interval, 0.50), rt_ms(interval, 0.99), in, ob,
 		 (unsigned long long)bad);
 }

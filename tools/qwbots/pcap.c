@@ -3,11 +3,10 @@
  * file (qwbots --from-pcap).
  *
  * Design note
- *   libpcap reads the file (pcap_open_offline: tcpdump -w output, pcapng
- *   too); each record is unwrapped by hand, every length checked against
- *   what was captured: the link header (Ethernet with optional VLAN tags,
- *   Linux cooked v1/v2, BSD loopback, raw IPv4), IPv4 (fragments are
- *   skipped: QuakeWorld datagrams never need them), UDP.
+ *   The capture's IPv4/UDP datagrams come from the tools' reader
+ *   (tools/lib/pcapread.c: anything libpcap reads, every length checked
+ *   against what was captured); a datagram the snap length cut is
+ *   skipped, since a move cannot be read from part of it.
  *
  *   Which side is the client: the one whose UDP port is --client-port, or
  *   else the sender of the first connectionless getchallenge or connect.
@@ -32,25 +31,20 @@
  *   minus the msec of the newer copies), from the first command kept.
  */
 #include "qwbots.h"
+#include "qwtools.h"
 
 #include <arpa/inet.h>
-#include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <bsd/string.h>
 
-struct endpoint {
-	uint32_t ip;	/* network order */
-	uint16_t port;	/* network order */
-};
-
 struct extract {
-	struct qwb_actions *out;
+	struct actions *out;
 	struct qwb_pcap_stats *st;
 	uint16_t client_port;	/* host order; 0: find it */
 	bool flow_known;
-	struct endpoint client, server;
+	struct net_addr client, server;	/* network order */
 
 	struct qwc q;		/* the passive client */
 	bool q_ready;		/* its netchan is set up */
@@ -63,90 +57,7 @@ struct extract {
 	bool have_t0;
 };
 
-/* ---- link, IPv4, UDP --------------------------------------------------- */
-
-struct udp_view {
-	struct endpoint src, dst;
-	const uint8_t *data;
-	size_t len;
-};
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* the offset of the IPv4 header in a frame, or -1 (not IPv4, too short) */
-static long link_offset(int dlt, const uint8_t *p, size_t caplen)
-{
-	size_t off;
-	uint16_t type;
-
-	switch (dlt) {
-	case DLT_EN10MB:
-		off = 12;
-		for (;;) {
-			if (caplen < off + 2)
-				return -1;
-			type = be16(p + off);
-			if (type != 0x8100 && type != 0x88a8)
-				break;
-			off += 4;	/* a VLAN tag */
-		}
-		return type == 0x0800 ? (long)(off + 2) : -1;
-	case DLT_LINUX_SLL:
-		return caplen >= 16 && be16(p + 14) == 0x0800 ? 16 : -1;
-	case DLT_LINUX_SLL2:
-		return caplen >= 20 && be16(p) == 0x0800 ? 20 : -1;
-	case DLT_NULL:
-	case DLT_LOOP:
-		/* the address family in host or network order: 2 is AF_INET */
-		if (caplen < 4)
-			return -1;
-		return (p[0] == 2 || p[3] == 2) ? 4 : -1;
-	case DLT_RAW:
-	case DLT_IPV4:
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static bool udp_of(int dlt, const uint8_t *p, size_t caplen, struct udp_view *u)
-{
-	long off = link_offset(dlt, p, caplen);
-	size_t ihl, total, ulen;
-	const uint8_t *ip, *udp;
-
-	if (off < 0 || caplen < (size_t)off + 20)
-		return false;
-	ip = p + off;
-	caplen -= (size_t)off;
-	if ((ip[0] >> 4) != 4)
-		return false;
-	ihl = (size_t)(ip[0] & 15) * 4;
-	total = be16(ip + 2);
-	if (ihl < 20 || total < ihl + 8 || total > caplen)
-		return false;	/* short, or cut by the snap length */
-	if ((be16(ip + 6) & 0x3fff) != 0 || ip[9] != 17)
-		return false;	/* a fragment, or not UDP */
-	udp = ip + ihl;
-	ulen = be16(udp + 4);
-	if (ulen < 8 || ihl + ulen > total)
-		return false;
-	memcpy(&u->src.ip, ip + 12, 4);
-	memcpy(&u->dst.ip, ip + 16, 4);
-	memcpy(&u->src.port, udp, 2);
-	memcpy(&u->dst.port, udp + 2, 2);
-	u->data = udp + 8;
-	u->len = ulen - 8;
-	return true;
-}
-
-static bool same(const struct endpoint *a, const struct endpoint *b)
-{
-	return a->ip == b->ip && a->port == b->port;
-}
+/* ---- connectionless packets ------------------------------------------- */
 
 static bool is_oob(const uint8_t *d, size_t len)
 {
@@ -164,9 +75,7 @@ static bool oob_starts(const uint8_t *d, size_t len, const char *word)
 
 static void passive_setup(struct extract *x, uint16_t qport, double t)
 {
-	struct net_addr server = {.ip = x->server.ip, .port = x->server.port};
-
-	netchan_setup(&x->q.chan, NETCHAN_CLIENT, &server, qport, t);
+	netchan_setup(&x->q.chan, NETCHAN_CLIENT, &x->server, qport, t);
 	x->q.state = QWC_CONNECTED;
 	x->q_ready = true;
 }
@@ -181,7 +90,7 @@ static void keep(struct extract *x, double t, const struct usercmd *cmd)
 		t = x->t0;
 	if (x->out->n && t - x->t0 < x->out->v[x->out->n - 1].time)
 		t = x->t0 + x->out->v[x->out->n - 1].time;
-	if (qwb_actions_push(x->out, t - x->t0, cmd))
+	if (actions_push(x->out, t - x->t0, cmd))
 		x->st->commands++;
 }
 
@@ -332,7 +241,7 @@ static void server_packet(struct extract *x, const uint8_t *d, size_t len,
 	if (x->q.state >= QWC_CONNECTED && x->q.state <= QWC_ACTIVE)
 		x->q_ready = true;
 	if (x->q.mapmodel[0])
-		qwb_map_name(x->q.mapmodel, x->out->map, sizeof(x->out->map));
+		actions_map_name(x->q.mapmodel, x->out->map, sizeof(x->out->map));
 	if (!x->spawn_known && x->q.state == QWC_ACTIVE) {
 		x->spawn_known = true;
 		x->out->has_spawn = true;
@@ -342,7 +251,7 @@ static void server_packet(struct extract *x, const uint8_t *d, size_t len,
 
 /* ---- the capture ------------------------------------------------------- */
 
-static void datagram(struct extract *x, const struct udp_view *u, double t)
+static void datagram(struct extract *x, const struct qwt_udp *u, double t)
 {
 	if (!x->flow_known) {
 		if (x->client_port) {
@@ -365,12 +274,11 @@ static void datagram(struct extract *x, const struct udp_view *u, double t)
 			return;
 		}
 		x->flow_known = true;
-		x->q.opt.server.ip = x->server.ip;
-		x->q.opt.server.port = x->server.port;
+		x->q.opt.server = x->server;
 	}
-	if (same(&u->src, &x->client) && same(&u->dst, &x->server))
+	if (net_addr_equal(&u->src, &x->client) && net_addr_equal(&u->dst, &x->server))
 		client_packet(x, u->data, u->len, t);
-	else if (same(&u->src, &x->server) && same(&u->dst, &x->client))
+	else if (net_addr_equal(&u->src, &x->server) && net_addr_equal(&u->dst, &x->client))
 		server_packet(x, u->data, u->len, t);
 	else
 		x->st->skipped++;
@@ -379,7 +287,7 @@ static void datagram(struct extract *x, const struct udp_view *u, double t)
 /* keep what follows the first begin, times from its first command */
 static void cut_signon(struct extract *x)
 {
-	struct qwb_actions *a = x->out;
+	struct actions *a = x->out;
 	size_t k = x->begin_index;
 	double t0;
 
@@ -397,26 +305,22 @@ static void cut_signon(struct extract *x)
 }
 
 int qwb_pcap_extract(const char *path, int client_port,
-		     struct qwb_actions *out, struct qwb_pcap_stats *st,
+		     struct actions *out, struct qwb_pcap_stats *st,
 		     char *err, size_t errsize)
 {
-	char perr[PCAP_ERRBUF_SIZE];
 	struct extract x;
 	struct qwc_options o = {0};
-	struct pcap_pkthdr *h;
-	const u_char *p;
-	pcap_t *pc;
-	int dlt, rc;
+	struct qwt_pcap pc;
+	struct qwt_udp u;
+	bool is_udp;
+	double t;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	memset(st, 0, sizeof(*st));
 	strlcpy(out->map, "unknown", sizeof(out->map));
-	pc = pcap_open_offline(path, perr);
-	if (!pc) {
-		snprintf(err, errsize, "%s: %s", path, perr);
+	if (qwt_pcap_open(&pc, path, err, errsize) != 0)
 		return -1;
-	}
-	dlt = pcap_datalink(pc);
 	memset(&x, 0, sizeof(x));
 	x.out = out;
 	x.st = st;
@@ -425,38 +329,32 @@ int qwb_pcap_extract(const char *path, int client_port,
 	o.resend_interval = 1e9;	/* it never sends anyway */
 	if (qwc_init(&x.q, &o) != 0) {
 		snprintf(err, errsize, "out of memory");
-		pcap_close(pc);
+		qwt_pcap_close(&pc);
 		qwc_free(&x.q);
 		return -1;
 	}
 	qwc_connect(&x.q, 0);
-	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
-		struct udp_view u;
-		double t = (double)h->ts.tv_sec + (double)h->ts.tv_usec * 1e-6;
-
+	while ((rc = qwt_pcap_next(&pc, &u, &is_udp, &t, err, errsize)) == 1) {
 		st->frames++;
-		if (!udp_of(dlt, p, h->caplen, &u)) {
+		if (!is_udp || u.caplen < u.len) {
 			st->skipped++;
 			continue;
 		}
 		st->udp++;
 		datagram(&x, &u, t);
 	}
-	if (rc == -1) {
-		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
-		pcap_close(pc);
-		qwc_free(&x.q);
-		qwb_actions_free(out);
+	qwt_pcap_close(&pc);
+	qwc_free(&x.q);
+	if (rc < 0) {
+		actions_free(out);
 		return -1;
 	}
-	pcap_close(pc);
-	qwc_free(&x.q);
 	cut_signon(&x);
 	if (!x.flow_known) {
 		snprintf(err, errsize, "%s: no client found (%s)", path,
 			 client_port ? "no UDP packet to or from that port"
 				     : "no getchallenge or connect: give --client-port");
-		qwb_actions_free(out);
+		actions_free(out);
 		return -1;
 	}
 	snprintf(out->source, sizeof(out->source), "capture %s", path);

@@ -12,18 +12,22 @@
  *     behave.c   the seeded generator and the behaviours: the random
  *                walker of the parallel-QuakeWorld study, action-file
  *                replay (and the spawn matching it needs), idle
- *     actions.c  the action file format (docs/qwbots.md): read, write
  *     pcap.c     a capture of a real client's session into an action file
- *     metrics.c  response-time histograms, totals, JSON / CSV / progress
- *     run.c      sockets, the event loop, the schedule of requests
+ *     metrics.c  totals, JSON / CSV / progress
+ *     run.c      the run: the event loop, its phases, the bots' states,
+ *                the report (run.h: the state the next two share)
+ *     sched.c    the schedule of requests (a heap by next send)
+ *     io.c       sockets and the batched sendmmsg/recvmmsg
  *     main.c     the program: signals, the mode, the exit status
  *
- *   Everything but main.c is also compiled into the tests (tests/qwbots),
- *   so the pure parts (walker schedule, parser, pcap reader, percentiles)
- *   are tested without sockets.
+ *   Everything but main.c is also linked into the tests (tests/qwbots),
+ *   so the pure parts (walker schedule, parser, pcap reader, totals) are
+ *   tested without sockets.
  *
  *   Time is seconds of CLOCK_MONOTONIC as a double everywhere (the client
- *   library's convention); histograms keep whole microseconds.
+ *   library's convention); response times go into the project's histogram
+ *   (struct qwd_hist, qwd/common.h) in nanoseconds, as qwd's request
+ *   times do, so both report the same p50 and p99 for the same times.
  */
 #ifndef QWBOTS_H
 #define QWBOTS_H
@@ -34,14 +38,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "qwd/actions.h"
 #include "qwd/client.h"
 #include "qwd/common.h"
 #include "qwd/net.h"
 
 enum {
 	QWB_MAX_ACTION_FILES = 64,
-	QWB_NAME_MAX = 16,		/* bot names: prefix and 4+ digits */
-	QWB_MAP_MAX = 64
+	QWB_NAME_MAX = 16		/* bot names: prefix and 4+ digits */
 };
 
 /* ---- seeded generator -------------------------------------------------- */
@@ -100,68 +104,20 @@ enum qwb_walker_action qwb_walker_step(struct qwb_walker *w,
 				       struct qwb_rng *r, struct usercmd *cmd);
 const char *qwb_action_name(enum qwb_walker_action a);
 
-/* ---- action files ------------------------------------------------------ */
-
-/* One recorded command: when it was taken, seconds from the first. */
-struct qwb_action {
-	double time;
-	struct usercmd cmd;
-};
-
-struct qwb_actions {
-	char map[QWB_MAP_MAX];	/* "unknown" when the source did not say */
-	bool has_spawn;
-	vec3_t spawn;		/* the origin the stream started from */
-	char source[128];	/* free text: where it was recorded */
-	struct qwb_action *v;
-	size_t n, cap;
-};
-
-#define QWB_ACTIONS_MAGIC "qwbots-actions"
-#define QWB_ACTIONS_VERSION 1
-
-/* What a parse saw: a file is accepted only when bad_lines is 0, and the
- * first error (with its line number) is in err. */
-struct qwb_parse_stats {
-	size_t lines;		/* physical lines read */
-	size_t commands;	/* command lines kept */
-	size_t bad_lines;	/* malformed lines */
-	size_t first_bad_line;	/* 0: none */
-};
-
-/* Parse text (len bytes, need not be terminated).  name is used in error
- * messages ("name:line: reason").  Returns 0, or -1 with err set; out is
- * then empty (and safe to free).  Allocates out->v. */
-int qwb_actions_parse(const char *name, const char *text, size_t len,
-		      struct qwb_actions *out, struct qwb_parse_stats *st,
-		      char *err, size_t errsize);
-int qwb_actions_load(const char *path, struct qwb_actions *out,
-		     struct qwb_parse_stats *st, char *err, size_t errsize);
-void qwb_actions_free(struct qwb_actions *a);
-/* append one command (load-time growth); false when memory ran out */
-bool qwb_actions_push(struct qwb_actions *a, double time,
-		      const struct usercmd *cmd);
-/* the header and the command lines, as qwb_actions_parse reads them */
-void qwb_actions_write_header(FILE *f, const char *map, const float *spawn,
-			      const char *source);
-void qwb_actions_write_line(FILE *f, double time, const struct usercmd *cmd);
-int qwb_actions_save(const char *path, const struct qwb_actions *a,
-		     char *err, size_t errsize);
-/* "maps/lqdm1.bsp" -> "lqdm1" (also plain names and paths) */
-void qwb_map_name(const char *model, char *out, size_t outsize);
+/* ---- action files (qwd/actions.h): replay -------------------------- */
 
 /* Replay of one action stream, by time: each request takes the newest
  * line due at its moment; buttons of lines passed over between two
  * requests are ORed in and the first impulse among them is kept, so a
  * bot slower than the recording loses no jump or weapon change. */
 struct qwb_replay {
-	const struct qwb_actions *a;
+	const struct actions *a;
 	size_t pos;		/* first line not yet used */
 	double start;
 	uint32_t loops;		/* times the stream was started */
 };
 
-void qwb_replay_begin(struct qwb_replay *r, const struct qwb_actions *a,
+void qwb_replay_begin(struct qwb_replay *r, const struct actions *a,
 		      double now);
 /* Fill cmd (all but msec) for a request at now.  False once the stream
  * has been played to its end (cmd is then an empty move). */
@@ -193,37 +149,6 @@ enum qwb_spawn_do qwb_spawnmatch_step(struct qwb_spawnmatch *s,
 				      const float *target, const float *origin,
 				      int health, struct usercmd *cmd);
 
-/* ---- response-time histogram ------------------------------------------- */
-
-/* Log-linear buckets over whole microseconds: exact below 64 us, then 64
- * buckets per power of two, so a reported percentile is within 1/128 of a
- * recorded value; up to 2^32 us.  Fixed size (about 7 KB): one per bot. */
-enum {
-	QWB_HIST_SUB_BITS = 6,
-	QWB_HIST_SUB = 1 << QWB_HIST_SUB_BITS,
-	QWB_HIST_BUCKETS = QWB_HIST_SUB + (32 - QWB_HIST_SUB_BITS) * QWB_HIST_SUB
-};
-
-struct qwb_hist {
-	uint64_t count;
-	uint64_t sum_us;
-	uint32_t min_us, max_us;
-	uint32_t bucket[QWB_HIST_BUCKETS];
-};
-
-void qwb_hist_clear(struct qwb_hist *h);
-void qwb_hist_add_us(struct qwb_hist *h, uint32_t us);
-void qwb_hist_add(struct qwb_hist *h, double seconds);
-void qwb_hist_merge(struct qwb_hist *into, const struct qwb_hist *from);
-/* nearest rank: the smallest recorded value (to bucket precision) with at
- * least p percent of the samples at or below it; p in [0, 100]; 0 when
- * empty.  In microseconds. */
-double qwb_hist_percentile_us(const struct qwb_hist *h, double p);
-double qwb_hist_mean_us(const struct qwb_hist *h);
-/* bucket index of a value, and the smallest value of a bucket */
-uint32_t qwb_hist_index(uint32_t us);
-uint32_t qwb_hist_lower(uint32_t index);
-
 /* ---- metrics of one bot ------------------------------------------------ */
 
 /* bad replies: the client library's kinds, then the run's own */
@@ -253,7 +178,7 @@ struct qwb_bot_stats {
 	uint64_t lost;			/* sequence gaps in the replies */
 	uint64_t bad[QWB_BAD_KINDS];	/* whole run */
 	uint64_t signons;
-	struct qwb_hist rt;		/* response times */
+	struct qwd_hist rt;		/* response times, ns */
 
 	bool have_origin;
 	vec3_t origin_start, origin_end;
@@ -282,7 +207,7 @@ struct qwb_totals {
 	double bytes_in_per_s, bytes_out_per_s;
 	double players_per_reply, ents_per_reply;
 	double join_mean_s, join_max_s;
-	struct qwb_hist rt;
+	struct qwd_hist rt;
 };
 
 void qwb_totals_compute(const struct qwb_bot_stats *b, int n, double window,
@@ -377,7 +302,7 @@ struct qwb_pcap_stats {
  * of the first connectionless "getchallenge" or "connect".  Returns 0, or
  * -1 with err set. */
 int qwb_pcap_extract(const char *path, int client_port,
-		     struct qwb_actions *out, struct qwb_pcap_stats *st,
+		     struct actions *out, struct qwb_pcap_stats *st,
 		     char *err, size_t errsize);
 
 /* ---- the run ----------------------------------------------------------- */
@@ -415,7 +340,7 @@ int qwb_write_csv(FILE *f, const struct qwb_bot_stats *b, int n,
 /* one progress line (no newline) into out */
 void qwb_progress_line(char *out, size_t outsize, double t, const char *phase,
 		       int in_game, int bots, double req_s, double rep_s,
-		       const struct qwb_hist *interval, double in_bps,
+		       const struct qwd_hist *interval, double in_bps,
 		       double out_bps, uint64_t bad);
 
 #endif

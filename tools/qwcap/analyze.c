@@ -3,10 +3,9 @@
  * qwcap.h for what is counted and how the server and clients are found).
  *
  * Design note
- *   Frames are unwrapped by hand, every offset checked against the
- *   captured length: link header -> IPv4 (version 4, header length >= 20,
- *   not a fragment, protocol 17) -> UDP (length >= 8 and within the IPv4
- *   total length).  The payload is then, by direction:
+ *   The capture's IPv4/UDP datagrams come from the tools' reader
+ *   (tools/lib/pcapread.c, every offset checked).  The payload is, by
+ *   direction:
  *
  *     client -> server  ff ff ff ff text          connectionless request
  *                       'k' (one byte)            ping
@@ -18,16 +17,13 @@
  *
  *   clc messages are walked with the readers the server uses (msg_read_*,
  *   msg_read_delta_usercmd; layouts as in src/server/user.c).  svc
- *   messages are walked by their protocol-28 layouts (id's
- *   QW/client/cl_parse.c, as src/client/parse.c reads them) and qwd's
- *   extension (docs/protocol-extension.md); the walk only skips, so it
- *   needs no state but two per client, from its connect: whether it
- *   asked for QWDX, which makes the player number of svc_serverdata a
- *   short, and whether it took FTE's chunked downloads
- *   (docs/downloads.md), which puts FTE's tag and flags before the
- *   protocol in svc_serverdata and makes svc_download a long chunk number
- *   and 1024 bytes (or, for -1, a long size and a name).
- *   The client library's parser is not used because it keeps per-kind
+ *   messages are passed over by the client library's walker
+ *   (qwc_svc_skip, src/client/svc.c: protocol 28, qwd's extension and
+ *   FTE's), which needs no state but two per client, from its connect:
+ *   whether it asked for QWDX, which makes the player number of
+ *   svc_serverdata a short, and whether it took FTE's chunked downloads
+ *   (docs/downloads.md), which makes svc_download a chunk.  The
+ *   library's parser is not used because it keeps per-kind
  *   totals only and needs the whole signon to follow a connection.
  */
 #include "qwcap.h"
@@ -36,8 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcap/pcap.h>
-
+#include "qwd/client.h"
 #include "qwd/protocol.h"
 
 const unsigned qwcap_bucket_lo[QWCAP_BUCKETS] = {
@@ -148,85 +143,6 @@ const char *qwcap_dir_name(enum qwcap_dir dir)
 double qwcap_rate(uint64_t n, double seconds)
 {
 	return seconds > 0 ? (double)n / seconds : 0;
-}
-
-/* ---- frames ----------------------------------------------------------- */
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* offset of the IPv4 header in a frame, or -1 (not IPv4, too short) */
-static long link_offset(int dlt, const uint8_t *p, size_t caplen)
-{
-	size_t off;
-	uint16_t type;
-
-	switch (dlt) {
-	case DLT_EN10MB:
-		off = 12;
-		for (;;) {
-			if (caplen < off + 2)
-				return -1;
-			type = be16(p + off);
-			if (type != 0x8100 && type != 0x88a8)
-				break;
-			off += 4;	/* an 802.1Q or 802.1ad tag */
-		}
-		return type == 0x0800 ? (long)(off + 2) : -1;
-	case DLT_LINUX_SLL:	/* 16 bytes, protocol at 14 */
-		return caplen >= 16 && be16(p + 14) == 0x0800 ? 16 : -1;
-	case DLT_LINUX_SLL2:	/* 20 bytes, protocol first */
-		return caplen >= 20 && be16(p) == 0x0800 ? 20 : -1;
-	case DLT_NULL:
-	case DLT_LOOP:
-		/* a 4-byte address family, host order (NULL) or network
-		 * order (LOOP); AF_INET is 2 everywhere */
-		if (caplen < 4)
-			return -1;
-		return (p[0] == 2 && p[3] == 0) || (p[0] == 0 && p[3] == 2) ? 4 : -1;
-	case DLT_RAW:
-	case DLT_IPV4:
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-bool qwcap_frame_udp(int dlt, const uint8_t *p, size_t caplen,
-		     struct qwcap_udp *u)
-{
-	long off = link_offset(dlt, p, caplen);
-	size_t ihl, total, ulen, have;
-	const uint8_t *ip, *udp;
-
-	if (off < 0 || caplen < (size_t)off + 20)
-		return false;
-	ip = p + off;
-	have = caplen - (size_t)off;
-	if ((ip[0] >> 4) != 4)
-		return false;
-	ihl = (size_t)(ip[0] & 15) * 4;
-	total = be16(ip + 2);
-	if (ihl < 20 || total < ihl + 8 || have < ihl + 8)
-		return false;	/* short, or the UDP header was not captured */
-	if ((be16(ip + 6) & 0x3fff) != 0 || ip[9] != 17)
-		return false;	/* a fragment, or not UDP */
-	udp = ip + ihl;
-	ulen = be16(udp + 4);
-	if (ulen < 8 || ihl + ulen > total)
-		return false;
-	memcpy(&u->src.ip, ip + 12, 4);
-	memcpy(&u->dst.ip, ip + 16, 4);
-	memcpy(&u->src.port, udp, 2);
-	memcpy(&u->dst.port, udp + 2, 2);
-	u->data = udp + 8;
-	u->len = ulen - 8;
-	/* what the snap length left of the payload */
-	have -= ihl + 8;
-	u->caplen = have < u->len ? have : u->len;
-	return true;
 }
 
 /* ---- the report and its clients --------------------------------------- */
@@ -397,24 +313,6 @@ static void count_cut(struct sink *s)
 
 /* ---- walking messages ------------------------------------------------- */
 
-static void skip(struct msg_buf *m, size_t n)
-{
-	if (msg_read_remaining(m) < n) {
-		m->badread = true;
-		m->readpos = m->cursize;
-		return;
-	}
-	m->readpos += n;
-}
-
-/* a string, however long, consumed to its NUL */
-static void skip_string(struct msg_buf *m)
-{
-	char tmp[4];
-
-	msg_read_string(m, tmp, sizeof(tmp));
-}
-
 static bool walk_clc(struct msg_buf *m, int clc)
 {
 	static const struct usercmd nullcmd;
@@ -427,286 +325,26 @@ static bool walk_clc(struct msg_buf *m, int clc)
 	case clc_move:
 		/* checksum byte, loss byte, three commands each a delta from
 		 * the one before, the first from a null command */
-		skip(m, 2);
+		msg_skip(m, 2);
 		if (!msg_read_delta_usercmd(m, &nullcmd, &c0) ||
 		    !msg_read_delta_usercmd(m, &c0, &c1) ||
 		    !msg_read_delta_usercmd(m, &c1, &c2))
 			return false;
 		break;
 	case clc_stringcmd:
-		skip_string(m);
+		msg_read_string(m, NULL, 0);
 		break;
 	case clc_delta:
-		skip(m, 1);
+		msg_skip(m, 1);
 		break;
 	case clc_tmove:
-		skip(m, 6);
+		msg_skip(m, 6);
 		break;
 	case clc_upload:
 		n = msg_read_short(m);
-		skip(m, 1);
+		msg_skip(m, 1);
 		if (n > 0)
-			skip(m, (size_t)n);
-		break;
-	default:
-		return false;
-	}
-	return !m->badread;
-}
-
-/* svc_playerinfo after the player number */
-static void skip_playerinfo(struct msg_buf *m)
-{
-	static const struct usercmd nullcmd;
-	struct usercmd cmd;
-	int flags = msg_read_short(m) & 0xffff;
-
-	skip(m, 6 + 1);		/* origin, frame */
-	if (flags & PF_MSEC)
-		skip(m, 1);
-	if (flags & PF_COMMAND)
-		msg_read_delta_usercmd(m, &nullcmd, &cmd);
-	for (int k = 0; k < 3; k++)
-		if (flags & (PF_VELOCITY1 << k))
-			skip(m, 2);
-	if (flags & PF_MODEL)
-		skip(m, 1);
-	if (flags & PF_SKINNUM)
-		skip(m, 1);
-	if (flags & PF_EFFECTS)
-		skip(m, 1);
-	if (flags & PF_WEAPONFRAME)
-		skip(m, 1);
-}
-
-/* an entity list to its terminating zero word; wide: the number follows
- * the word in a short of its own (QWDX) */
-static void skip_entities(struct msg_buf *m, bool wide)
-{
-	while (!m->badread) {
-		int bits = msg_read_short(m) & 0xffff;
-
-		if (m->badread || bits == 0)
-			return;
-		if (wide)
-			skip(m, 2);
-		if (bits & U_REMOVE)
-			continue;
-		if (bits & U_MOREBITS)
-			bits |= msg_read_byte(m);
-		if (bits & U_MODEL)
-			skip(m, 1);
-		if (bits & U_FRAME)
-			skip(m, 1);
-		if (bits & U_COLORMAP)
-			skip(m, 1);
-		if (bits & U_SKIN)
-			skip(m, 1);
-		if (bits & U_EFFECTS)
-			skip(m, 1);
-		if (bits & U_ORIGIN1)
-			skip(m, 2);
-		if (bits & U_ANGLE1)
-			skip(m, 1);
-		if (bits & U_ORIGIN2)
-			skip(m, 2);
-		if (bits & U_ANGLE2)
-			skip(m, 1);
-		if (bits & U_ORIGIN3)
-			skip(m, 2);
-		if (bits & U_ANGLE3)
-			skip(m, 1);
-	}
-}
-
-/* temp entity types of protocol 28 and their payloads after the type */
-static bool skip_temp_entity(struct msg_buf *m)
-{
-	int type = msg_read_byte(m);
-
-	switch (type) {
-	case 2:		/* TE_GUNSHOT: count, position */
-	case 12:	/* TE_BLOOD */
-		skip(m, 1 + 6);
-		break;
-	case 5:		/* TE_LIGHTNING1..3: entity, start, end */
-	case 6:
-	case 9:
-		skip(m, 2 + 6 + 6);
-		break;
-	case 0: case 1: case 3: case 4: case 7: case 8:
-	case 10: case 11: case 13:	/* a position only */
-		skip(m, 6);
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-static bool walk_svc(struct msg_buf *m, int svc, const struct qwcap_client *c)
-{
-	int n;
-
-	switch (svc) {
-	case svc_nop:
-	case svc_disconnect:
-	case svc_killedmonster:
-	case svc_foundsecret:
-	case svc_sellscreen:
-	case svc_smallkick:
-	case svc_bigkick:
-		break;
-	case svc_setpause:
-	case svc_cdtrack:
-	case svc_chokecount:
-		skip(m, 1);
-		break;
-	case svc_updatestat:
-	case svc_setview:
-	case svc_stopsound:
-	case svc_muzzleflash:
-	case svc_updatepl:
-		skip(m, 2);
-		break;
-	case svc_setangle:
-	case svc_updatefrags:
-	case svc_updateping:
-	case svcx_updatepl:
-		skip(m, 3);
-		break;
-	case svc_maxspeed:
-	case svc_entgravity:
-	case svcx_updatefrags:
-	case svcx_updateping:
-		skip(m, 4);
-		break;
-	case svc_updatestatlong:
-	case svc_updateentertime:
-		skip(m, 5);
-		break;
-	case svcx_updateentertime:
-		skip(m, 6);
-		break;
-	case svc_damage:
-		skip(m, 2 + 6);
-		break;
-	case svc_spawnstaticsound:
-	case svc_intermission:
-		skip(m, 6 + 3);
-		break;
-	case svc_spawnstatic:		/* model frame colormap skin, 3 x
-					   (coord, angle) */
-		skip(m, 4 + 9);
-		break;
-	case svc_spawnbaseline:
-		skip(m, 2 + 4 + 9);
-		break;
-	case svc_sound:
-		n = msg_read_short(m) & 0xffff;
-		if (n & (1 << 15))	/* volume */
-			skip(m, 1);
-		if (n & (1 << 14))	/* attenuation */
-			skip(m, 1);
-		skip(m, 1 + 6);
-		break;
-	case svc_print:
-		skip(m, 1);
-		skip_string(m);
-		break;
-	case svc_stufftext:
-	case svc_centerprint:
-	case svc_finale:
-		skip_string(m);
-		break;
-	case svc_lightstyle:
-		skip(m, 1);
-		skip_string(m);
-		break;
-	case svc_setinfo:
-		skip(m, 1);
-		skip_string(m);
-		skip_string(m);
-		break;
-	case svc_serverinfo:
-		skip_string(m);
-		skip_string(m);
-		break;
-	case svc_serverdata:
-		/* FTE's tag and flags, then the protocol */
-		while (!m->badread && (uint32_t)msg_read_long(m) == PROTOCOL_VERSION_FTE)
-			skip(m, 4);
-		skip(m, 4);		/* spawn count */
-		skip_string(m);		/* game dir */
-		skip(m, c->extended ? 2 : 1);	/* player number */
-		skip_string(m);		/* level name */
-		skip(m, 10 * 4);	/* movevars */
-		break;
-	case svc_updateuserinfo:
-		skip(m, 1 + 4);
-		skip_string(m);
-		break;
-	case svcx_updateuserinfo:
-		skip(m, 2 + 4);
-		skip_string(m);
-		break;
-	case svc_download:
-		if (c->fte & FTE_PEXT_CHUNKEDDOWNLOADS) {
-			if (msg_read_long(m) >= 0) {
-				skip(m, FTE_CHUNK);
-			} else {
-				skip(m, 4);	/* size */
-				skip_string(m);	/* name */
-			}
-			break;
-		}
-		n = msg_read_short(m);
-		skip(m, 1);
-		if (n > 0)
-			skip(m, (size_t)n);
-		break;
-	case svc_playerinfo:
-		skip(m, 1);
-		skip_playerinfo(m);
-		break;
-	case svcx_playerinfo:
-		skip(m, 2);
-		skip_playerinfo(m);
-		break;
-	case svc_nails:
-	case svc_nails2:
-		n = msg_read_byte(m);
-		if (n > 0)
-			skip(m, (size_t)n * (svc == svc_nails ? 6 : 7));
-		break;
-	case svc_modellist:
-	case svc_soundlist:
-		skip(m, 1);
-		for (;;) {
-			char first[2];
-
-			if (msg_read_string(m, first, sizeof(first)) == 0 || m->badread)
-				break;
-		}
-		skip(m, 1);
-		break;
-	case svc_packetentities:
-		skip_entities(m, false);
-		break;
-	case svc_deltapacketentities:
-		skip(m, 1);
-		skip_entities(m, false);
-		break;
-	case svcx_packetentities:
-		skip_entities(m, true);
-		break;
-	case svcx_deltapacketentities:
-		skip(m, 1);
-		skip_entities(m, true);
-		break;
-	case svc_temp_entity:
-		if (!skip_temp_entity(m))
-			return false;
+			msg_skip(m, (size_t)n);
 		break;
 	default:
 		return false;
@@ -794,12 +432,59 @@ static void read_connect(struct qwcap_client *c, const uint8_t *text,
 	}
 }
 
-static void client_to_server(struct qwcap_client *c, struct sink *s,
-			     const struct qwcap_udp *u)
+/* what the client's connect negotiated, for the svc walker */
+static unsigned svc_form(const struct qwcap_client *c)
 {
+	return (c->extended ? QWC_SVC_QWDX : 0) |
+	       (c->fte & FTE_PEXT_CHUNKEDDOWNLOADS ? QWC_SVC_CHUNKED : 0);
+}
+
+/* a netchan datagram: its header (with the client's qport from a
+ * client), then its messages, walked by the direction's layouts */
+static void netchan_datagram(struct qwcap_client *c, struct sink *s,
+			     const struct qwt_udp *u, enum qwcap_dir dir)
+{
+	size_t hdr = dir == QWCAP_C2S ? NETCHAN_HEADER_QPORT : NETCHAN_HEADER;
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
 	struct msg_buf m;
+
+	if (have < hdr) {
+		if (have < u->len)
+			count_cut(s);
+		else
+			count_bad(s);
+		return;
+	}
+	count_netchan(s, (d[3] & 0x80) != 0);
+	if (dir == QWCAP_C2S)
+		c->qport = d[8] | d[9] << 8;
+	if (have < u->len) {
+		count_cut(s);
+		return;
+	}
+	/* the cast: the readers never write */
+	msg_init_read(&m, (void *)(uintptr_t)d, have);
+	m.readpos = hdr;
+	while (msg_read_remaining(&m) > 0) {
+		size_t start = m.readpos;
+		int code = msg_read_byte(&m);
+		bool ok = dir == QWCAP_C2S ? walk_clc(&m, code)
+					   : qwc_svc_skip(&m, code, svc_form(c));
+
+		if (!ok) {
+			count_bad(s);
+			return;
+		}
+		count_msg(s, code, m.readpos - start);
+	}
+}
+
+static void client_to_server(struct qwcap_client *c, struct sink *s,
+			     const struct qwt_udp *u)
+{
+	const uint8_t *d = u->data;
+	size_t have = u->caplen;
 
 	if (u->len == 1 && have == 1 && d[0] == A2A_PING) {
 		count_oob(s, QWCAP_OOB_PING);
@@ -815,40 +500,14 @@ static void client_to_server(struct qwcap_client *c, struct sink *s,
 			count_cut(s);
 		return;
 	}
-	if (have < NETCHAN_HEADER_QPORT) {
-		if (have < u->len)
-			count_cut(s);
-		else
-			count_bad(s);
-		return;
-	}
-	count_netchan(s, (d[3] & 0x80) != 0);
-	c->qport = d[8] | d[9] << 8;
-	if (have < u->len) {
-		count_cut(s);
-		return;
-	}
-	/* the cast: the readers never write */
-	msg_init_read(&m, (void *)(uintptr_t)d, have);
-	m.readpos = NETCHAN_HEADER_QPORT;
-	while (msg_read_remaining(&m) > 0) {
-		size_t start = m.readpos;
-		int clc = msg_read_byte(&m);
-
-		if (!walk_clc(&m, clc)) {
-			count_bad(s);
-			return;
-		}
-		count_msg(s, clc, m.readpos - start);
-	}
+	netchan_datagram(c, s, u, QWCAP_C2S);
 }
 
 static void server_to_client(struct qwcap_client *c, struct sink *s,
-			     const struct qwcap_udp *u)
+			     const struct qwt_udp *u)
 {
 	const uint8_t *d = u->data;
 	size_t have = u->caplen;
-	struct msg_buf m;
 
 	if (u->len == 1 && have == 1 && d[0] == A2A_ACK) {
 		count_oob(s, QWCAP_OOB_ACK);
@@ -860,33 +519,10 @@ static void server_to_client(struct qwcap_client *c, struct sink *s,
 			count_cut(s);
 		return;
 	}
-	if (have < NETCHAN_HEADER) {
-		if (have < u->len)
-			count_cut(s);
-		else
-			count_bad(s);
-		return;
-	}
-	count_netchan(s, (d[3] & 0x80) != 0);
-	if (have < u->len) {
-		count_cut(s);
-		return;
-	}
-	msg_init_read(&m, (void *)(uintptr_t)d, have);
-	m.readpos = NETCHAN_HEADER;
-	while (msg_read_remaining(&m) > 0) {
-		size_t start = m.readpos;
-		int svc = msg_read_byte(&m);
-
-		if (!walk_svc(&m, svc, c)) {
-			count_bad(s);
-			return;
-		}
-		count_msg(s, svc, m.readpos - start);
-	}
+	netchan_datagram(c, s, u, QWCAP_S2C);
 }
 
-void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
+void qwcap_datagram(struct qwcap_report *r, const struct qwt_udp *u,
 		    double t)
 {
 	uint16_t sport = ntohs(u->src.port), dport = ntohs(u->dst.port);
@@ -936,52 +572,38 @@ void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
 
 /* ---- the file --------------------------------------------------------- */
 
-static pcap_t *open_file(const char *path, char *err, size_t errsize)
-{
-	char perr[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline(path, perr);
-
-	if (!pc)
-		snprintf(err, errsize, "%s: %s", path, perr);
-	return pc;
-}
-
 /* the port in most datagrams, 27500 if it is in any */
 static int guess_port(const char *path, char *err, size_t errsize)
 {
 	uint64_t *count = calloc(65536, sizeof(*count));
-	struct pcap_pkthdr *h;
-	const u_char *p;
-	pcap_t *pc;
-	int dlt, rc, best = PORT_SERVER;
+	struct qwt_pcap pc;
+	struct qwt_udp u;
+	bool is_udp;
+	double t;
+	int rc, best = PORT_SERVER;
 
 	if (!count) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
 	}
-	pc = open_file(path, err, errsize);
-	if (!pc) {
+	if (qwt_pcap_open(&pc, path, err, errsize) != 0) {
 		free(count);
 		return -1;
 	}
-	dlt = pcap_datalink(pc);
-	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
-		struct qwcap_udp u;
-
-		if (!qwcap_frame_udp(dlt, p, h->caplen, &u))
+	while ((rc = qwt_pcap_next(&pc, &u, &is_udp, &t, err, errsize)) == 1) {
+		if (!is_udp)
 			continue;
 		count[ntohs(u.src.port)]++;
 		count[ntohs(u.dst.port)]++;
 	}
-	if (rc == -1) {
-		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
+	if (rc < 0) {
 		best = -1;
 	} else if (count[PORT_SERVER] == 0) {
 		for (int port = 0; port < 65536; port++)
 			if (count[port] > count[best])
 				best = port;
 	}
-	pcap_close(pc);
+	qwt_pcap_close(&pc);
 	free(count);
 	return best;
 }
@@ -989,9 +611,10 @@ static int guess_port(const char *path, char *err, size_t errsize)
 int qwcap_analyze(const char *path, const struct qwcap_options *opt,
 		  struct qwcap_report *r, char *err, size_t errsize)
 {
-	struct pcap_pkthdr *h;
-	const u_char *p;
-	pcap_t *pc;
+	struct qwt_pcap pc;
+	struct qwt_udp u;
+	bool is_udp;
+	double t;
 	int port = opt->server_port, rc;
 
 	memset(r, 0, sizeof(*r));
@@ -1002,27 +625,18 @@ int qwcap_analyze(const char *path, const struct qwcap_options *opt,
 	}
 	qwcap_report_init(r, (uint16_t)port, opt->max_clients);
 	r->port_guessed = opt->server_port <= 0 && port != PORT_SERVER;
-	pc = open_file(path, err, errsize);
-	if (!pc)
+	if (qwt_pcap_open(&pc, path, err, errsize) != 0)
 		return -1;
-	r->dlt = pcap_datalink(pc);
-	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {
-		struct qwcap_udp u;
-		double t = (double)h->ts.tv_sec + (double)h->ts.tv_usec * 1e-6;
-
+	r->dlt = pc.dlt;
+	while ((rc = qwt_pcap_next(&pc, &u, &is_udp, &t, err, errsize)) == 1) {
 		r->frames++;
-		if (!qwcap_frame_udp(r->dlt, p, h->caplen, &u)) {
+		if (!is_udp) {
 			r->skipped++;
 			continue;
 		}
 		r->udp++;
 		qwcap_datagram(r, &u, t);
 	}
-	if (rc == -1) {
-		snprintf(err, errsize, "%s: %s", path, pcap_geterr(pc));
-		pcap_close(pc);
-		return -1;
-	}
-	pcap_close(pc);
-	return 0;
+	qwt_pcap_close(&pc);
+	return rc < 0 ? -1 : 0;
 }

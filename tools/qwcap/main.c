@@ -25,14 +25,9 @@ static void usage(FILE *out)
 /* a decimal in [lo, hi], or -1 */
 static long number(const char *s, long lo, long hi)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	return v;
+	return qwd_parse_int(s, lo, hi, false, &v) ? (long)v : -1;
 }
 
 int main(int argc, char **argv)

@@ -9,11 +9,11 @@
  *   from any capture libpcap reads (qwd's own, src/prof/capture.c, or
  *   tcpdump -w on an interface or loopback).
  *
- *     analyze.c  frames -> IPv4/UDP (link types Ethernet with VLAN tags,
- *                raw IP, BSD loopback, Linux cooked v1/v2), the server found
- *                by its port, one record per client endpoint; each datagram
- *                counted by size and walked message by message (clc_* from
- *                the client, svc_* from the server)
+ *     analyze.c  the capture's IPv4/UDP datagrams (tools/lib/pcapread.c),
+ *                the server found by its port, one record per client
+ *                endpoint; each datagram counted by size and walked
+ *                message by message (clc_* from the client, svc_* from
+ *                the server, skipped by the client library's walker)
  *     report.c   the report as text, or as CSV (one row per client and
  *                direction, and the totals)
  *     main.c     the command line
@@ -45,6 +45,7 @@
 #include <stdio.h>
 
 #include "qwd/net.h"
+#include "qwtools.h"
 
 enum qwcap_dir {
 	QWCAP_C2S = 0,		/* client to server: requests */
@@ -127,14 +128,6 @@ struct qwcap_report {
 	size_t index_size;		/* a power of two, >= 2 * cap */
 };
 
-/* One IPv4/UDP datagram found in a frame. */
-struct qwcap_udp {
-	struct net_addr src, dst;	/* network order */
-	const uint8_t *data;		/* the payload as captured */
-	size_t len;			/* its real length (UDP header) */
-	size_t caplen;			/* bytes of it captured, <= len */
-};
-
 /* Read the capture at path.  r is set up here (free it with
  * qwcap_report_free, also after a failure).  Returns 0, or -1 with the
  * reason in err: a file libpcap cannot read, or a read error. */
@@ -143,14 +136,11 @@ int qwcap_analyze(const char *path, const struct qwcap_options *opt,
 void qwcap_report_free(struct qwcap_report *r);
 
 /* The parts, for tests and other readers. */
-/* the datagram in one frame of link type dlt; false if there is none */
-bool qwcap_frame_udp(int dlt, const uint8_t *p, size_t caplen,
-		     struct qwcap_udp *u);
 /* an empty report for a server on port (host order) */
 void qwcap_report_init(struct qwcap_report *r, uint16_t server_port,
 		       size_t max_clients);
 /* count one datagram captured at time t (seconds) */
-void qwcap_datagram(struct qwcap_report *r, const struct qwcap_udp *u,
+void qwcap_datagram(struct qwcap_report *r, const struct qwt_udp *u,
 		    double t);
 
 /* "clc_move", "svc_playerinfo", ...; NULL for a byte with no message */

@@ -103,14 +103,6 @@ static void pointfile_path(const char *out, char *buf, size_t len)
 		snprintf(buf, len, "%s.pts", out);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	struct qm_options opt = {false};
@@ -119,7 +111,7 @@ int main(int argc, char **argv)
 	const char *in = NULL, *outpath = NULL;
 	char err[1024], pts[4096];
 	struct qm_ctx ctx;
-	double t0 = now();
+	double t0 = qwd_clock_s(CLOCK_MONOTONIC);
 	char *src;
 	size_t len;
 	int rc;
@@ -176,7 +168,7 @@ int main(int argc, char **argv)
 		       in, outpath, s->brushes, s->models, s->planes, s->nodes, s->leafs,
 		       s->clipnodes, s->faces, s->vertexes, s->miptex, s->portals,
 		       s->visdata, s->avg_visible, s->leaked ? " (LEAKED: no vis)" : "",
-		       s->file_size, now() - t0);
+		       s->file_size, qwd_clock_s(CLOCK_MONOTONIC) - t0);
 	}
 	qm_output_free(&out);
 	return 0;

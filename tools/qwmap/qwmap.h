@@ -69,6 +69,8 @@ void qm_warn(struct qm_ctx *ctx, int line, const char *fmt, ...);
 /* Make room for need elements of size elem in *arr (capacity *cap);
  * doubles the capacity.  Ends the process on out of memory. */
 void qm_grow(void *arr, int *cap, int need, size_t elem);
+/* FNV-1a of n bytes: the hash of qwmap's tables (vis rows, lump keys) */
+uint32_t qm_hash(const void *p, size_t n);
 void *qm_calloc(size_t n, size_t size);
 
 #define QM_PUSH(arr, num, cap) \

@@ -1,5 +1,6 @@
 /*
- * util.c -- messages, growable arrays and contents ranks for qwmap.
+ * util.c -- messages, growable arrays, the tables' hash and contents
+ * ranks for qwmap.
  *
  * Design note
  *   Errors are formatted once into the caller's buffer as
@@ -103,4 +104,14 @@ bool qm_open_hull0(int contents)
 bool qm_open_empty(int contents)
 {
 	return contents == CONTENTS_EMPTY;
+}
+
+uint32_t qm_hash(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
 }

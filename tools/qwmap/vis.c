@@ -410,18 +410,9 @@ struct row_store {
 	int num_slots;
 };
 
-static uint32_t row_hash(const uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 static int32_t row_store_add(struct row_store *rs, const uint8_t *c, int len)
 {
-	uint32_t h = row_hash(c, (size_t)len);
+	uint32_t h = qm_hash(c, (size_t)len);
 	int mask = rs->num_slots - 1;
 
 	for (int i = (int)(h & (uint32_t)mask);; i = (i + 1) & mask) {

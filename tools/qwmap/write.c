@@ -123,15 +123,6 @@ struct keyset {
 	int num_slots;
 };
 
-static uint32_t key_hash(const uint8_t *k, int n)
-{
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < n; i++)
-		h = (h ^ k[i]) * 16777619u;
-	return h;
-}
-
 static void keyset_init(struct keyset *ks, int keysize)
 {
 	memset(ks, 0, sizeof(*ks));
@@ -152,7 +143,7 @@ static void keyset_free(struct keyset *ks)
 static int *keyset_slot(const struct keyset *ks, const void *key)
 {
 	int mask = ks->num_slots - 1;
-	int i = (int)(key_hash(key, ks->keysize) & (uint32_t)mask);
+	int i = (int)(qm_hash(key, (size_t)ks->keysize) & (uint32_t)mask);
 
 	for (;; i = (i + 1) & mask) {
 		int s = ks->slots[i];
@@ -564,7 +555,7 @@ static int write_model(struct writer *w, int m)
 static int texture_row(const char *name)
 {
 	static const int rows[] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-	uint32_t h = key_hash((const uint8_t *)name, (int)strlen(name));
+	uint32_t h = qm_hash(name, strlen(name));
 
 	if (name[0] == '*') {
 		if (strncasecmp(name + 1, "lava", 4) == 0)

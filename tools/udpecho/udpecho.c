@@ -5,12 +5,15 @@
  *   The scaling study (tools/experiment/qwexp floor) states qwd's CPU time
  *   per request as a multiple of what the kernel alone costs to carry the
  *   same datagrams.  The "kernel alone" is this echo server: it does with
- *   the socket exactly what qwd's frame does (src/server/frame.c: wait in
- *   a readiness call, drain the socket with recvmmsg, NET_BATCH = 64
- *   datagrams a call and at most 16 calls a round, answer with sendmmsg,
- *   4 MiB socket buffers) and nothing else: no parsing, no game, no reply
+ *   the socket exactly what qwd's frame does, through the same code
+ *   (src/net/udp.c: net_udp_open, 4 MiB buffers, a readiness wait, then
+ *   at most 16 net_udp_recv_batch calls of NET_BATCH = 64 datagrams, each
+ *   reply built in place with net_send_slot/net_send_commit and the lot
+ *   sent with net_send_flush's sendmmsg at the end of the round, as qwd's
+ *   reply phase does) and nothing else: no parsing, no game, no reply
  *   building beyond stamping a header.  Its CPU time per request is the
- *   floor under any UDP game server on this machine.
+ *   floor under any UDP game server on this machine, measured on the
+ *   system calls qwd makes.
  *
  *     udpecho --serve [--ip A] [--port P]
  *     udpecho --load N --rate R --size-in B --size-out B --duration S
@@ -23,6 +26,8 @@
  *   socket, due requests leaving in sendmmsg batches once a tick (1 ms),
  *   replies drained with recvmmsg and timed by the kernel's arrival stamp
  *   (SO_TIMESTAMPNS), so the tick adds nothing to the response time.
+ *   Response times go into the project's histogram (qwd_hist, ns), so
+ *   their p50 and p99 follow the rule of qwbots' and qwd's figures.
  *   A sender that falls more than one interval behind starts over from
  *   the present instead of sending a burst (counted as "skipped").
  *
@@ -45,18 +50,19 @@
  *   just after the window still counts.  CPU time of this process and of
  *   --server-pid over the window is read from /proc/PID/task/<tid>/schedstat
  *   (time on a CPU in ns, summed over the threads); where schedstat is
- *   missing, from utime + stime of /proc/PID/stat (clock ticks).  The
- *   tick-based figure is reported as well (server_ticks_s), as qwbots
- *   reports it.
+ *   missing, from utime + stime of /proc/PID/stat (clock ticks); both
+ *   through tools/lib/procstat.c.  The tick-based figure is reported as
+ *   well (server_ticks_s), as qwbots reports it.
  *
  *   All buffers are allocated before the first packet; the loops allocate
  *   nothing.  The only global is the flag SIGINT/SIGTERM set (a handler
  *   has no other way to reach the loop).
  */
 #include "qwd/common.h"
+#include "qwd/net.h"
+#include "qwtools.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -69,18 +75,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 enum {
-	ECHO_BATCH = 64,	/* datagrams per recvmmsg, as qwd's NET_BATCH */
 	ECHO_ROUNDS = 16,	/* recvmmsg calls per round, as qwd */
+	RX_BATCH = NET_BATCH,	/* datagrams per recvmmsg of the sender */
 	LOAD_BATCH = 256,	/* datagrams per sendmmsg of the sender */
 	HDR_LEN = 16,
 	MAX_PAYLOAD = 1472,	/* one Ethernet frame of UDP payload */
 	BUF_BYTES = 4 << 20,	/* socket buffers, as qwd */
-	HIST_US = 200000,	/* response times to 200 ms at 1 us; beyond: top */
 	MAX_CLIENTS = 65536
 };
 
@@ -96,22 +100,6 @@ static void on_signal(int sig)
 }
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void put_u16(uint8_t *p, uint16_t v)
 {
@@ -146,220 +134,79 @@ static uint64_t get_u64(const uint8_t *p)
 	return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
 }
 
-/* a whole-string number within [lo, hi], or false */
 static bool parse_num(const char *s, double lo, double hi, double *out)
 {
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
+	return s && qwd_parse_double(s, lo, hi, out);
 }
 
 /* "A.B.C.D:PORT" or "A.B.C.D" (then PORT = def_port) */
 static bool parse_addr(const char *s, int def_port, struct sockaddr_in *sa)
 {
-	char host[64];
-	const char *colon = strrchr(s, ':');
-	size_t hl = colon ? (size_t)(colon - s) : strlen(s);
-	double port = def_port;
+	struct net_addr a;
 
-	if (hl == 0 || hl >= sizeof(host))
+	if (!net_addr_parse(s, (uint16_t)def_port, &a))
 		return false;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	if (colon && !parse_num(colon + 1, 1, 65535, &port))
-		return false;
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &sa->sin_addr) == 1;
-}
-
-static int open_socket(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int bytes = BUF_BYTES;
-
-	if (fd < 0) {
-		perror("udpecho: socket");
-		return -1;
-	}
-	/* best effort, as qwd: the kernel caps it at rmem_max */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
-	return fd;
-}
-
-/* ---- CPU time of a process ---------------------------------------------- */
-
-/* utime + stime of /proc/PID/stat in seconds (clock ticks), -1 if unknown.
- * The command name may hold blanks and parentheses: fields are counted
- * from the last ')'. */
-static double proc_ticks_s(long pid)
-{
-	char path[64], buf[1024];
-	unsigned long long ut, st;
-	const char *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	/* after ')': state(3) ppid pgrp session tty tpgid flags minflt
-	 * cminflt majflt cmajflt utime(14) stime(15) */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-/* time on a CPU of every thread of PID, from schedstat (ns precision);
- * falls back to the tick count; -1 if the process is gone */
-static double proc_cpu_s(long pid)
-{
-	char path[64];
-	struct dirent *de;
-	double sum = 0;
-	bool any = false;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		char spath[300];
-		unsigned long long ns;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(spath, sizeof(spath), "/proc/%ld/task/%s/schedstat", pid, de->d_name);
-		f = fopen(spath, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &ns) == 1) {
-			sum += (double)ns * 1e-9;
-			any = true;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	/* schedstat reads 0 when the kernel keeps no run-time statistics */
-	if (!any || sum <= 0)
-		return proc_ticks_s(pid);
-	return sum;
+	net_addr_to_sockaddr(&a, sa);
+	return true;
 }
 
 /* ---- the echo server ----------------------------------------------------- */
 
 struct echo_server {
 	int fd;
-	struct mmsghdr in_hdr[ECHO_BATCH], out_hdr[ECHO_BATCH];
-	struct iovec in_iov[ECHO_BATCH], out_iov[ECHO_BATCH];
-	struct sockaddr_in from[ECHO_BATCH];
-	uint8_t in[ECHO_BATCH][MAX_PAYLOAD];
-	uint8_t out[ECHO_BATCH][MAX_PAYLOAD];	/* zero past the header, always */
-	uint64_t packets_in, bytes_in, packets_out, bytes_out, bad, send_drops;
+	struct net_stats st;
+	struct net_recv_batch in;
+	struct net_send_batch out;
+	uint64_t bad;
 };
 
-/* Answer the n datagrams just read; returns how many replies were built. */
-static int echo_build(struct echo_server *s, int n)
+/* Answer the datagrams of one batch: each reply is the request's header
+ * and zeros up to the length it asks for, built in a send slot.  Only the
+ * first HDR_LEN bytes of a slot are ever written, so the rest stays the
+ * zeros calloc gave it, and a reply costs no more than qwd's copy. */
+static void echo_build(struct echo_server *s)
 {
-	int k = 0;
-
-	for (int i = 0; i < n; i++) {
-		unsigned len = s->in_hdr[i].msg_len;
-		const uint8_t *p = s->in[i];
+	for (size_t i = 0; i < s->in.count; i++) {
+		const struct net_packet *p = &s->in.packets[i];
+		uint8_t *out;
+		size_t max;
 		unsigned want;
 
-		s->packets_in++;
-		s->bytes_in += len;
-		if (len < HDR_LEN || get_u32(p) != ECHO_MAGIC) {
+		if (p->len < HDR_LEN || get_u32(p->data) != ECHO_MAGIC) {
 			s->bad++;
 			continue;
 		}
-		want = get_u16(p + 4);
+		want = get_u16(p->data + 4);
 		if (want < HDR_LEN)
 			want = HDR_LEN;
 		if (want > MAX_PAYLOAD)
 			want = MAX_PAYLOAD;
-		memcpy(s->out[k], p, HDR_LEN);
-		s->out_iov[k].iov_len = want;
-		s->out_hdr[k].msg_hdr.msg_name = &s->from[i];
-		s->out_hdr[k].msg_hdr.msg_namelen = sizeof(s->from[i]);
-		k++;
-	}
-	return k;
-}
-
-static void echo_send(struct echo_server *s, int k)
-{
-	int done = 0;
-
-	while (done < k) {
-		int m = sendmmsg(s->fd, s->out_hdr + done, (unsigned)(k - done), MSG_DONTWAIT);
-
-		if (m < 0) {
-			if (errno == EINTR)
-				continue;
-			/* full send buffer or a refused peer: the rest is lost */
-			s->send_drops += (uint64_t)(k - done);
-			return;
-		}
-		for (int i = done; i < done + m; i++) {
-			s->packets_out++;
-			s->bytes_out += s->out_iov[i].iov_len;
-		}
-		done += m;
+		out = net_send_slot(&s->out, &max);
+		memcpy(out, p->data, HDR_LEN);
+		net_send_commit(&s->out, &p->from, want);
 	}
 }
 
-static int run_server(const struct sockaddr_in *bind_to)
+static int run_server(const char *ip, int port)
 {
 	struct echo_server *s = calloc(1, sizeof(*s));
 	struct pollfd pfd;
+	char err[256];
 
 	if (!s) {
 		fprintf(stderr, "udpecho: out of memory\n");
 		return 2;
 	}
-	s->fd = open_socket();
+	s->fd = net_udp_open(ip, (uint16_t)port, err, sizeof(err));
 	if (s->fd < 0) {
+		fprintf(stderr, "udpecho: %s\n", err);
 		free(s);
 		return 2;
 	}
-	if (bind(s->fd, (const struct sockaddr *)bind_to, sizeof(*bind_to)) != 0) {
-		fprintf(stderr, "udpecho: bind %s:%d: %s\n", inet_ntoa(bind_to->sin_addr),
-			ntohs(bind_to->sin_port), strerror(errno));
-		close(s->fd);
-		free(s);
-		return 2;
-	}
-	for (int i = 0; i < ECHO_BATCH; i++) {
-		s->in_iov[i].iov_base = s->in[i];
-		s->in_iov[i].iov_len = sizeof(s->in[i]);
-		s->in_hdr[i].msg_hdr.msg_iov = &s->in_iov[i];
-		s->in_hdr[i].msg_hdr.msg_iovlen = 1;
-		s->out_iov[i].iov_base = s->out[i];
-		s->out_hdr[i].msg_hdr.msg_iov = &s->out_iov[i];
-		s->out_hdr[i].msg_hdr.msg_iovlen = 1;
-	}
-	fprintf(stderr, "udpecho: serving on %s:%d\n", inet_ntoa(bind_to->sin_addr),
-		ntohs(bind_to->sin_port));
+	/* best effort, as qwd: the kernel caps it at rmem_max */
+	net_udp_set_buffers(s->fd, BUF_BYTES);
+	net_send_init(&s->out, s->fd, &s->st);
+	fprintf(stderr, "udpecho: serving on %s:%d\n", ip, port);
 	pfd.fd = s->fd;
 	pfd.events = POLLIN;
 	while (!stop_requested) {
@@ -367,25 +214,21 @@ static int run_server(const struct sockaddr_in *bind_to)
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
 		for (int round = 0; round < ECHO_ROUNDS; round++) {
-			int n;
+			int n = net_udp_recv_batch(s->fd, &s->in, &s->st);
 
-			for (int i = 0; i < ECHO_BATCH; i++) {
-				s->in_hdr[i].msg_hdr.msg_name = &s->from[i];
-				s->in_hdr[i].msg_hdr.msg_namelen = sizeof(s->from[i]);
-			}
-			n = recvmmsg(s->fd, s->in_hdr, ECHO_BATCH, MSG_DONTWAIT, NULL);
-			if (n <= 0)
+			if (n < 0)
 				break;
-			echo_send(s, echo_build(s, n));
-			if (n < ECHO_BATCH)
+			echo_build(s);
+			if (n < NET_BATCH)
 				break;
 		}
+		net_send_flush(&s->out);
 	}
 	fprintf(stderr, "udpecho: served %" PRIu64 " datagrams in (%" PRIu64 " bytes), %"
 		PRIu64 " out (%" PRIu64 " bytes), %" PRIu64 " bad, %" PRIu64 " not sent\n",
-		s->packets_in, s->bytes_in, s->packets_out, s->bytes_out, s->bad,
-		s->send_drops);
-	close(s->fd);
+		s->st.packets_in, s->st.bytes_in, s->st.packets_out, s->st.bytes_out, s->bad,
+		s->st.send_errors);
+	net_udp_close(s->fd);
 	free(s);
 	return 0;
 }
@@ -420,16 +263,14 @@ struct load {
 	int tx_count;
 
 	/* receive side */
-	struct mmsghdr rx_hdr[ECHO_BATCH];
-	struct iovec rx_iov[ECHO_BATCH];
+	struct mmsghdr rx_hdr[RX_BATCH];
+	struct iovec rx_iov[RX_BATCH];
 	uint8_t (*rx)[MAX_PAYLOAD];
 	char (*rx_ctl)[CMSG_SPACE(sizeof(struct timespec))];
 
 	/* results, window only */
 	uint64_t requests, replies, bytes_out, bytes_in, bad, skipped, send_errors;
-	uint32_t *hist;			/* response time, 1 us buckets */
-	uint64_t samples;
-	double rt_sum_us, rt_max_us;
+	struct qwd_hist rt;		/* response times, ns */
 	double cpu_self0, cpu_self1, cpu_srv0, cpu_srv1, ticks_srv0, ticks_srv1;
 };
 
@@ -486,7 +327,7 @@ static void tx_flush(struct load *l)
 static void tx_one(struct load *l, int client)
 {
 	uint8_t *p = l->tx[l->tx_count];
-	uint64_t now = real_ns();
+	uint64_t now = qwd_clock_ns(CLOCK_REALTIME);
 
 	put_u32(p, ECHO_MAGIC);
 	put_u16(p + 4, (uint16_t)l->cfg->size_out);
@@ -504,7 +345,6 @@ static void take_reply(struct load *l, const struct mmsghdr *h, const uint8_t *p
 		       uint64_t arrival)
 {
 	uint64_t sent;
-	double us;
 
 	if (h->msg_len < HDR_LEN || get_u32(p) != ECHO_MAGIC) {
 		l->bad++;
@@ -516,12 +356,7 @@ static void take_reply(struct load *l, const struct mmsghdr *h, const uint8_t *p
 		return;
 	l->replies++;
 	l->bytes_in += h->msg_len;
-	us = arrival > sent ? (double)(arrival - sent) * 1e-3 : 0;
-	l->rt_sum_us += us;
-	if (us > l->rt_max_us)
-		l->rt_max_us = us;
-	l->hist[us < HIST_US ? (size_t)us : HIST_US - 1]++;
-	l->samples++;
+	qwd_hist_add(&l->rt, arrival > sent ? arrival - sent : 0);
 }
 
 static void rx_drain(struct load *l)
@@ -529,11 +364,11 @@ static void rx_drain(struct load *l)
 	for (;;) {
 		int n;
 
-		for (int i = 0; i < ECHO_BATCH; i++) {
+		for (int i = 0; i < RX_BATCH; i++) {
 			l->rx_hdr[i].msg_hdr.msg_control = l->rx_ctl[i];
 			l->rx_hdr[i].msg_hdr.msg_controllen = sizeof(l->rx_ctl[i]);
 		}
-		n = recvmmsg(l->fd, l->rx_hdr, ECHO_BATCH, MSG_DONTWAIT, NULL);
+		n = recvmmsg(l->fd, l->rx_hdr, RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
 		for (int i = 0; i < n; i++) {
@@ -551,36 +386,19 @@ static void rx_drain(struct load *l)
 				}
 			}
 			if (!arrival)
-				arrival = real_ns();
+				arrival = qwd_clock_ns(CLOCK_REALTIME);
 			take_reply(l, &l->rx_hdr[i], l->rx[i], arrival);
 		}
-		if (n < ECHO_BATCH)
+		if (n < RX_BATCH)
 			return;
 	}
 }
 
-static double hist_percentile(const struct load *l, double q)
-{
-	uint64_t rank, seen = 0;
-
-	if (!l->samples)
-		return 0;
-	rank = (uint64_t)ceil(q * (double)l->samples);
-	if (rank < 1)
-		rank = 1;
-	for (size_t i = 0; i < HIST_US; i++) {
-		seen += l->hist[i];
-		if (seen >= rank)
-			return fmin((double)i + 0.5, l->rt_max_us);
-	}
-	return l->rt_max_us;
-}
-
 static void window_mark(struct load *l, bool start)
 {
-	double self = proc_cpu_s((long)getpid());
-	double srv = l->cfg->server_pid > 0 ? proc_cpu_s(l->cfg->server_pid) : -1;
-	double ticks = l->cfg->server_pid > 0 ? proc_ticks_s(l->cfg->server_pid) : -1;
+	double self = qwt_proc_cpu_s((long)getpid());
+	double srv = qwt_proc_cpu_s(l->cfg->server_pid);
+	double ticks = qwt_proc_cpu_ticks_s(l->cfg->server_pid);
 
 	if (start) {
 		l->cpu_self0 = self;
@@ -600,22 +418,22 @@ static void load_loop(struct load *l)
 	const double drain = 0.2;
 	double last_round = 0;
 
-	l->t_start = mono_now() + 0.01;
+	l->t_start = qwd_clock_s(CLOCK_MONOTONIC) + 0.01;
 	l->win_start = l->t_start + c->warmup;
 	l->win_end = l->win_start + c->duration;
 	while (!stop_requested) {
-		double now = mono_now(), wake;
+		double now = qwd_clock_s(CLOCK_MONOTONIC), wake;
 		struct timespec ts;
 
 		if (!l->in_window && !l->window_done && now >= l->win_start) {
 			l->in_window = true;
-			l->win_start_real = real_ns();
+			l->win_start_real = qwd_clock_ns(CLOCK_REALTIME);
 			window_mark(l, true);
 		}
 		if (l->in_window && now >= l->win_end) {
 			l->in_window = false;
 			l->window_done = true;
-			l->win_end_real = real_ns();
+			l->win_end_real = qwd_clock_ns(CLOCK_REALTIME);
 			window_mark(l, false);
 		}
 		rx_drain(l);
@@ -647,7 +465,7 @@ static void load_loop(struct load *l)
 			;
 	}
 	if (l->in_window) {	/* stopped by a signal inside the window */
-		l->win_end_real = real_ns();
+		l->win_end_real = qwd_clock_ns(CLOCK_REALTIME);
 		window_mark(l, false);
 	}
 }
@@ -661,36 +479,69 @@ static void write_json(const struct load *l, FILE *f)
 		     l->cpu_srv1 - l->cpu_srv0 : -1;
 	double ticks = c->server_pid > 0 && l->ticks_srv0 >= 0 && l->ticks_srv1 >= 0 ?
 		       l->ticks_srv1 - l->ticks_srv0 : -1;
+	char server[NET_ADDR_STRLEN];
+	struct net_addr sa;
+	struct json_out j;
 
 	if (win <= 0)
 		win = 1e-9;
-	fprintf(f, "{\n  \"udpecho\": 1,\n");
-	fprintf(f, "  \"config\": {\"clients\": %d, \"rate\": %g, \"size_in\": %d, "
-		"\"size_out\": %d, \"duration\": %g, \"warmup\": %g, \"server\": \"%s:%d\", "
-		"\"server_pid\": %ld, \"seed\": %llu},\n",
-		c->clients, c->rate, c->size_in, c->size_out, c->duration, c->warmup,
-		inet_ntoa(c->server.sin_addr), ntohs(c->server.sin_port), c->server_pid,
-		c->seed);
-	fprintf(f, "  \"totals\": {\"window_s\": %.6f, \"requests\": %" PRIu64
-		", \"replies\": %" PRIu64 ", \"requests_per_s\": %.3f, \"replies_per_s\": %.3f, "
-		"\"response_rate\": %.6f, \"bytes_out_per_s\": %.1f, \"bytes_in_per_s\": %.1f, "
-		"\"bad\": %" PRIu64 ", \"skipped\": %" PRIu64 ", \"send_errors\": %" PRIu64 ",\n",
-		win, l->requests, l->replies, (double)l->requests / win,
-		(double)l->replies / win,
-		l->requests ? (double)l->replies / (double)l->requests : 0,
-		(double)l->bytes_out / win, (double)l->bytes_in / win, l->bad, l->skipped,
-		l->send_errors);
-	fprintf(f, "    \"response_time_ms\": {\"samples\": %" PRIu64 ", \"mean\": %.4f, "
-		"\"p50\": %.4f, \"p99\": %.4f, \"max\": %.4f}},\n",
-		l->samples, l->samples ? l->rt_sum_us / (double)l->samples / 1000 : 0,
-		hist_percentile(l, 0.50) / 1000, hist_percentile(l, 0.99) / 1000,
-		l->rt_max_us / 1000);
-	fprintf(f, "  \"cpu\": {\"client_s\": %.6f, \"client_percent\": %.3f, "
-		"\"server_s\": %.6f, \"server_percent\": %.3f, \"server_ticks_s\": %.2f, "
-		"\"server_us_per_request\": %.4f, \"client_us_per_request\": %.4f}\n}\n",
-		self, 100 * self / win, srv, srv >= 0 ? 100 * srv / win : -1, ticks,
-		srv >= 0 && l->requests ? srv * 1e6 / (double)l->requests : -1,
-		l->requests ? self * 1e6 / (double)l->requests : -1);
+	net_addr_from_sockaddr(&c->server, &sa);
+	json_init(&j, f, NULL, 0);
+	j.spaced = true;
+	j.digits = 6;
+	json_begin(&j, NULL, '{');
+	json_break(&j, 2);
+	json_i64(&j, "udpecho", 1);
+	json_break(&j, 2);
+	json_begin(&j, "config", '{');
+	json_i64(&j, "clients", c->clients);
+	json_num(&j, "rate", c->rate);
+	json_i64(&j, "size_in", c->size_in);
+	json_i64(&j, "size_out", c->size_out);
+	json_num(&j, "duration", c->duration);
+	json_num(&j, "warmup", c->warmup);
+	json_str(&j, "server", net_addr_format(&sa, server));
+	json_i64(&j, "server_pid", c->server_pid);
+	json_u64(&j, "seed", c->seed);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "totals", '{');
+	json_fixed(&j, "window_s", win, 6);
+	json_u64(&j, "requests", l->requests);
+	json_u64(&j, "replies", l->replies);
+	json_fixed(&j, "requests_per_s", (double)l->requests / win, 3);
+	json_fixed(&j, "replies_per_s", (double)l->replies / win, 3);
+	json_fixed(&j, "response_rate",
+		   l->requests ? (double)l->replies / (double)l->requests : 0, 6);
+	json_fixed(&j, "bytes_out_per_s", (double)l->bytes_out / win, 1);
+	json_fixed(&j, "bytes_in_per_s", (double)l->bytes_in / win, 1);
+	json_u64(&j, "bad", l->bad);
+	json_u64(&j, "skipped", l->skipped);
+	json_u64(&j, "send_errors", l->send_errors);
+	json_break(&j, 4);
+	json_begin(&j, "response_time_ms", '{');
+	json_u64(&j, "samples", l->rt.count);
+	json_fixed(&j, "mean", qwd_hist_mean(&l->rt) / 1e6, 4);
+	json_fixed(&j, "p50", (double)qwd_hist_quantile(&l->rt, 0.50) / 1e6, 4);
+	json_fixed(&j, "p99", (double)qwd_hist_quantile(&l->rt, 0.99) / 1e6, 4);
+	json_fixed(&j, "max", (double)qwd_hist_quantile(&l->rt, 1) / 1e6, 4);
+	json_end(&j);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "cpu", '{');
+	json_fixed(&j, "client_s", self, 6);
+	json_fixed(&j, "client_percent", 100 * self / win, 3);
+	json_fixed(&j, "server_s", srv, 6);
+	json_fixed(&j, "server_percent", srv >= 0 ? 100 * srv / win : -1, 3);
+	json_fixed(&j, "server_ticks_s", ticks, 2);
+	json_fixed(&j, "server_us_per_request",
+		   srv >= 0 && l->requests ? srv * 1e6 / (double)l->requests : -1, 4);
+	json_fixed(&j, "client_us_per_request",
+		   l->requests ? self * 1e6 / (double)l->requests : -1, 4);
+	json_end(&j);
+	json_break(&j, 0);
+	json_end(&j);
+	json_raw(&j, "\n");
 }
 
 static int run_load(const struct load_config *c)
@@ -707,19 +558,21 @@ static int run_load(const struct load_config *c)
 	l->period = 1.0 / c->rate;
 	l->phase = calloc((size_t)c->clients, sizeof(*l->phase));
 	l->tx = calloc(LOAD_BATCH, sizeof(*l->tx));
-	l->rx = calloc(ECHO_BATCH, sizeof(*l->rx));
-	l->rx_ctl = calloc(ECHO_BATCH, sizeof(*l->rx_ctl));
-	l->hist = calloc(HIST_US, sizeof(*l->hist));
-	if (!l->phase || !l->tx || !l->rx || !l->rx_ctl || !l->hist) {
+	l->rx = calloc(RX_BATCH, sizeof(*l->rx));
+	l->rx_ctl = calloc(RX_BATCH, sizeof(*l->rx_ctl));
+	if (!l->phase || !l->tx || !l->rx || !l->rx_ctl) {
 		fprintf(stderr, "udpecho: out of memory\n");
 		status = 2;
 		goto out;
 	}
-	l->fd = open_socket();
+	qwd_hist_clear(&l->rt);
+	l->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (l->fd < 0) {
+		perror("udpecho: socket");
 		status = 2;
 		goto out;
 	}
+	net_udp_set_buffers(l->fd, BUF_BYTES);
 	(void)setsockopt(l->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
 	/* connected: the kernel skips the route look-up per datagram, and only
 	 * the server's datagrams reach the socket */
@@ -734,7 +587,7 @@ static int run_load(const struct load_config *c)
 		l->tx_hdr[i].msg_hdr.msg_iov = &l->tx_iov[i];
 		l->tx_hdr[i].msg_hdr.msg_iovlen = 1;
 	}
-	for (int i = 0; i < ECHO_BATCH; i++) {
+	for (int i = 0; i < RX_BATCH; i++) {
 		l->rx_iov[i].iov_base = l->rx[i];
 		l->rx_iov[i].iov_len = sizeof(l->rx[i]);
 		l->rx_hdr[i].msg_hdr.msg_iov = &l->rx_iov[i];
@@ -765,7 +618,6 @@ out:
 	free(l->tx);
 	free(l->rx);
 	free(l->rx_ctl);
-	free(l->hist);
 	free(l);
 	return status;
 }
@@ -794,7 +646,6 @@ int main(int argc, char **argv)
 		.clients = 0, .rate = 30, .duration = 10, .warmup = 1, .tick = 0.001,
 		.size_in = 32, .size_out = 64, .seed = 1,
 	};
-	struct sockaddr_in bind_to;
 	struct sigaction sa;
 	bool serve = false;
 	const char *ip = "127.0.0.1";
@@ -874,15 +725,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (serve) {
-		char spec[80];
-
-		snprintf(spec, sizeof(spec), "%s:%d", ip, (int)port);
-		if (!parse_addr(spec, DEFAULT_PORT, &bind_to)) {
-			fprintf(stderr, "udpecho: bad --ip \"%s\"\n", ip);
-			return 2;
-		}
-		return run_server(&bind_to);
-	}
+	if (serve)
+		return run_server(ip, (int)port);
 	return run_load(&c);
 }

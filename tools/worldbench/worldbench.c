@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "qwd/world.h"
+#include "qwtools.h"
 
 enum {
 	BENCH_LOADS = 5,	/* loads timed per map; the best is shown */
@@ -126,12 +128,8 @@ static uint32_t rng_below(struct rng *r, uint32_t n)
 
 static struct clock_pair clock_now(void)
 {
-	struct timespec w, c;
-
-	clock_gettime(CLOCK_MONOTONIC, &w);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-	return (struct clock_pair){ w.tv_sec + w.tv_nsec * 1e-9,
-				    c.tv_sec + c.tv_nsec * 1e-9 };
+	return (struct clock_pair){qwd_clock_s(CLOCK_MONOTONIC),
+				   qwd_clock_s(CLOCK_PROCESS_CPUTIME_ID)};
 }
 
 static void clock_since(struct clock_pair t0, struct test_result *res)
@@ -145,27 +143,6 @@ static void clock_since(struct clock_pair t0, struct test_result *res)
 static double rate(long count, double seconds)
 {
 	return seconds > 0 ? (double)count / seconds : 0;
-}
-
-static void cpu_model(char *out, size_t len)
-{
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	snprintf(out, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) != 0 || !colon)
-			continue;
-		colon += 1 + strspn(colon + 1, " \t");
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(out, len, "%s", colon);
-		break;
-	}
-	fclose(f);
 }
 
 static const char *format_name(enum bsp_format f)
@@ -477,14 +454,11 @@ static void print_summary(const struct map_result *r, int n)
 
 static int parse_long(const char *s, long lo, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo)
+	if (!qwd_parse_int(s, lo, LONG_MAX, false, &v))
 		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -536,7 +510,7 @@ int main(int argc, char **argv)
 
 	/* keep the report in order with the errors on stderr */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cpu_model(cpu, sizeof(cpu));
+	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
 	printf("worldbench: cpu %s (%ld online); %ld traces, seed %ld\n", cpu,
 	       sysconf(_SC_NPROCESSORS_ONLN), n, seed);
 	printf("compiler: %s%s%s\n",

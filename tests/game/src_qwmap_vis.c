@@ -1,9 +1,0 @@
-/*
- * src_qwmap_vis.c -- builds tools/qwmap/vis.c into the game tests.
- *
- * Design note: the game's scenario maps are .map text compiled in memory
- * by the project's own map compiler (qm_compile); test programs link only
- * libqwd.a, so the compiler's sources (all but its main.c) come in here,
- * one file each so their static helpers stay apart.
- */
-#include "../../tools/qwmap/vis.c"

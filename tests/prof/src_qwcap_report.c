@@ -1,8 +1,0 @@
-/*
- * src_qwcap_report.c -- builds tools/qwcap/report.c into the test program.
- *
- * Design note: test programs link the .c files of tests/<module>/ with
- * libqwd.a only, so the capture analyser's sources (all but its main.c)
- * are compiled here, one file each so their static helpers stay apart.
- */
-#include "../../tools/qwcap/report.c"

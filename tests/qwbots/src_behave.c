@@ -1,8 +1,0 @@
-/*
- * src_behave.c -- builds tools/qwbots/behave.c into the test program.
- *
- * Design note: test programs link the .c files of tests/<module>/ with
- * libqwd.a only, so the load generator's sources (all but its main.c) are
- * compiled here, one file each so their static helpers stay apart.
- */
-#include "../../tools/qwbots/behave.c"

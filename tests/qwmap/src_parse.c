@@ -1,8 +1,0 @@
-/*
- * src_parse.c -- builds tools/qwmap/parse.c into the test program.
- *
- * Design note: test programs link the .c files of tests/<module>/ with libqwd.a only, so
- * the compiler's sources (all but its main.c) are compiled here, one file
- * each so their static helpers stay apart.
- */
-#include "../../tools/qwmap/parse.c"
