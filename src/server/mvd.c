@@ -260,9 +260,8 @@ static void dest_put(struct mvd_dest *d, const void *data, size_t len, double no
 	if (!d->stream) {
 		if (d->len + len > d->cap)
 			file_flush(d, now);
-		if (len > d->cap) {
-			memcpy(d->buf, data, d->cap);	/* never: records are smaller */
-			dest_fail(d, "record larger than the file buffer");
+		if (len > d->cap) {	/* never: a frame is smaller */
+			dest_fail(d, "a frame larger than the file buffer");
 			return;
 		}
 		memcpy(d->buf + d->len, data, len);

@@ -8,7 +8,7 @@
 # folder with its console on a FIFO, qtv_streamport on its own port number
 # (TCP) and qtv_password set; 6 qwbots walkers (stock protocol 28) play.
 # Then, one result each:
-#   record   "record interop" on the console, 12 s, "stop": the log says
+#   record   "record interop" on the console, 16 s, "stop": the log says
 #            the demo was written; build/mvdcheck reads qw/demos/interop.mvd
 #            to EndOfDemo without a fault, all 6 players in a frame, at
 #            least 200 frames
@@ -18,16 +18,18 @@
 #            MVDSV's "Bad password."
 #   playdemo ezQuake (under Xvfb, the client data of build/mkassets, the
 #            bundled maps in id1/maps) plays the demo: +playdemo
-#            demos/interop.mvd from its qw/; three captures 2 s apart
-#            must each draw the world (at least 64 colours in the band
-#            ezquake.sh uses: 440x100 at 100,280) and two of them differ
-#            (the tracked player moves: at least 5% of the band's
-#            pixels); its console
+#            demos/interop.mvd from its qw/; once the client draws (the
+#            session polls for it: a loaded machine starts it slowly),
+#            five captures 2 s apart, at least two of which must draw
+#            the world (at least 64 colours in the band ezquake.sh uses:
+#            440x100 at 100,280; a close wall of the generated data has
+#            fewer) and two consecutive drawn ones differ (the tracked
+#            player moves: at least 5% of the band's pixels); its console
 #            log (-condebug, qw/qconsole.log) says "Playing demo" and has
 #            no Host_Error, "Unexpected end of demo", "Corrupted demo",
 #            no entity-list warning
 #   qtvplay  ezQuake watches the live stream with "qtvplay HOST:PORT
-#            PASSWORD", the same two captures and the same console checks;
+#            PASSWORD", the same captures and the same console checks;
 #            qwd's log shows the stream started
 #   MVDSV    the same qtvplay checks against MVDSV 0.35 with KTX
 #            (qtv_streamport, qtv_password; tests/interop/qwbots-mvdsv.sh
@@ -45,7 +47,8 @@
 # ezQuake ignores SIGTERM: it is stopped with SIGKILL (as ezquake.sh).
 # Needs what ezquake.sh needs, and mvdsv, ktx for the reference runs
 # (installed when missing, Debian, root; else skipped saying which).
-# Prints "mvd: N passed, M failed[, K skipped (why)]" as its last line.
+# Prints "mvd: N passed, M failed[, K skipped (why)]" as its last line
+# (tests/interop/lib/report.sh).
 set -u
 
 build=${1:-build}
@@ -55,29 +58,17 @@ region=440x100+100+280
 region_pixels=44000
 min_colours=64
 bots=6
-passed=0
-failed=0
 skipped=0
 why=""
+suite=mvd
+. tests/interop/lib/report.sh
 
-finish() {
+# the tally's last line, with the skips and why
+done_all() {
 	if [ "$skipped" -gt 0 ]; then
-		echo "mvd: $passed passed, $failed failed, $skipped skipped ($why)"
-	else
-		echo "mvd: $passed passed, $failed failed"
+		finish ", $skipped skipped ($why)"
 	fi
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
-
-check() {	# check NAME STATUS
-	if [ "$2" -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "mvd: ok: $1"
-	else
-		failed=$((failed + 1))
-		echo "mvd: FAILED: $1"
-	fi
+	finish
 }
 
 skip() {	# skip N WHY
@@ -99,7 +90,7 @@ wait_for() {
 # session DIR BASE ARGS...: ezQuake (on the Xvfb display) with ARGS;
 # from 6 s on, once the view band shows the world (polled each second for
 # up to 30 s more: a loaded machine starts the client slowly, which is no
-# failure), three captures 2 s apart, then SIGKILL
+# failure), five captures 2 s apart, then SIGKILL
 session() {
 	dir=$1 base=$2
 	shift 2
@@ -116,11 +107,10 @@ session() {
 		sleep 1
 		_i=$((_i + 1))
 	done
-	import -window root "$dir/a.png"
-	sleep 2
-	import -window root "$dir/b.png"
-	sleep 2
-	import -window root "$dir/c.png"
+	for shot in a b c d e; do
+		import -window root "$dir/$shot.png"
+		sleep 2
+	done
 	kill -9 "$(cat "$dir/ez.pid")" 2>/dev/null
 }
 
@@ -141,28 +131,31 @@ view() {
 	kill -9 "$(cat "$dir/ez.pid" 2>/dev/null)" 2>/dev/null
 	fails=""
 	picture=""
-	if [ -f "$dir/a.png" ] && [ -f "$dir/b.png" ] && [ -f "$dir/c.png" ]; then
-		colours=""
-		moved=0
-		prev=""
-		for shot in a b c; do
-			n=$(identify -format '%k' "$dir/$shot.png[$region]" 2>/dev/null)
-			colours="$colours ${n:-0}"
-			[ "${n:-0}" -ge $min_colours ] || fails="$fails [fewer than $min_colours colours]"
-			if [ -n "$prev" ]; then
-				c=$(compare -metric AE -fuzz 10% "$dir/$prev.png[$region]" \
-					"$dir/$shot.png[$region]" null: 2>&1 | awk '{printf "%d", $1}')
-				[ "${c:-0}" -gt "$moved" ] && moved=${c:-0}
-			fi
-			prev=$shot
-			cp "$dir/$shot.png" "$art/mvd-$name-$shot.png"
-		done
-		picture="band:$colours colours, at most $moved of $region_pixels pixels changed in 2 s"
-		# a frozen picture fails; a tracked player standing 2 s does not
-		[ $((moved * 20)) -ge $region_pixels ] || fails="$fails [the view did not move]"
-	else
-		fails="$fails [no captures]"
-	fi
+	colours=""
+	drawn=0
+	moved=0
+	prev=""
+	for shot in a b c d e; do
+		[ -f "$dir/$shot.png" ] || continue
+		cp "$dir/$shot.png" "$art/mvd-$name-$shot.png"
+		n=$(identify -format '%k' "$dir/$shot.png[$region]" 2>/dev/null)
+		colours="$colours ${n:-0}"
+		if [ "${n:-0}" -lt $min_colours ]; then
+			prev=""	# not drawn (yet): no pair with it
+			continue
+		fi
+		drawn=$((drawn + 1))
+		if [ -n "$prev" ]; then
+			c=$(compare -metric AE -fuzz 10% "$dir/$prev.png[$region]" \
+				"$dir/$shot.png[$region]" null: 2>&1 | awk '{printf "%d", $1}')
+			[ "${c:-0}" -gt "$moved" ] && moved=${c:-0}
+		fi
+		prev=$shot
+	done
+	picture="band:$colours colours, at most $moved of $region_pixels pixels changed in 2 s"
+	[ $drawn -ge 2 ] || fails="$fails [fewer than 2 captures drew the world]"
+	# a frozen picture fails; a tracked player standing 2 s does not
+	[ $((moved * 20)) -ge $region_pixels ] || fails="$fails [the view did not move]"
 	con="$base/qw/qconsole.log"
 	if [ -f "$con" ]; then
 		cp "$con" "$art/mvd-$name-console.log"
@@ -177,14 +170,14 @@ view() {
 	fi
 	if [ -n "$fails" ]; then
 		cat "$dir/client.log"
-		check "$name: ezQuake:$fails; $picture" 1
+		check "$name: ezQuake:$fails; $picture" false
 	else
-		check "$name: ezQuake drew it, the view moved, no error on its console; $picture" 0
+		check "$name: ezQuake drew it, the view moved, no error on its console; $picture" true
 	fi
 }
 
 for f in "$build/qwd" "$build/qwbots" "$build/mvdcheck" "$build/mkassets" build/maps/small.bsp; do
-	[ -e "$f" ] || { check "$f exists (make)" 1; finish; }
+	[ -e "$f" ] || { check "$f exists (make)" false; done_all; }
 done
 
 have() {
@@ -247,8 +240,8 @@ free_port() {	# free_port FROM: a port from FROM on, free for UDP and TCP
 # the client's base: generated data, the bundled maps, a demos folder
 base=$work/client
 if ! "$build/mkassets" "$base" build/maps/small.bsp >/dev/null; then
-	check "mkassets makes the client data" 1
-	finish
+	check "mkassets makes the client data" false
+	done_all
 fi
 mkdir -p "$base/id1/maps" "$base/qw/demos"
 cp build/maps/*.bsp "$base/id1/maps/"
@@ -264,7 +257,7 @@ qwd=$(cd "$(dirname "$build/qwd")" && pwd)/qwd
 qwd_pid=$!
 exec 3>"$srv/console"
 wait_for "$srv/qwd.log" "QTV: listening" 10
-check "qwd starts, QTV listening on TCP $port" $?
+check "qwd starts, QTV listening on TCP $port" [ $? -eq 0 ]
 
 "$build/qwbots" --server "127.0.0.1:$port" --bots $bots --rate 30 --duration 90 \
 	--map build/maps/small.bsp --qwdx off --no-progress --quiet >"$srv/bots.log" 2>&1 &
@@ -273,10 +266,10 @@ wait_for "$srv/qwd.log" "bot000$((bots - 1))\" entered the game" 20
 sleep 1
 
 echo "record interop" >&3
-sleep 12
+sleep 16
 echo "stop" >&3
 wait_for "$srv/qwd.log" "demo interop.mvd written" 5
-check "record interop ... stop: the demo is written" $?
+check "record interop ... stop: the demo is written" [ $? -eq 0 ]
 demo=$srv/qw/demos/interop.mvd
 cp "$demo" "$art/mvd-interop.mvd" 2>/dev/null
 "$build/mvdcheck" "$demo" >"$srv/check.txt" 2>&1
@@ -287,7 +280,7 @@ frames=$(val frames "$srv/check.txt")
 inframe=$(val players_in_frame "$srv/check.txt")
 [ $rc -eq 0 ] && [ "$(val end "$srv/check.txt")" = EndOfDemo ] &&
 	[ "${inframe:-0}" -eq $bots ] && [ "${frames:-0}" -ge 200 ]
-check "mvdcheck reads the demo to EndOfDemo ($frames frames, $inframe players in a frame)" $?
+check "mvdcheck reads the demo to EndOfDemo ($frames frames, $inframe players in a frame)" [ $? -eq 0 ]
 
 "$build/mvdcheck" --qtv "127.0.0.1:$port" --password secret --seconds 5 >"$srv/stream.txt" 2>&1
 rc=$?
@@ -295,10 +288,10 @@ cat "$srv/stream.txt"
 frames=$(val frames "$srv/stream.txt")
 [ $rc -eq 0 ] && grep -q "^result *ok" "$srv/stream.txt" &&
 	[ "$(val players_in_frame "$srv/stream.txt")" = $bots ] && [ "${frames:-0}" -ge 50 ]
-check "mvdcheck --qtv (SHA3_512 challenge) reads the live stream ($frames frames in 5 s)" $?
+check "mvdcheck --qtv (SHA3_512 challenge) reads the live stream ($frames frames in 5 s)" [ $? -eq 0 ]
 "$build/mvdcheck" --qtv "127.0.0.1:$port" --password wrong --seconds 3 >"$srv/wrong.txt" 2>&1
-grep -q "refused: Bad password." "$srv/wrong.txt"
-check "a wrong QTV password: \"$(sed -n 's/^result *//p' "$srv/wrong.txt")\"" $?
+said=$(sed -n 's/^result *//p' "$srv/wrong.txt")
+check "a wrong QTV password: \"$said\"" grep -q "refused: Bad password." "$srv/wrong.txt"
 
 if [ -n "$viewer" ]; then
 	cp "$demo" "$base/qw/demos/interop.mvd"
@@ -308,7 +301,7 @@ if [ -n "$viewer" ]; then
 	want_console="qwd small: nine rooms"
 	view qtvplay "$work/qtvplay" "$base" +qtvplay "127.0.0.1:$port" secret
 	[ "$(grep -c "QTV stream [0-9]* to .* started" "$srv/qwd.log")" -gt "$streams" ]
-	check "qwd's log shows ezQuake's stream" $?
+	check "qwd's log shows ezQuake's stream" [ $? -eq 0 ]
 else
 	skip 3 "ezQuake under Xvfb: missing packages$missing"
 fi
@@ -353,7 +346,7 @@ if [ -n "$reference" ]; then
 	cat "$ref/check.txt"
 	[ $rc -eq 0 ] && [ "$(val end "$ref/check.txt")" = EndOfDemo ] &&
 		[ "$(val players_in_frame "$ref/check.txt")" = $bots ]
-	check "mvdcheck reads MVDSV's own demo to EndOfDemo" $?
+	check "mvdcheck reads MVDSV's own demo to EndOfDemo" [ $? -eq 0 ]
 	if [ -n "$viewer" ]; then
 		# KTX precaches models our game does not: a box for each
 		ktxbase=$work/client-ktx
@@ -395,8 +388,8 @@ if [ -n "$parser" ] && [ -x "$parser" ]; then
 	named=$(grep -c '"name_raw": "bot' "$work/parse/interop.mvd.json" 2>/dev/null)
 	cp "$work/parse/interop.mvd.json" "$art/mvd-interop.mvd.json" 2>/dev/null
 	[ $rc -eq 0 ] && [ "${named:-0}" -eq $bots ]
-	check "mvdparser reads the demo (status $rc, ${named:-0} players named)" $?
+	check "mvdparser reads the demo (status $rc, ${named:-0} players named)" [ $? -eq 0 ]
 else
 	skip 1 "no mvdparser (QW-Group/mvdparser is not packaged; set \$MVDPARSER to its binary)"
 fi
-finish
+done_all

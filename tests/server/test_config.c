@@ -116,6 +116,9 @@ static void test_mvdsv_config(void **state)
 		     "floodprot 6 3 5\n"
 		     "localinfo k_admins 12345\n"
 		     "no_such_thing 1\n"
+		     "sv_demotxt 0\n"
+		     "sv_demodir ktxdemos\n"
+		     "sv_demoMaxDirSize 262144\n"
 		     "fraglimit 40\n");
 	srvfix_command(f, "exec mvdsv.cfg", out, sizeof(out));
 	/* what qwd has, ran: before and after the lines it does not use */
@@ -130,6 +133,10 @@ static void test_mvdsv_config(void **state)
 	assert_non_null(strstr(out, "sys_ticrate"));
 	assert_int_equal(count_in(out, "not used by qwd (a KTX setting"), 1);
 	assert_int_equal(count_in(out, "\"localinfo\": MVDSV's, not used"), 1);
+	/* KTX's demo settings: the folder and the cap taken, the .txt not */
+	assert_string_equal(cvar_get(f->sv, "sv_demoDir")->string, "ktxdemos");
+	assert_string_equal(cvar_get(f->sv, "sv_demoMaxDirSize")->string, "262144");
+	assert_int_equal(count_in(out, "\"sv_demotxt\": MVDSV's, not used by qwd"), 1);
 	/* a KTX "set" makes no variable of its own */
 	assert_null(cvar_get(f->sv, "k_remove_end_hurt"));
 	assert_int_equal(f->sv->num_user_cvars, 0);
