@@ -74,7 +74,8 @@ row_ok() {
 		$1 == k {
 			found = 1; bad = ""
 			if (v("in_game") != 4) bad = bad " in_game=" v("in_game")
-			if (v("response_rate") < 0.9) bad = bad " response_rate=" v("response_rate")
+			# plausible, not a performance bar (a loaded machine answers less)
+			if (v("response_rate") < 0.5) bad = bad " response_rate=" v("response_rate")
 			if (v("srv_cpu_s_per_1000_replies") == "" || v("srv_cpu_s_per_1000_replies") <= 0) bad = bad " cpu_per_1000=" v("srv_cpu_s_per_1000_replies")
 			if (v("timers") != t) bad = bad " timers=" v("timers")
 			if (co == 1 && v("counter_mode") != "off") bad = bad " counter_mode=" v("counter_mode")

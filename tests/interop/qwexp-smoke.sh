@@ -72,8 +72,10 @@ row_ok() {
 			found = 1
 			bad = ""
 			if (v("in_game") != n) bad = bad " in_game=" v("in_game")
-			if (v("replies_per_s") < 0.8 * n * 30) bad = bad " replies_per_s=" v("replies_per_s")
-			if (v("response_rate") < 0.9 || v("response_rate") > 1.05) bad = bad " response_rate=" v("response_rate")
+			# plausible figures, not a performance bar: a loaded
+			# machine may answer less, a broken runner gives nothing
+			if (v("replies_per_s") < 0.5 * n * 30) bad = bad " replies_per_s=" v("replies_per_s")
+			if (v("response_rate") < 0.5 || v("response_rate") > 1.05) bad = bad " response_rate=" v("response_rate")
 			if (v("rt_p99_ms") == "" || v("rt_p99_ms") <= 0 || v("rt_p99_ms") > 1000) bad = bad " rt_p99_ms=" v("rt_p99_ms")
 			if (v("rt_mean_ms") > v("rt_max_ms")) bad = bad " mean>max"
 			if (v("srv_cpu_s") == "" || v("srv_cpu_s") < 0 || v("srv_cpu_s") > 3) bad = bad " srv_cpu_s=" v("srv_cpu_s")
@@ -113,7 +115,7 @@ check "qwexp floor exits 0 (status $status)" $status
 rr4=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$1 == 4 { print $(c["response_rate"]) }' "$work/scale.csv" 2>/dev/null)
 fl=$(awk -F, -v rr="$rr4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$1 == 4 && $(c["echo_us_per_request"]) > 0 && $(c["response_rate"]) > 0.9 {
+	$1 == 4 && $(c["echo_us_per_request"]) > 0 && $(c["response_rate"]) > 0.5 {
 		m = $(c["multiple"]); q = $(c["qwd_us_per_request"])
 		if (rr != "" && rr + 0 >= 0.95) ok = (m > 0 && q > 0)
 		else ok = (m == "" && q == "")
