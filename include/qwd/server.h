@@ -139,7 +139,14 @@ struct client_frame {
 	uint32_t first_state;	/* in server.state_ring (absolute index) */
 	uint16_t num_states;
 	bool valid;
+	bool delta_base;	/* sent after the client had read every level
+				   reset queued for it: may be a delta base */
 };
+
+/* Where the last message that makes the client forget its entity frames
+ * (serverdata, "changing") is in the reliable stream: queued, in the
+ * reliable message in flight, or read (acknowledged; also: none) */
+enum sv_reset_state { SV_RESET_READ = 0, SV_RESET_QUEUED, SV_RESET_SENT };
 
 struct client {
 	enum client_state state;
@@ -214,6 +221,10 @@ struct client {
 	uint8_t backlog[SV_BACKLOG];
 	size_t backlog_len;
 	bool backlog_overflowed;
+	/* the last level reset queued (sv_reliable_mark_reset); while queued
+	 * in the backlog, reset_backlog_end is where its record ends there */
+	enum sv_reset_state reset_state;
+	size_t reset_backlog_end;
 
 	/* download in progress (the map or a served file), read a chunk at a
 	 * time (transfer.c): the stock download at dl_pos; a chunked one
@@ -593,6 +604,9 @@ void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
 int sv_client_ping(const struct client *c);
 void sv_reliable_write(struct client *cl, const void *data, size_t len);
+/* the message just queued makes the client forget its entity frames: no
+ * reply sent before it has read it can be a delta base */
+void sv_reliable_mark_reset(struct client *cl);
 void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)

@@ -382,6 +382,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		sv_download_level_changed(sv, cl);
 		sv_reliable_stufftext(cl, "changing\n");
 		sv_reliable_stufftext(cl, "reconnect\n");
+		sv_reliable_mark_reset(cl);	/* "changing" clears the level */
 	}
 	qwd_logf(&sv->log, QWD_LOG_INFO,
 		 "map %s loaded from %s: %d models, %d sounds, %d entities, "

@@ -19,7 +19,11 @@
  *   bit per touched leaf.  Entity states of each reply go to one ring
  *   shared by all clients; a reply whose states the ring has overwritten
  *   can no longer be a delta base, and the client gets a full update (a
- *   valid protocol-28 answer) instead.
+ *   valid protocol-28 answer) instead.  Nor can a reply sent while a
+ *   message that clears the client's level (serverdata, "changing") is
+ *   still queued or unacknowledged in its reliable stream: a packet that
+ *   ran "new" and then "begin" puts the client in the game before it has
+ *   read the serverdata, which wipes the frames it has by then.
  *
  *   Reliable data: netchan holds one message of MAX_MSGLEN; what does not
  *   fit waits in the client's backlog as whole svc messages (a message is
@@ -90,6 +94,8 @@ static void backlog_drain(struct client *cl)
 	if (pos) {
 		memmove(cl->backlog, cl->backlog + pos, cl->backlog_len - pos);
 		cl->backlog_len -= pos;
+		cl->reset_backlog_end = cl->reset_backlog_end > pos
+			? cl->reset_backlog_end - pos : 0;
 	}
 }
 
@@ -110,6 +116,15 @@ void sv_reliable_write(struct client *cl, const void *data, size_t len)
 	cl->backlog[cl->backlog_len + 1] = (uint8_t)(len >> 8);
 	memcpy(cl->backlog + cl->backlog_len + 2, data, len);
 	cl->backlog_len += 2 + len;
+}
+
+/* Writes go to the netchan's message only while the backlog is empty, so
+ * the message just queued ends where the backlog ends (0: it is in the
+ * message). */
+void sv_reliable_mark_reset(struct client *cl)
+{
+	cl->reset_state = SV_RESET_QUEUED;
+	cl->reset_backlog_end = cl->backlog_len;
 }
 
 /* A text message (svc_print with its level, or svc_stufftext when level
@@ -838,7 +853,8 @@ static void write_entities(struct server *sv, struct client *cl,
 		struct client_frame *f = &cl->frames[cl->delta_sequence & UPDATE_MASK];
 		uint32_t age = cl->chan.incoming_sequence - f->sequence;
 
-		if (f->valid && (f->sequence & 0xff) == (uint32_t)cl->delta_sequence &&
+		if (f->valid && f->delta_base &&
+		    (f->sequence & 0xff) == (uint32_t)cl->delta_sequence &&
 		    age < UPDATE_BACKUP - 1 &&
 		    sv->state_ring_next - f->first_state <= sv->state_ring_size)
 			from = f;
@@ -972,6 +988,10 @@ static void send_reply(struct server *sv, struct client *cl)
 	 * (netchan would drop the whole reply) */
 	if (cl->state == CS_SPAWNED)
 		update_stats(sv, cl);
+	/* the level reset in flight was acknowledged: the client has read
+	 * it, and its frames from this reply on are ours */
+	if (cl->reset_state == SV_RESET_SENT && cl->chan.reliable_length == 0)
+		cl->reset_state = SV_RESET_READ;
 	reliable_fill(sv, cl);
 	n = netchan_next_reliable(&cl->chan);
 	msg_init(&m, data, sizeof(data));
@@ -1006,6 +1026,9 @@ static void send_reply(struct server *sv, struct client *cl)
 	frame->senttime = sv->realtime;
 	frame->ping_time = -1;
 	frame->valid = true;
+	/* a reply that may reach the client before a level reset it has not
+	 * read would be wiped by it: never a delta base */
+	frame->delta_base = cl->reset_state == SV_RESET_READ;
 	if (cl->state != CS_SPAWNED)
 		frame->num_states = 0;
 
@@ -1015,6 +1038,10 @@ static void send_reply(struct server *sv, struct client *cl)
 		sv_drop_client(sv, cl, "reliable channel overflowed");
 		return;
 	}
+	/* the queued reset was in the message, which is now in flight */
+	if (cl->reset_state == SV_RESET_QUEUED && cl->reset_backlog_end == 0 &&
+	    cl->chan.message.cursize == 0)
+		cl->reset_state = SV_RESET_SENT;
 	if (sv->capture)
 		capture_out(sv->capture, &cl->chan.remote, pkt, n, sv->realtime);
 	net_send_commit(sv->tx, &cl->chan.remote, n);

@@ -235,6 +235,9 @@ static void cmd_new(struct server *sv, struct client *cl)
 		msg_write_string(&m, line);
 	}
 	sv_reliable_write(cl, m.data, m.cursize);
+	/* the client clears its level on serverdata, even in mid-game when
+	 * the same packet ran "new" and then "begin" */
+	sv_reliable_mark_reset(cl);
 	sv_log_from(sv, &cl->chan.remote, QWD_LOG_DEBUG, "client %d: new", cl->slot);
 }
 

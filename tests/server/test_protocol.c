@@ -443,6 +443,48 @@ static void test_map_change(void **state)
 	}
 }
 
+/* "new" and "begin" in one packet, behind a reliable backlog: the client
+ * is in the game before it has read the serverdata, which clears its
+ * entity frames when it comes.  No reply sent before then may be a delta
+ * base: the client would count the delta as against a frame it lacks. */
+static void test_begin_before_serverdata(void **state)
+{
+	struct fx *f = *state;
+	struct fx_client *t;
+	uint8_t payload[1024];
+	char cmd[64];
+	size_t n = 0;
+	double end;
+
+	fx_start(f, 8);
+	t = fx_client(f, "hasty", false, NULL);
+	fx_connect(t);
+	end = server_clock() + 5.0;
+	while (server_clock() < end && t->q.state != QWC_CONNECTED)
+		fx_step_all(f, true);
+	assert_int_equal(t->q.state, QWC_CONNECTED);
+	assert_int_equal(f->sv->clients[0].state, CS_CONNECTED);
+	/* spawn pages enough to hold the serverdata back a reply or more */
+	snprintf(cmd, sizeof(cmd), "spawn %d 0", f->sv->spawncount);
+	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 4);
+	n += fx_stringcmds(payload + n, sizeof(payload) - n, "new", 1);
+	snprintf(cmd, sizeof(cmd), "spawn %d 0", f->sv->spawncount);
+	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
+	snprintf(cmd, sizeof(cmd), "begin %d", f->sv->spawncount);
+	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
+	fx_send_raw(t, -1, payload, n);
+	fx_run_for(f, 1.0, true);
+	fprintf(stderr, "packetentities %llu, deltas %llu, bad deltas %llu\n",
+		(unsigned long long)t->q.stats.packetentities,
+		(unsigned long long)t->q.stats.deltas,
+		(unsigned long long)t->q.stats.bad[QWC_BAD_DELTA]);
+	assert_int_equal(f->sv->clients[0].state, CS_SPAWNED);
+	/* the client kept asking for deltas, and got only valid ones */
+	assert_true(t->q.stats.deltas > 10);
+	assert_int_equal(t->q.stats.bad[QWC_BAD_DELTA], 0);
+	assert_int_equal(t->q.stats.bad[QWC_BAD_ENTITIES], 0);
+}
+
 static void test_malformed_packets(void **state)
 {
 	struct fx *f = *state;
@@ -687,6 +729,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, fx_test_teardown),
 	cmocka_unit_test_setup_teardown(test_map_change, NULL, fx_test_teardown),
 	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_begin_before_serverdata, NULL, fx_test_teardown),
 	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, fx_test_teardown),
 	cmocka_unit_test_setup_teardown(test_timeout, NULL, fx_test_teardown),
 	cmocka_unit_test_setup_teardown(test_rcon, NULL, fx_test_teardown),
