@@ -30,7 +30,9 @@
 #   oob        fuzz_oob, corpus fuzz-out/corpus-oob, max_len 2048: the
 #              server's connectionless packets (status, connect, rcon...).
 #   game       fuzz_game, corpus fuzz-out/corpus-game, max_len 1500: a
-#              connected client's datagrams and the reply built for them.
+#              connected client's datagrams and the reply built for them
+#              (seeds: mkpackets' session and tests/fuzz/seeds/game, the
+#              inputs of fixed findings).
 #   client     fuzz_client, corpus fuzz-out/corpus-client, max_len 1600:
 #              the client library reading what a server sends.
 #   stringcmd  fuzz_stringcmd, corpus fuzz-out/corpus-stringcmd, max_len
@@ -43,6 +45,10 @@
 #              tests/qwmap/maps/*.map).
 #   actions    fuzz_actions, corpus fuzz-out/corpus-actions, max_len 4096:
 #              the action-file reader (seeds: tests/fuzz/seeds/actions).
+# The targets that write files (console's fuzz.cfg, the download tests of
+# the packet targets) do so under TMPDIR, /dev/shm here when it is
+# writable (FUZZ_TMPDIR overrides): on a disk the writes take 40% of the
+# console target's time.
 # The packet targets run a server in-process on a map: lqdm11.bsp from
 # the realmaps (QWD_FUZZ_MAP overrides), else the bundled map
 # build/maps/small.bsp (make builds it), else mkseeds' synthetic map.
@@ -99,6 +105,13 @@ small_max=131072
 bsp_max=${FUZZ_BSP_MAX_LEN:-1048576}
 ent_max=${FUZZ_ENT_MAX_LEN:-524288}
 keep_going=${FUZZ_KEEP_GOING:-0}
+if [ -n "${FUZZ_TMPDIR:-}" ]; then
+	TMPDIR=$FUZZ_TMPDIR
+	export TMPDIR
+elif [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm
+	export TMPDIR
+fi
 
 # a no-op when make fuzz has just built everything
 if ! make --no-print-directory -s -f tests/fuzz/fuzz.mk FUZZ_BUILD="$build"; then
@@ -112,8 +125,9 @@ for c in corpus-bsp-small corpus-bsp corpus-ent corpus-oob corpus-game \
 	corpus-actions; do
 	mkdir -p "$out/$c" || exit 2
 done
-# the committed seeds of the text targets (copied, so the corpora may grow)
-for t in stringcmd console actions; do
+# the committed seeds (copied, so the corpora may grow): the text targets'
+# and the packet sessions of fixed findings
+for t in game stringcmd console actions; do
 	cp -n tests/fuzz/seeds/$t/* "$out/corpus-$t/" || exit 2
 done
 for m in maps/*.map tests/qwmap/maps/*.map; do
@@ -196,11 +210,11 @@ run_target() {
 	esac
 	[ "$keep_going" = 1 ] &&
 		mode="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
-	budget="-max_total_time=$t"
-	[ -n "${FUZZ_RUNS:-}" ] && budget="-runs=$FUZZ_RUNS" t="$FUZZ_RUNS runs, "
+	budget="-max_total_time=$t" what="${t} s"
+	[ -n "${FUZZ_RUNS:-}" ] && budget="-runs=$FUZZ_RUNS" what="$FUZZ_RUNS runs"
 	[ -n "$dict" ] && mode="$mode -dict=$dict"
 
-	echo "fuzz: $name for ${t}s (log $log)"
+	echo "fuzz: $name for $what (log $log)"
 	# shellcheck disable=SC2086
 	"$bin" $mode $budget -rss_limit_mb=4096 -timeout=30 \
 		-max_len="$maxlen" -print_final_stats=1 \
