@@ -734,6 +734,7 @@ def soak_players(args):
         raise runs.RunError("%s: no point holds (response rate >= 0.99, p99 < %.0f ms)"
                             % (args.capacity_csv, 1000.0 / args.rate))
     n = max(1, int(cap * args.fraction))
+    args.capacity_players = cap
     say("capacity %d players (%s), soak at %.0f%%: %d players"
         % (cap, args.capacity_csv, 100 * args.fraction, n))
     return n
@@ -799,6 +800,10 @@ def cmd_soak(args):
     ]
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("# qwd soak\n\n*%s*\n\n" % report.machine_line(m))
+        f.write("Command: `tools/experiment/qwexp.py %s`%s\n\n" % (
+            " ".join(sys.argv[1:]),
+            "; capacity %d players in %s" % (args.capacity_players, args.capacity_csv)
+            if getattr(args, "capacity_players", 0) else ""))
         f.write("Server pinned to CPU %s, qwbots to CPU %s; sv_maxrate 0, client rate "
                 "100000. Per minute: qwbots' own figures over that minute; RSS the "
                 "largest of the second-by-second samples; server CPU the share of one "
