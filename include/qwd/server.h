@@ -415,6 +415,7 @@ struct server {
 	char user_cvar_names[SV_USER_CVARS][32];	/* made by "set" */
 	int num_user_cvars;
 	struct cvar *sys_ticrate;
+	struct cvar *sv_mintic;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
@@ -452,6 +453,7 @@ struct server {
 	double realtime;		/* monotonic seconds */
 	double start_time;
 	double time;			/* game time of the level */
+	double physics_time;		/* time of the world's last physics run */
 	bool quit;
 	char quit_reason[32];		/* why the server stops ("SIGTERM"),
 					 * told to clients; "" a plain quit */

@@ -29,8 +29,7 @@ struct compat_entry {
 
 static const struct compat_entry compat[] = {
 	/* the frame and the process */
-	{"sv_mintic", false, "qwd runs a frame per wakeup; see sys_ticrate"},
-	{"sv_maxtic", false, "qwd runs a frame per wakeup; see sys_ticrate"},
+	{"sv_maxtic", false, "qwd does not cap a physics step: a step is the time since the last"},
 	{"maxfps", false, "qwd runs a frame per wakeup; see sys_ticrate"},
 	{"sys_select_timeout", false, "qwd's frame waits for packets or the next game event"},
 	{"sv_idlesleep", false, "qwd sleeps in select until a packet or a game event"},

@@ -10,8 +10,9 @@
  *              that one wakeup serves the requests that came meanwhile
  *              (off by default: as in QuakeWorld, a frame per wakeup)
  *     WORLD    advance game time; game_frame runs thinks, doors, plats,
- *              missiles and the rules; a level change the game asked
- *              for (it only notes the name) is loaded right after
+ *              missiles and the rules, at most once per sv_mintic
+ *              (0.013 s, QuakeWorld's rule); a level change the game
+ *              asked for (it only notes the name) is loaded right after
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
  *              a datagram from an address the bans refuse stops there
@@ -232,6 +233,11 @@ static void register_cvars(struct server *sv)
 	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
 					 "commands one exec chain (a config and the "
 					 "configs it execs) may run in all");
+	sv->sv_mintic = cvar_register(sv, "sv_mintic", "0.013", 0,
+				      "shortest seconds between two runs of the "
+				      "world's physics (QuakeWorld's and MVDSV's "
+				      "rule: players' moves still run per request; "
+				      "0: a run every frame)");
 	sv->sys_ticrate = cvar_register(sv, "sys_ticrate", "0", 0,
 					"shortest seconds between frames: packets "
 					"arriving sooner wait, so one wakeup serves "
@@ -639,8 +645,16 @@ void server_frame(struct server *sv, double wait)
 	sv->time += now - sv->realtime;
 	sv->realtime = now;
 	if (sv->map) {
-		game_frame(sv->game, sv->time);
-		/* a level change fires inside game code: load it now */
+		/* the world's physics at most once per sv_mintic, as in
+		 * QuakeWorld: thinks, movers and missiles need no more, and a
+		 * busy server's wakeups (one per few requests) do not each
+		 * pay for a world frame */
+		if (sv->time - sv->physics_time >= sv->sv_mintic->value) {
+			sv->physics_time = sv->time;
+			game_frame(sv->game, sv->time);
+		}
+		/* a level change fires inside game code (the world's frame or
+		 * a player's move the frame before): load it now */
 		if (sv->pending_map[0]) {
 			char map[sizeof(sv->pending_map)], err[256];
 

@@ -108,8 +108,9 @@ static void test_mvdsv_config(void **state)
 	srvfix_start(f, 4);
 	srvfix_write(f, "qw/mvdsv.cfg",
 		     "hostname \"moved from mvdsv\"\n"
-		     "sv_mintic 0.013\n"
-		     "sv_mintic 0.013\n"
+		     "sv_mintic 0.02\n"
+		     "sv_maxtic 0.1\n"
+		     "sv_maxtic 0.1\n"
 		     "set k_remove_end_hurt 1\n"
 		     "set k_allowed_free_modes 255\n"
 		     "k_motd1 \"welcome\"\n"
@@ -129,8 +130,11 @@ static void test_mvdsv_config(void **state)
 	assert_string_equal(cvar_get(f->sv, "fp_persecond")->string, "3");
 	assert_string_equal(cvar_get(f->sv, "fp_secondsdead")->string, "5");
 	/* said once per name, with what qwd does instead */
-	assert_int_equal(count_in(out, "\"sv_mintic\": MVDSV's, not used by qwd"), 1);
-	assert_non_null(strstr(out, "sys_ticrate"));
+	assert_int_equal(count_in(out, "\"sv_maxtic\": MVDSV's, not used by qwd"), 1);
+	assert_non_null(strstr(out, "does not cap a physics step"));
+	/* sv_mintic is qwd's too (the world's physics rate) */
+	assert_string_equal(cvar_get(f->sv, "sv_mintic")->string, "0.02");
+	assert_null(strstr(out, "\"sv_mintic\""));
 	assert_int_equal(count_in(out, "not used by qwd (a KTX setting"), 1);
 	assert_int_equal(count_in(out, "\"localinfo\": MVDSV's, not used"), 1);
 	/* KTX's demo settings: the folder and the cap taken, the .txt not */
