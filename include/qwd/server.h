@@ -396,6 +396,8 @@ struct server_stats {
 	uint64_t chunks_oob;		/* chunks sent out of band */
 	uint64_t chunk_requests_dropped;	/* the client's queue was full */
 	uint64_t chunk_requests_bad;	/* past the file's end, negative */
+	uint64_t busy_refusals;		/* connects refused for load */
+	uint64_t overload_drops;	/* players let go in an overload */
 };
 
 struct server {
@@ -416,6 +418,8 @@ struct server {
 	int num_user_cvars;
 	struct cvar *sys_ticrate;
 	struct cvar *sv_mintic;
+	struct cvar *sv_maxload;
+	struct cvar *sv_overloaddrop;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
 		*password, *sv_maxrate, *fraglimit, *timelimit, *deathmatch,
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
@@ -454,6 +458,12 @@ struct server {
 	double start_time;
 	double time;			/* game time of the level */
 	double physics_time;		/* time of the world's last physics run */
+
+	/* the load (overload.c): the last full window's busy share */
+	double load;
+	double load_window_start, load_busy;
+	bool load_backlog, load_backlog_now;
+	int overloaded_windows;
 	bool quit;
 	char quit_reason[32];		/* why the server stops ("SIGTERM"),
 					 * told to clients; "" a plain quit */
@@ -597,6 +607,15 @@ void sv_rehash_clients(struct server *sv);
 const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
 /* frame.c: the defences' counters as one line of text (status, shutdown) */
+/* overload.c: the load meter (once a frame: when its work began and ended,
+ * and whether the receive left a backlog; a window closes at now with the
+ * busy seconds gathered in sv->load_busy), admission for a connect (false:
+ * refused, why says so), and letting the newest n players go */
+void sv_load_frame(struct server *sv, double busy_from, double now,
+		   bool backlog);
+void sv_load_window(struct server *sv, double now);
+bool sv_load_admits(struct server *sv, bool extended, char *why, size_t size);
+int sv_overload_shed(struct server *sv, int n);
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c */
 void sv_send_replies(struct server *sv);

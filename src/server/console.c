@@ -114,9 +114,11 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "map      %s\nplayers  ", sv->mapname);
 	for (int i = 0; i < sv->maxclients; i++)
 		players += sv->clients[i].state >= CS_CONNECTED;
-	fprintf(out, "%d of %d\nuptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "
+	fprintf(out, "%d of %d\nload     %.0f%% (sv_maxload %.0f%%)\n", players,
+		sv->maxclients, 100.0 * sv->load, 100.0 * sv->sv_maxload->value);
+	fprintf(out, "uptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "
 		"entity lists cut %llu, prints dropped %llu\n",
-		players, sv->maxclients, sv->realtime - sv->start_time,
+		sv->realtime - sv->start_time,
 		(unsigned long long)sv->stats.requests,
 		(unsigned long long)sv->stats.replies,
 		(unsigned long long)sv->stats.chokes,

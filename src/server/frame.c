@@ -24,6 +24,9 @@
  *              through game_client_cmd at once (physics, touches,
  *              weapons), string commands in order
  *     REPLY    one reply to each client that sent a request, sendmmsg
+ *     load     the share of wall time the loop works (overload.c: joins
+ *              refused while too busy, the newest players let go when
+ *              saturated)
  *     upkeep   timeouts and zombies, ban expiries, heartbeats to the
  *              master servers, a few times a second
  *
@@ -233,6 +236,14 @@ static void register_cvars(struct server *sv)
 	sv->sv_execlimit = cvar_register(sv, "sv_execlimit", "4096", 0,
 					 "commands one exec chain (a config and the "
 					 "configs it execs) may run in all");
+	sv->sv_maxload = cvar_register(sv, "sv_maxload", "0.9", 0,
+				       "refuse connects while the server is this "
+				       "busy (share of wall time working, 0-1; stock "
+				       "clients until halfway to 1; 0: off)");
+	sv->sv_overloaddrop = cvar_register(sv, "sv_overloaddrop", "1", 0,
+					    "1: when saturated with a backlog for over "
+					    "a second, let the newest players go (QWDX "
+					    "first) until it keeps up; 0: never");
 	sv->sv_mintic = cvar_register(sv, "sv_mintic", "0.013", 0,
 				      "shortest seconds between two runs of the "
 				      "world's physics (QuakeWorld's and MVDSV's "
@@ -457,14 +468,17 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 
 	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
 		 "commands ignored %llu, chat muted %llu (%llu mutes), "
-		 "flood drops %llu, log lines suppressed %llu",
+		 "flood drops %llu, log lines suppressed %llu, "
+		 "connects refused for load %llu, players let go in overload %llu",
 		 (unsigned long long)st->prints_dropped,
 		 (unsigned long long)st->infos_folded,
 		 (unsigned long long)st->cmds_ignored,
 		 (unsigned long long)st->says_muted,
 		 (unsigned long long)st->mutes,
 		 (unsigned long long)st->flood_drops,
-		 (unsigned long long)st->log_suppressed);
+		 (unsigned long long)st->log_suppressed,
+		 (unsigned long long)st->busy_refusals,
+		 (unsigned long long)st->overload_drops);
 }
 
 static const char *const bad_names[BAD_KINDS] = {
@@ -605,6 +619,7 @@ void server_frame(struct server *sv, double wait)
 	struct timeval tv;
 	int maxfd = sv->sock;
 	double now, since;
+	bool backlog = false;
 
 	/* coalesce: a frame that comes sooner than sys_ticrate after the last
 	 * one sleeps out the rest first, and the packets that arrive meanwhile
@@ -677,6 +692,7 @@ void server_frame(struct server *sv, double wait)
 			receive_packet(sv, &sv->rx->packets[i]);
 		if (n < NET_BATCH)
 			break;
+		backlog = round == RECV_ROUNDS - 1;
 	}
 
 	/* REPLY */
@@ -696,6 +712,7 @@ void server_frame(struct server *sv, double wait)
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;
+	sv_load_frame(sv, now, server_clock(), backlog);
 	prof_net_totals(sv->prof, sv->net.packets_in, sv->net.bytes_in,
 			sv->net.packets_out, sv->net.bytes_out);
 	prof_frame_end(sv->prof);

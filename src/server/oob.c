@@ -354,6 +354,14 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, why);
 		return;
 	}
+	{
+		char why[96];
+
+		if (!sv_load_admits(sv, extended, why, sizeof(why))) {
+			refuse(sv, from, why);
+			return;
+		}
+	}
 	cl = free_slot(sv, extended);
 	if (!cl) {
 		refuse(sv, from, free_slot(sv, true)

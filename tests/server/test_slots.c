@@ -10,6 +10,9 @@
  *   must reach the game.  The deadline test shortens sv_signontimeout to
  *   one second and runs generously past it; nothing asserts how long a
  *   step took.
+ *   The load tests set the meter's input themselves (sv->load, or a
+ *   window's busy seconds and its end handed to sv_load_window): what is
+ *   tested is what the server does at a given load, not the machine's.
  */
 #include "../harness.h"
 #include "srvfix.h"
@@ -153,12 +156,105 @@ static void test_signon_deadline(void **state)
 	assert_int_equal(f->sv->clients[idle].state, CS_CONNECTED);
 }
 
+/* A busy server refuses the extension's bots first, then stock players;
+ * sv_maxload 0 turns it off.  Every refusal says why and is counted. */
+static void test_busy_server_refuses_joins(void **state)
+{
+	struct srvfix *f = *state;
+
+	srvfix_start(f, 64);
+	assert_string_equal(cvar_get(f->sv, "sv_maxload")->string, "0.9");
+	f->sv->load = 0.5;
+	assert_true(srvfix_connect_raw(f, "127.0.7.1", 800, true) >= 0);
+	f->sv->load = 0.92;
+	/* over sv_maxload: a bot is refused, a stock player still gets in
+	 * (its limit is halfway to 1: 0.95) */
+	assert_int_equal(srvfix_connect_raw(f, "127.0.7.2", 801, true), -1);
+	assert_int_equal(srvfix_log_count(f, "server is busy (load 92%, over 90%)"), 1);
+	assert_true(srvfix_connect_raw(f, "127.0.7.3", 802, false) >= 0);
+	f->sv->load = 0.96;
+	assert_int_equal(srvfix_connect_raw(f, "127.0.7.4", 803, false), -1);
+	assert_int_equal(srvfix_log_count(f, "server is busy (load 96%, over 95%)"), 1);
+	assert_int_equal((int)f->sv->stats.busy_refusals, 2);
+	/* 0: no admission by load */
+	assert_int_equal(cvar_set(f->sv, "sv_maxload", "0"), 0);
+	f->sv->load = 1.0;
+	assert_true(srvfix_connect_raw(f, "127.0.7.5", 804, true) >= 0);
+	assert_int_equal((int)f->sv->stats.busy_refusals, 2);
+}
+
+/* feed the meter n windows of 0.5 s, busy for the given share */
+static void load_windows(struct server *sv, double *t, int n, double share,
+			 bool backlog)
+{
+	for (int i = 0; i < n; i++) {
+		sv->load_backlog_now = backlog;
+		sv->load_busy = 0.5 * share;
+		*t += 0.5;
+		sv_load_window(sv, *t);
+	}
+}
+
+/* The meter reads busy over wall time; a saturated server with a backlog
+ * lets its newest players go, bots before stock players, only after more
+ * than a second of it, and stops once it keeps up. */
+static void test_overload_lets_the_newest_go(void **state)
+{
+	struct srvfix *f = *state;
+	struct srv_client *a, *b, *bot;
+	double t = 1000.0;
+
+	srvfix_start(f, 64);
+	a = srvfix_player(f, "first");
+	b = srvfix_player(f, "second");
+	bot = srvfix_client(f, NULL, "bot", true);
+	qwc_connect(&bot->q, server_clock());
+	assert_true(srvfix_until(f, bot, QWC_ACTIVE, 5.0));
+	assert_true(bot->q.playernum >= MAX_CLIENTS);
+
+	f->sv->load_window_start = t;
+	load_windows(f->sv, &t, 1, 0.3, false);
+	assert_true(f->sv->load > 0.29 && f->sv->load < 0.31);
+	/* saturated without a backlog: keeping up, nobody goes */
+	load_windows(f->sv, &t, 4, 1.0, false);
+	assert_true(f->sv->load > 0.99);
+	assert_int_equal((int)f->sv->stats.overload_drops, 0);
+	/* with a backlog: two windows (a second) are a burst */
+	load_windows(f->sv, &t, 2, 1.0, true);
+	assert_int_equal((int)f->sv->stats.overload_drops, 0);
+	/* the third: the bot goes first, though it is not the newest */
+	load_windows(f->sv, &t, 1, 1.0, true);
+	assert_int_equal((int)f->sv->stats.overload_drops, 1);
+	assert_int_equal(f->sv->clients[bot->q.playernum].state < CS_CONNECTED, 1);
+	assert_int_equal(srvfix_log_count(f, "overload: load 100%, dropping client"), 1);
+	/* then the newest stock player */
+	load_windows(f->sv, &t, 1, 1.0, true);
+	assert_int_equal((int)f->sv->stats.overload_drops, 2);
+	assert_true(f->sv->clients[b->q.playernum].state < CS_CONNECTED);
+	assert_int_equal(f->sv->clients[a->q.playernum].state, CS_SPAWNED);
+	/* keeping up again: the count of overloaded windows starts over */
+	load_windows(f->sv, &t, 1, 0.5, false);
+	load_windows(f->sv, &t, 2, 1.0, true);
+	assert_int_equal((int)f->sv->stats.overload_drops, 2);
+	/* sv_overloaddrop 0: saturated for long, nobody goes */
+	assert_int_equal(cvar_set(f->sv, "sv_overloaddrop", "0"), 0);
+	load_windows(f->sv, &t, 10, 1.0, true);
+	assert_int_equal((int)f->sv->stats.overload_drops, 2);
+	assert_int_equal(f->sv->clients[a->q.playernum].state, CS_SPAWNED);
+	/* the player let go was told why */
+	srvfix_run(f, 0.3, true);
+	assert_int_equal(b->q.state, QWC_DROPPED);
+	assert_non_null(strstr(b->q.last_print, "server overloaded"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_one_address_cannot_take_every_slot, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_reconnect_is_not_a_new_slot, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_qwdx_clients_take_high_slots_first, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_qwdx_clients_leave_stock_clients_room, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_signon_deadline, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_busy_server_refuses_joins, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_overload_lets_the_newest_go, srvfix_test_teardown),
 };
 
 QWD_TEST_GROUP(slots, tests, srvfix_setup, srvfix_teardown)
