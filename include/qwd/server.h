@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "qwd/capture.h"
 #include "qwd/common.h"
 #include "qwd/game.h"
 #include "qwd/net.h"
@@ -716,6 +717,12 @@ void sv_record_cmd(struct server *sv, struct client *cl,
 		   const struct usercmd *cmd);
 /* record.c: close the recording, if any (shutdown); says so on out */
 void sv_record_stop(struct server *sv, FILE *out);
+/* profcmd.c: "stats ..." and "counters ..." over a profiler (argv[0] the
+ * command's name; output to out; 0, or -1 with the usage printed), and
+ * the console's entry, which adds the defences' counters to "stats" */
+int sv_prof_command(struct prof *p, int argc, const char *const *argv,
+		    FILE *out);
+void sv_cmd_prof(struct server *sv, const struct net_args *a, FILE *out);
 
 /* ---- demos and QTV (docs/demos.md) ------------------------------------ */
 
