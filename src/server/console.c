@@ -14,7 +14,7 @@
  *   the few commands and cvars rcon.c forbids are refused, by name or
  *   through "set".
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

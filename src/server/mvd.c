@@ -53,7 +53,7 @@
  *   dropped: a slow viewer never holds up the frame.  Nothing here
  *   allocates per frame.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <qwd/mvd.h>
 

@@ -21,7 +21,7 @@
  *     counters merge on|off one counter phase for receive and execute
  *     counters sample N     read the counters in one frame of N
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
  *   level change closes the file with a log line.  Cost with no recording:
  *   one pointer test per command.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

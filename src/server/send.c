@@ -59,7 +59,7 @@
  *   each reliable message unless the backlog's next message would then not
  *   fit, so neither starves the other.
   */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -33,7 +33,7 @@
  *   svc_temp_entity: the type byte, a count byte for gunshot and blood,
  *   the entity short and two points for beams, else one point.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -40,7 +40,7 @@
  *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
  *   through the per-address limiter (loglimit.c).
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

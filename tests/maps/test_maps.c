@@ -31,7 +31,7 @@
  */
 #include "../harness.h"
 
-#include <qwd/server.h>
+#include "../../src/server/internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -28,7 +28,7 @@
 #include <stddef.h>
 
 #include <qwd/client.h>
-#include <qwd/server.h>
+#include "../../src/server/internal.h"
 
 enum { FX_MAX_CLIENTS = 200 };
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include <qwd/client.h>
-#include <qwd/server.h>
+#include "../../src/server/internal.h"
 
 enum { SRVFIX_MAX_CLIENTS = 48, SRVFIX_LOG_LINES = 512, SRVFIX_LOG_LEN = 200 };
 

@@ -16,7 +16,7 @@
 #include "fixture.h"
 
 #include <qwd/client.h>
-#include <qwd/server.h>
+#include "../../src/server/internal.h"
 
 #include <fcntl.h>
 #include <math.h>
