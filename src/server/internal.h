@@ -19,12 +19,13 @@
  *
  *   The files and what they own: frame.c the loop, start-up and shutdown;
  *   oob.c the connectionless requests; user.c a client's packets and
- *   commands; send.c the replies; level.c the level and
- *   the signon; console.c, rcon.c, bans.c, master.c, logfile.c,
- *   loglimit.c, compat.c, profcmd.c, record.c the operator's side;
- *   download.c and transfer.c files served to clients; services.c what
- *   the game calls back; demo.c, mvd.c and qtv.c the demos and their
- *   live stream.
+ *   commands; send.c the replies; reliable.c each client's reliable
+ *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
+ *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
+ *   operator's side; download.c and transfer.c the files served to
+ *   clients; services.c what the game calls back; demo.c, mvd.c,
+ *   mvdframe.c (with mvdwriter.h) and qtv.c the demos and their live
+ *   stream.
  */
 #ifndef QWD_SERVER_INTERNAL_H
 #define QWD_SERVER_INTERNAL_H
@@ -65,7 +66,7 @@ enum {
 	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
 					 * players within this many units */
 	/* other players' texts may fill a client's backlog up to here; the
-	 * rest is kept for the client's own reliable data (send.c) */
+	 * rest is kept for the client's own reliable data (reliable.c) */
 	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
 	SV_TEXTS_EXT = SV_BACKLOG / 2,
 	SV_FP_MAX = 16,			/* chat times kept (fp_messages at most) */
@@ -191,7 +192,7 @@ struct client {
 
 	/* slots whose client info (name, frags, entry time, userinfo) this
 	 * client has yet to be sent.  Set by joins, leaves and userinfo
-	 * changes, sent as the reliable channel has room (send.c), so a
+	 * changes, sent as the reliable channel has room (reliable.c), so a
 	 * thousand joins, or a flood of setinfo, never queue a message each */
 	uint64_t info_pending[SV_MAX_CLIENTS / 64];
 	int info_pending_count;
@@ -568,14 +569,19 @@ const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
 /* frame.c: the defences' counters as one line of text (status, shutdown) */
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
-/* send.c */
+/* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);
-void sv_send_pings(struct server *sv, struct client *cl);
 void sv_grid_init(struct server *sv);
 void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
+/* reliable.c: the scoreboard's pings and losses to one client */
+void sv_send_pings(struct server *sv, struct client *cl);
 int sv_client_ping(const struct client *c);
+/* reliable.c: the reliable stream */
 void sv_reliable_write(struct client *cl, const void *data, size_t len);
+/* the next reliable message of a packet, from the backlog and the pending
+ * sets (send.c, before the reply is built) */
+void sv_reliable_fill(struct server *sv, struct client *cl);
 /* the message just queued makes the client forget its entity frames: no
  * reply sent before it has read it can be a delta base */
 void sv_reliable_mark_reset(struct client *cl);
@@ -588,7 +594,7 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 /* other players' traffic, which never overflows a client's backlog: a
  * text that does not fit under its mark is dropped for that client and
  * counted (false); infos, frags and light styles wait in pending sets, the
- * newest state of each sent as the channel has room (send.c) */
+ * newest state of each sent as the channel has room */
 bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
 		      size_t len);
 void sv_broadcast_client_info(struct server *sv, struct client *who);
@@ -721,7 +727,7 @@ enum sv_demo_stop {
 	DEMO_STOP_QUIET		/* shutdown: nobody to tell */
 };
 
-/* mvd.c: the writer (its design note says what goes in a demo) */
+/* mvd.c: the writer (mvdframe.c's design note says what goes in a demo) */
 int sv_mvd_init(struct server *sv);
 void sv_mvd_free(struct server *sv);
 /* something is recording or streaming */
