@@ -37,7 +37,7 @@ static void test_one_address_cannot_take_every_slot(void **state)
 	assert_int_equal(srvfix_log_count(f, "too many clients from your address"), 4);
 
 	/* a player from elsewhere still gets in and plays */
-	real = srvfix_client(f, "127.0.0.10", "real", false);
+	real = srvfix_client(f, "127.0.0.10", "real", false, NULL);
 	qwc_connect(&real->q, server_clock());
 	assert_true(srvfix_until(f, real, QWC_ACTIVE, 5.0));
 	assert_int_equal(srvfix_clients_from(f, "127.0.0.10"), 1);
@@ -116,7 +116,7 @@ static void test_qwdx_clients_leave_stock_clients_room(void **state)
 		snprintf(from, sizeof(from), "127.0.5.%d", i + 1);
 		assert_true(srvfix_connect_raw(f, from, 600 + i, true) >= MAX_CLIENTS);
 	}
-	stock = srvfix_client(f, "127.0.6.1", "stock", false);
+	stock = srvfix_client(f, "127.0.6.1", "stock", false, NULL);
 	qwc_connect(&stock->q, server_clock());
 	assert_true(srvfix_until(f, stock, QWC_ACTIVE, 5.0));
 	assert_true(stock->q.playernum < MAX_CLIENTS);
@@ -133,7 +133,7 @@ static void test_signon_deadline(void **state)
 	/* connects and never says "new": holds a slot, plays nothing */
 	idle = srvfix_connect_raw(f, "127.0.0.20", 700, false);
 	assert_true(idle >= 0);
-	real = srvfix_client(f, "127.0.0.21", "real", false);
+	real = srvfix_client(f, "127.0.0.21", "real", false, NULL);
 	qwc_connect(&real->q, server_clock());
 	assert_true(srvfix_until(f, real, QWC_ACTIVE, 5.0));
 
