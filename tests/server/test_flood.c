@@ -110,7 +110,7 @@ static void test_chat_flood(void **state)
 	char say[300];
 	size_t n;
 
-	/* 31 lines of 250 bytes a packet: the two packets */
+	/* 31 lines of 250 bytes a packet, two packets: a chat flood */
 	snprintf(say, sizeof(say), "say FLOODTEXT %0240d", 7);
 	f->print_mark = "FLOODTEXT";
 	n = srvfix_stringcmds(payload, sizeof(payload), say, 31);
@@ -224,7 +224,7 @@ static void test_kill_flood(void **state)
 	 * server has them */
 	assert_scoreboards_current(f);
 
-	/* the packet of 500: far over, dropped */
+	/* a packet of 500: far over, dropped */
 	n = srvfix_stringcmds(payload, sizeof(payload), "kill", 500);
 	srvfix_send_raw(flooder, -1, payload, n);
 	srvfix_run(f, 1.0, true);
