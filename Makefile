@@ -122,11 +122,14 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # one test program per tests/<module>/ folder, with the shared harness
 # main; a module named after a tool with a main.c links that tool's other
 # files, and TEST_TOOLS_<module> names more (the game's scenario maps are
-# .map text compiled in memory by the map compiler)
+# .map text compiled in memory by the map compiler); TEST_SRC_<module>
+# names another test folder's files it links (the server's "stats" and
+# "counters" commands run on the profiler's fake PMU)
 TEST_TOOLS_game := qwmap
+TEST_SRC_server := tests/prof/fake_pmu.c
 test_tools = $(if $(wildcard tools/$(1)/main.c),$(1)) $(TEST_TOOLS_$(1))
 define test_rule
-$(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c)) \
+$(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c) $(TEST_SRC_$(1))) \
 		$(foreach t,$(call test_tools,$(1)),$(call tool_test_objs,$(t))) \
 		$(BUILD)/tests/harness.o $(TLIB) $(LIB)
 	$$(LINK) -o $$@ $$(filter %.o,$$^) $(TLIB) $(LIB) $$(QWD_LIBS) $$(LDLIBS) $$(CMOCKA_LIBS)

@@ -4,19 +4,24 @@
 #
 # Design note: the modules stand on each other in one direction,
 #     common <- net <- world <- game <- server
-# with two modules beside the chain:
+# with three modules beside the chain:
 #     prof    the measurements: common only.  It is handed numbers (net
 #             totals, slots, byte counts) through its own API and never
 #             sees a socket, a client or a map, so the server can call it
-#             and the tests can drive it with made-up figures.
-#     client  the protocol-28 client library: common and net (its netchan)
-#             only; the wire's numbers (qwd/protocol.h) are common's.
-# and server, the top, may use prof beside the chain.  A module's public
-# header is include/qwd/<name>.h (the map below says which module owns
-# which header; qwd/protocol.h holds only the wire's numbers and is
-# common's), and the header counts as part of its module: it may include
-# what its module may.  A module's src/<module>/internal.h is for that
-# folder only.  Tools (tools/<tool>/) may include any public header, the
+#             and the tests can drive it with made-up figures; the
+#             operator's commands that print them are the server's.
+#     capture the session recordings (pcap of the datagrams, action file
+#             of one client's usercmds): common and net only; handed
+#             addresses and usercmds, never a client or a map.
+#     client  the protocol-28 client library, the MVD reader and the QTV
+#             client: common and net (its netchan) only.
+# and server, the top, may use prof and capture beside the chain.  The
+# formats both server and client speak are common's: the wire's numbers
+# (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
+# (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
+# map below says which module owns which header), and the header counts
+# as part of its module: it may include what its module may.  A module's
+# src/<module>/internal.h is for that folder only.  Tools (tools/<tool>/) may include any public header, the
 # tools' library (tools/lib: qwtools.h) and the headers of their own
 # folder, never another tool's files or a module's internal.h; tests
 # (tests/) may include anything and are not checked.
@@ -31,13 +36,14 @@ cd "$(dirname "$0")/.." || exit 2
 # public header -> module
 header_module() {
 	case $1 in
-	common.h | protocol.h | actions.h) echo common ;;
+	common.h | protocol.h | actions.h | mvd.h) echo common ;;
 	net.h) echo net ;;
 	world.h) echo world ;;
 	game.h) echo game ;;
 	server.h) echo server ;;
 	prof.h) echo prof ;;
-	client.h | mvd.h) echo client ;;
+	capture.h) echo capture ;;
+	client.h) echo client ;;
 	*) echo "?" ;;
 	esac
 }
@@ -49,8 +55,9 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof" ;;
+	server) echo "common net world game server prof capture" ;;
 	prof) echo "common prof" ;;
+	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	*) echo "" ;;
 	esac
@@ -59,23 +66,7 @@ allowed() {
 # file -> included header, as "FILE HEADER" lines; the reason it is
 # tolerated and what must change in the comment above each
 KNOWN="
-# prof.h declares the traffic capture and the command recorder, which take
-# struct net_addr: they belong to the server (or a module of their own),
-# not to the measurements; moving capture.c and record.c out of src/prof
-# removes this line.
-include/qwd/prof.h qwd/net.h
-# The server writes MVD demos and QTV streams with the format's constants,
-# mvd_record_header and qtv_digest, which live with the demo reader and
-# the QTV client in src/client: the format (the constants of qwd/mvd.h,
-# the record header, the QTV digest) belongs in a piece below both, with
-# the reader staying in client; then these two lines go.
-src/server/mvd.c qwd/mvd.h
-src/server/qtv.c qwd/mvd.h
 "
-# Not an #include, so not checked here, but the same kind of debt: the
-# operator's "stats" and "counters" console commands are parsed in
-# src/prof/report.c (prof_command), so prof knows the server console's
-# grammar; they belong in src/server, calling prof's API.
 
 known_tmp=$(mktemp)
 seen_tmp=$(mktemp)

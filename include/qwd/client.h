@@ -1,7 +1,8 @@
 /*
  * qwd/client.h -- a QuakeWorld protocol 28 client as a library: the test
  * client of the server's protocol tests and the engine of the load
- * generator (tools/qwbots).
+ * generator (tools/qwbots); and, in its last section, the viewer's side
+ * of MVD demos and QTV streams (a demo reader, the QTV handshake).
  *
  * Design note
  *   A client is plain data (struct qwc) driven by two calls, both given
@@ -57,6 +58,7 @@
 #include <stdint.h>
 
 #include "qwd/common.h"
+#include "qwd/mvd.h"
 #include "qwd/net.h"
 #include "qwd/protocol.h"
 
@@ -383,5 +385,143 @@ enum {
  * that is no message or a temp entity of an unknown type (the next
  * message cannot be found), or a message cut short (m->badread set). */
 bool qwc_svc_skip(struct msg_buf *m, int svc, unsigned form);
+
+/* ======================================================================
+ * MVD demos and QTV streams, the viewer's side (src/client/mvd.c, qtv.c)
+ * ======================================================================
+ *
+ * The format itself (record types, limits, the QTV texts) is qwd/mvd.h.
+ * The reader: mvd_read() takes the bytes of a file or stream as they
+ * come, parses every complete record (the rest is left for the next
+ * call), checks the framing and the messages against what ezQuake needs,
+ * keeps what the tests look at, and stops at the first fault with its
+ * reason and offset.  Every read is bounds-checked; nothing is
+ * allocated.  The QTV client side is text only, no sockets: the request
+ * a viewer or proxy sends and the reading of the server's answer.
+ */
+
+/* ---- QTV: the client side of the handshake ---------------------------- */
+
+/* What a QTV client asks for (tests and tools). */
+struct qtv_request {
+	const char *auth;	/* methods, space-separated, an AUTH line each
+				 * ("SHA3_512 MD4 CCITT PLAIN NONE" as ezQuake
+				 * offers them), NULL: none */
+	const char *password;	/* PASSWORD line, NULL: none */
+	const char *userinfo;	/* USERINFO line, NULL: none */
+	int version;		/* VERSION line (1), 0: none */
+};
+
+/* The request text into out (NUL-terminated); its length, 0 if it did not
+ * fit. */
+size_t qtv_build_request(const struct qtv_request *rq, char *out, size_t max);
+
+enum qtv_answer {
+	QTV_ANSWER_PARTIAL = 0,	/* no blank line yet: read more */
+	QTV_ANSWER_BEGIN,	/* the records follow */
+	QTV_ANSWER_AUTH,	/* the server asks for a password (auth) */
+	QTV_ANSWER_ERROR,	/* PERROR/ERROR (text) */
+	QTV_ANSWER_BAD		/* not a QTV server, or too long */
+};
+
+struct qtv_reply {
+	enum qtv_answer answer;
+	size_t header_len;	/* bytes of the header, blank line included */
+	char text[256];		/* the PERROR/ERROR text */
+	char auth[32];		/* the AUTH method asked for */
+	char challenge[80];	/* and its CHALLENGE */
+};
+
+/* Read the server's answer from the first len bytes of a stream. */
+void qtv_parse_reply(const uint8_t *data, size_t len, struct qtv_reply *out);
+
+/* ---- the MVD reader ---------------------------------------------------- */
+
+enum mvd_fault {
+	MVD_FAULT_NONE = 0,
+	MVD_FAULT_TYPE,		/* a record type an MVD cannot hold */
+	MVD_FAULT_LENGTH,	/* a record longer than MVD_MAX_RECORD */
+	MVD_FAULT_START,	/* not starting with svc_serverdata */
+	MVD_FAULT_PROTOCOL,	/* serverdata of another protocol */
+	MVD_FAULT_SVC,		/* an svc byte a demo cannot hold */
+	MVD_FAULT_TRUNCATED,	/* a message runs past its record */
+	MVD_FAULT_RANGE,	/* a player, stat or entity number out of range */
+	MVD_FAULT_ENTITIES,	/* an entity list ezQuake would refuse */
+	MVD_FAULT_DELTA,	/* a delta from a frame that has no list */
+	MVD_FAULT_FRAME,	/* two entity lists in one frame */
+	MVD_FAULTS
+};
+
+struct mvd_player {
+	bool present;		/* a userinfo with a name came */
+	char name[32];
+	int32_t userid;
+	int frags;
+	uint64_t playerinfos;
+	uint32_t last_frame;	/* frame of its last playerinfo */
+	int flags;		/* MVD_DF_* of the last one */
+	int16_t origin[3];	/* 1/8 units */
+	int16_t first_origin[3];	/* of its first playerinfo */
+	int modelindex;
+	int32_t stats[MAX_CL_STATS];
+};
+
+struct mvd_reader {
+	/* progress */
+	uint64_t offset;	/* bytes consumed */
+	uint64_t records;
+	uint64_t frames;	/* time steps (records with msec > 0) */
+	double time;		/* the demo clock: serverdata time + msec */
+	double start_time;	/* the first serverdata's time */
+	int serverdatas;
+	bool ended;		/* svc_disconnect came */
+	char end_text[64];	/* its text */
+
+	/* the first fault stops the reader */
+	enum mvd_fault fault;
+	char fault_text[160];
+	uint64_t fault_offset;	/* offset of the record it is in */
+
+	/* the level */
+	uint32_t fte_ext, fte_ext2, mvd_ext1;
+	int servercount;
+	char gamedir[64];
+	char levelname[128];
+	char mapmodel[64];	/* model 1 */
+	int models, sounds;
+	char serverinfo[MAX_SERVERINFO_STRING];
+
+	/* counts */
+	uint64_t messages, playerinfos, packetentities, deltas, entities;
+	uint64_t prints, sounds_played, temp_entities, stats_updates;
+	uint64_t nails, hidden_records, stufftexts, intermissions;
+	int max_players_frame;	/* most playerinfos in one frame */
+	int max_entities_frame;	/* longest entity list */
+	int frames_with_players;
+	char last_print[256];
+
+	struct mvd_player players[MAX_CLIENTS];
+	struct qwc_entity baselines[MAX_EDICTS_P28];
+
+	/* state of the parse */
+	int record_type, record_to;
+	int players_this_frame;
+	uint64_t list_frame;	/* frame of the last entity list */
+	bool have_list;
+	int cur;		/* lists[cur] is the last entity list */
+	struct qwc_entity lists[2][MVD_MAX_PACKET_ENTITIES];
+	int list_count[2];
+};
+
+/* Zero the reader for a new demo. */
+void mvd_reader_init(struct mvd_reader *r);
+
+/* Parse the complete records at the head of data[0..len); returns the bytes
+ * taken (the caller keeps the rest for later).  Stops at a fault
+ * (r->fault).  After an svc_disconnect, later records are still read (a
+ * demo of several maps continues with a new serverdata). */
+size_t mvd_read(struct mvd_reader *r, const uint8_t *data, size_t len);
+
+const char *mvd_fault_name(enum mvd_fault f);
 
 #endif

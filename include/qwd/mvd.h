@@ -1,12 +1,15 @@
 /*
  * qwd/mvd.h -- multi-view demos (MVD) and their live stream (QTV): the
- * format as MVDSV writes it and ezQuake reads it, a reader of our own, and
- * the client side of the QTV handshake.
+ * format as MVDSV writes it and ezQuake reads it.
  *
  * Design note
- *   One owner for the format: the server's writer (src/server/mvd.c), the
- *   reader (src/client/mvd.c), the QTV client (src/client/qtv.c), the
- *   tests and tools/mvdcheck all take the constants from here.
+ *   One owner for the format: the server's writer (src/server/mvd.c) and
+ *   QTV service (src/server/qtv.c), the reader and QTV client of the
+ *   client library (src/client/mvd.c, qtv.c; declared in qwd/client.h),
+ *   the tests and tools/mvdcheck all take the constants from here.  The
+ *   format is common's (src/common/mvd.c: the record header, the QTV
+ *   password digest), below both the server and the client library, so
+ *   neither depends on the other.
  *
  *   A demo is a sequence of records, the same bytes in a file and on a QTV
  *   stream:
@@ -37,13 +40,6 @@
  *   lines "KEY: value" ending with a blank line; the server answers
  *   "QTVSV 1\n" and either "BEGIN\n\n" followed by the records, or a
  *   PERROR/ERROR line and closes.
- *
- *   The reader: mvd_read() takes the bytes of a file or stream as they
- *   come, parses every complete record (the rest is left for the next
- *   call), checks the framing and the messages against what ezQuake
- *   needs, keeps what the tests look at, and stops at the first fault
- *   with its reason and offset.  Every read is bounds-checked; nothing is
- *   allocated.
  */
 #ifndef QWD_MVD_H
 #define QWD_MVD_H
@@ -51,10 +47,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "qwd/client.h"
-#include "qwd/common.h"
-#include "qwd/protocol.h"
 
 /* record types (the low 3 bits of the type byte) */
 enum mvd_type {
@@ -114,40 +106,8 @@ size_t mvd_record_header(uint8_t *out, int msec, int type, uint32_t to,
 /* a server asking the client for its plain password */
 #define QTV_ASK_PLAIN "QTVSV 1\nAUTH: PLAIN\n\n"
 
+/* the longest request or answer header, blank line included */
 enum { QTV_HEADER_MAX = 4096 };
-
-/* What a QTV client asks for (tests and tools). */
-struct qtv_request {
-	const char *auth;	/* methods, space-separated, an AUTH line each
-				 * ("SHA3_512 MD4 CCITT PLAIN NONE" as ezQuake
-				 * offers them), NULL: none */
-	const char *password;	/* PASSWORD line, NULL: none */
-	const char *userinfo;	/* USERINFO line, NULL: none */
-	int version;		/* VERSION line (1), 0: none */
-};
-
-/* The request text into out (NUL-terminated); its length, 0 if it did not
- * fit. */
-size_t qtv_build_request(const struct qtv_request *rq, char *out, size_t max);
-
-enum qtv_answer {
-	QTV_ANSWER_PARTIAL = 0,	/* no blank line yet: read more */
-	QTV_ANSWER_BEGIN,	/* the records follow */
-	QTV_ANSWER_AUTH,	/* the server asks for a password (auth) */
-	QTV_ANSWER_ERROR,	/* PERROR/ERROR (text) */
-	QTV_ANSWER_BAD		/* not a QTV server, or too long */
-};
-
-struct qtv_reply {
-	enum qtv_answer answer;
-	size_t header_len;	/* bytes of the header, blank line included */
-	char text[256];		/* the PERROR/ERROR text */
-	char auth[32];		/* the AUTH method asked for */
-	char challenge[80];	/* and its CHALLENGE */
-};
-
-/* Read the server's answer from the first len bytes of a stream. */
-void qtv_parse_reply(const uint8_t *data, size_t len, struct qtv_reply *out);
 
 /* The PASSWORD a client sends for method, as MVDSV checks it: SHA3_512,
  * lower-case hex of SHA3-512(challenge + password); MD4, the MD4 digest
@@ -156,94 +116,5 @@ void qtv_parse_reply(const uint8_t *data, size_t len, struct qtv_reply *out);
  * method it does not know. */
 bool qtv_digest(const char *method, const char *challenge, const char *password,
 		char *out, size_t size);
-
-/* ---- the reader ------------------------------------------------------- */
-
-enum mvd_fault {
-	MVD_FAULT_NONE = 0,
-	MVD_FAULT_TYPE,		/* a record type an MVD cannot hold */
-	MVD_FAULT_LENGTH,	/* a record longer than MVD_MAX_RECORD */
-	MVD_FAULT_START,	/* not starting with svc_serverdata */
-	MVD_FAULT_PROTOCOL,	/* serverdata of another protocol */
-	MVD_FAULT_SVC,		/* an svc byte a demo cannot hold */
-	MVD_FAULT_TRUNCATED,	/* a message runs past its record */
-	MVD_FAULT_RANGE,	/* a player, stat or entity number out of range */
-	MVD_FAULT_ENTITIES,	/* an entity list ezQuake would refuse */
-	MVD_FAULT_DELTA,	/* a delta from a frame that has no list */
-	MVD_FAULT_FRAME,	/* two entity lists in one frame */
-	MVD_FAULTS
-};
-
-struct mvd_player {
-	bool present;		/* a userinfo with a name came */
-	char name[32];
-	int32_t userid;
-	int frags;
-	uint64_t playerinfos;
-	uint32_t last_frame;	/* frame of its last playerinfo */
-	int flags;		/* MVD_DF_* of the last one */
-	int16_t origin[3];	/* 1/8 units */
-	int16_t first_origin[3];	/* of its first playerinfo */
-	int modelindex;
-	int32_t stats[MAX_CL_STATS];
-};
-
-struct mvd_reader {
-	/* progress */
-	uint64_t offset;	/* bytes consumed */
-	uint64_t records;
-	uint64_t frames;	/* time steps (records with msec > 0) */
-	double time;		/* the demo clock: serverdata time + msec */
-	double start_time;	/* the first serverdata's time */
-	int serverdatas;
-	bool ended;		/* svc_disconnect came */
-	char end_text[64];	/* its text */
-
-	/* the first fault stops the reader */
-	enum mvd_fault fault;
-	char fault_text[160];
-	uint64_t fault_offset;	/* offset of the record it is in */
-
-	/* the level */
-	uint32_t fte_ext, fte_ext2, mvd_ext1;
-	int servercount;
-	char gamedir[64];
-	char levelname[128];
-	char mapmodel[64];	/* model 1 */
-	int models, sounds;
-	char serverinfo[MAX_SERVERINFO_STRING];
-
-	/* counts */
-	uint64_t messages, playerinfos, packetentities, deltas, entities;
-	uint64_t prints, sounds_played, temp_entities, stats_updates;
-	uint64_t nails, hidden_records, stufftexts, intermissions;
-	int max_players_frame;	/* most playerinfos in one frame */
-	int max_entities_frame;	/* longest entity list */
-	int frames_with_players;
-	char last_print[256];
-
-	struct mvd_player players[MAX_CLIENTS];
-	struct qwc_entity baselines[MAX_EDICTS_P28];
-
-	/* state of the parse */
-	int record_type, record_to;
-	int players_this_frame;
-	uint64_t list_frame;	/* frame of the last entity list */
-	bool have_list;
-	int cur;		/* lists[cur] is the last entity list */
-	struct qwc_entity lists[2][MVD_MAX_PACKET_ENTITIES];
-	int list_count[2];
-};
-
-/* Zero the reader for a new demo. */
-void mvd_reader_init(struct mvd_reader *r);
-
-/* Parse the complete records at the head of data[0..len); returns the bytes
- * taken (the caller keeps the rest for later).  Stops at a fault
- * (r->fault).  After an svc_disconnect, later records are still read (a
- * demo of several maps continues with a new serverdata). */
-size_t mvd_read(struct mvd_reader *r, const uint8_t *data, size_t len);
-
-const char *mvd_fault_name(enum mvd_fault f);
 
 #endif

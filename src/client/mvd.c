@@ -1,6 +1,7 @@
 /*
  * mvd.c -- reading multi-view demos: the records of a file or a QTV stream
- * checked against what ezQuake needs to play them (qwd/mvd.h).
+ * checked against what ezQuake needs to play them (qwd/client.h; the
+ * format is qwd/mvd.h).
  *
  * Design note
  *   The reader is a function of the bytes alone: mvd_read() takes the
@@ -33,32 +34,11 @@
  */
 #include "internal.h"
 
-#include <qwd/mvd.h>
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <bsd/string.h>
-
-size_t mvd_record_header(uint8_t *out, int msec, int type, uint32_t to,
-			 uint32_t len)
-{
-	size_t n = 0;
-
-	out[n++] = (uint8_t)msec;
-	if (type == MVD_SINGLE || type == MVD_STATS)
-		out[n++] = (uint8_t)(type | (to << 3));
-	else
-		out[n++] = (uint8_t)type;
-	if (type == MVD_MULTIPLE) {
-		for (int i = 0; i < 4; i++)
-			out[n++] = (uint8_t)(to >> (8 * i));
-	}
-	for (int i = 0; i < 4; i++)
-		out[n++] = (uint8_t)(len >> (8 * i));
-	return n;
-}
 
 static const char *const fault_names[MVD_FAULTS] = {
 	"none", "bad record type", "record too long", "no serverdata first",

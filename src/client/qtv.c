@@ -1,11 +1,12 @@
 /*
- * qtv.c -- the client side of the QTV handshake (qwd/mvd.h): the request a
- * viewer or proxy sends, and the reading of the server's answer.
+ * qtv.c -- the client side of the QTV handshake (qwd/client.h, the
+ * format's texts in qwd/mvd.h): the request a viewer or proxy sends, and
+ * the reading of the server's answer.
  *
  * Design note
  *   Text only, no sockets: the caller owns the connection, so the test of
- *   the server and tools/mvdcheck share these functions, and the server
- *   checks a password with the client's own qtv_digest.  The request
+ *   the server and tools/mvdcheck share these functions; the password
+ *   digest both sides compute is the format's (src/common/mvd.c).  The request
  *   is ezQuake's ("QTV\n", VERSION, USERINFO, AUTH, PASSWORD with its
  *   value quoted, a blank line).  The answer is read as ezQuake's
  *   CL_QTVPoll reads it: "QTVSV <version>" first, then "KEY: value" lines
@@ -13,13 +14,12 @@
  *   AUTH asks for a password, PERROR and ERROR refuse.  A header longer
  *   than QTV_HEADER_MAX without its blank line is not a QTV server.
  */
-#include <qwd/mvd.h>
+#include <qwd/client.h>
 
 #include <stdio.h>
 #include <string.h>
 
 #include <bsd/string.h>
-#include <nettle/sha3.h>
 
 size_t qtv_build_request(const struct qtv_request *rq, char *out, size_t max)
 {
@@ -108,42 +108,4 @@ void qtv_parse_reply(const uint8_t *data, size_t len, struct qtv_reply *out)
 			out->answer = QTV_ANSWER_BEGIN;
 		}
 	}
-}
-
-bool qtv_digest(const char *method, const char *challenge, const char *password,
-		char *out, size_t size)
-{
-	char both[512];
-	int n = snprintf(both, sizeof(both), "%s%s", challenge, password);
-
-	if (n < 0 || (size_t)n >= sizeof(both) || size == 0)
-		return false;
-	if (strcmp(method, "SHA3_512") == 0) {
-		struct sha3_512_ctx c;
-		uint8_t d[SHA3_512_DIGEST_SIZE];
-
-		if (size < 2 * sizeof(d) + 1)
-			return false;
-		sha3_512_init(&c);
-		sha3_512_update(&c, (size_t)n, (const uint8_t *)both);
-		sha3_512_digest(&c, sizeof(d), d);
-		for (size_t i = 0; i < sizeof(d); i++)
-			snprintf(out + 2 * i, 3, "%02x", d[i]);
-	} else if (strcmp(method, "MD4") == 0) {
-		uint8_t d[16];
-		uint32_t w[4];
-
-		md4_digest(both, (size_t)n, d);
-		for (int i = 0; i < 4; i++)
-			w[i] = (uint32_t)d[4 * i] | (uint32_t)d[4 * i + 1] << 8 |
-			       (uint32_t)d[4 * i + 2] << 16 | (uint32_t)d[4 * i + 3] << 24;
-		snprintf(out, size, "%X%X%X%X", w[0], w[1], w[2], w[3]);
-	} else if (strcmp(method, "CCITT") == 0) {
-		snprintf(out, size, "0x%X", crc_block(both, (size_t)n));
-	} else if (strcmp(method, "PLAIN") == 0 || strcmp(method, "NONE") == 0) {
-		strlcpy(out, password, size);
-	} else {
-		return false;
-	}
-	return true;
 }

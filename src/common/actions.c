@@ -1,6 +1,6 @@
 /*
  * actions.c -- the action file: a recorded, timed usercmd stream, read
- * and written for the server's command recorder (src/prof/record.c) and
+ * and written for the server's command recorder (src/capture/commands.c) and
  * the load generator (tools/qwbots).
  *
  * Design note

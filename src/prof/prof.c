@@ -337,6 +337,32 @@ void prof_set_report_console(struct prof *p, bool on)
 	p->report_console = on;
 }
 
+void prof_get_settings(const struct prof *p, struct prof_settings *out)
+{
+	const struct prof_counters *c = &p->ctr;
+
+	memset(out, 0, sizeof(*out));
+	out->report_console = p->report_console;
+	out->interval_s = (double)p->interval_ns * 1e-9;
+	out->stats_file = p->stats_file != NULL;
+	out->timers = p->timers_want;
+	out->counters = c->on;
+	if (!c->on)
+		out->counter_mode = PROF_CTR_OFF;
+	else if (c->rotating)
+		out->counter_mode = PROF_CTR_ROTATING;
+	else if (c->hw)
+		out->counter_mode = PROF_CTR_ALL;
+	else
+		out->counter_mode = c->g[PROF_GROUP_SW].nopen ? PROF_CTR_SOFTWARE
+							      : PROF_CTR_NONE;
+	prof_ctr_groups_open(p, out->groups, sizeof(out->groups));
+	out->user_only = c->user_only;
+	out->merge = c->merge;
+	out->sample_every = c->sample_every;
+	out->read_errors = c->read_errors;
+}
+
 /* ---- figures ----------------------------------------------------------- */
 
 static void derived_nan(struct prof_derived *d)

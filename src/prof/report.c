@@ -1,6 +1,7 @@
 /*
- * report.c -- the stats as text: the one-line report, the counter table,
- * the JSON lines of the stats file, and the operator's commands.
+ * report.c -- the stats as text: the one-line report, the counter table
+ * and the JSON lines of the stats file (the operator's commands that print
+ * them are the server's, src/server/profcmd.c).
  *
  * Design note
  *   Everything is formatted from a struct prof_stats, a plain snapshot, so
@@ -19,9 +20,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct sbuf {
 	char *buf;
@@ -369,140 +368,4 @@ int prof_write_json(const struct prof_stats *st, FILE *f)
 	json_init(&j, NULL, buf, sizeof(buf));
 	js_build(&j, st);
 	return json_finish(&j, f);
-}
-
-/* ---- commands ------------------------------------------------------------ */
-
-static int current_mode(const struct prof *p)
-{
-	const struct prof_counters *c = &p->ctr;
-
-	if (!c->on)
-		return PROF_CTR_OFF;
-	if (c->rotating)
-		return PROF_CTR_ROTATING;
-	if (c->hw)
-		return PROF_CTR_ALL;
-	return c->g[PROF_GROUP_SW].nopen ? PROF_CTR_SOFTWARE : PROF_CTR_NONE;
-}
-
-static void print_line(FILE *out, const char *label, const struct prof_stats *st)
-{
-	char line[QWD_LOG_LINE_MAX];
-
-	prof_format_line(st, line, sizeof(line));
-	fprintf(out, "%s: %s\n", label, line);
-}
-
-static int stats_usage(FILE *out)
-{
-	fprintf(out, "usage: stats [show|reset|on|off|interval SECONDS|timers on|off]\n");
-	return -1;
-}
-
-static int cmd_stats(struct prof *p, int argc, const char *const *argv, FILE *out)
-{
-	const char *sub = argc > 1 ? argv[1] : "show";
-	struct prof_stats st;
-
-	if (!strcasecmp(sub, "show")) {
-		char label[48];
-
-		prof_get_stats(p, PROF_SCOPE_INTERVAL, &st);
-		print_line(out, "interval so far", &st);
-		if (p->last_stats.seq) {
-			snprintf(label, sizeof(label), "last interval #%" PRIu64,
-				 p->last_stats.seq);
-			print_line(out, label, &p->last_stats);
-		}
-		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
-		print_line(out, "total", &st);
-		fprintf(out, "console report %s, every %.1f s; stats file %s; phase timers %s\n",
-			p->report_console ? "on" : "off", (double)p->interval_ns * 1e-9,
-			p->stats_file ? "on" : "off", prof_timers_on(p) ? "on" : "off");
-	} else if (!strcasecmp(sub, "reset")) {
-		prof_reset(p);
-		fprintf(out, "stats reset\n");
-	} else if (!strcasecmp(sub, "on") || !strcasecmp(sub, "off")) {
-		prof_set_report_console(p, !strcasecmp(sub, "on"));
-		fprintf(out, "console report %s\n", p->report_console ? "on" : "off");
-	} else if (!strcasecmp(sub, "timers") && argc > 2 &&
-		   (!strcasecmp(argv[2], "on") || !strcasecmp(argv[2], "off"))) {
-		prof_set_timers(p, !strcasecmp(argv[2], "on"));
-		fprintf(out, "phase timers %s from the next frame\n",
-			prof_timers_on(p) ? "on" : "off");
-	} else if (!strcasecmp(sub, "interval") && argc > 2) {
-		char *end;
-		double v = strtod(argv[2], &end);
-
-		if (end == argv[2] || *end || !(v >= 0.1 && v <= 3600.0))
-			return stats_usage(out);
-		prof_set_interval(p, v);
-		fprintf(out, "stats interval %.1f s\n", v);
-	} else {
-		return stats_usage(out);
-	}
-	return 0;
-}
-
-static int counters_usage(FILE *out)
-{
-	fprintf(out, "usage: counters [on|off|report|merge on|off|sample N]\n");
-	return -1;
-}
-
-static int cmd_counters(struct prof *p, int argc, const char *const *argv,
-			FILE *out)
-{
-	const char *sub = argc > 1 ? argv[1] : "";
-	char groups[32];
-
-	if (!strcasecmp(sub, "on")) {
-		int n = prof_counters_set(p, true);
-
-		fprintf(out, "counters on: %d event(s), mode %s\n", n,
-			prof_counter_mode_name(current_mode(p)));
-	} else if (!strcasecmp(sub, "off")) {
-		prof_counters_set(p, false);
-		fprintf(out, "counters off\n");
-	} else if (!strcasecmp(sub, "report")) {
-		struct prof_stats st;
-		char table[4096];
-
-		prof_get_stats(p, PROF_SCOPE_TOTAL, &st);
-		prof_format_counters(&st, table, sizeof(table));
-		fputs(table, out);
-	} else if (!strcasecmp(sub, "sample") && argc > 2 && atoi(argv[2]) > 0) {
-		prof_counters_sample(p, atoi(argv[2]));
-		fprintf(out, "counters: read in one frame of %d\n",
-			prof_counters_sample_every(p));
-	} else if (!strcasecmp(sub, "merge") && argc > 2 &&
-		   (!strcasecmp(argv[2], "on") || !strcasecmp(argv[2], "off"))) {
-		prof_counters_merge(p, !strcasecmp(argv[2], "on"));
-		fprintf(out, "counters: receive and execute %s\n",
-			p->ctr.merge ? "share one counter phase" : "counted apart");
-	} else if (!sub[0]) {
-		fprintf(out, "counters %s, mode %s, groups [%s]%s%s, read in 1 frame of %d, "
-			"read errors %" PRIu64 "\n",
-			p->ctr.on ? "on" : "off", prof_counter_mode_name(current_mode(p)),
-			prof_ctr_groups_open(p, groups, sizeof(groups)),
-			p->ctr.user_only ? ", user space only" : "",
-			p->ctr.merge ? ", receive+execute merged" : "",
-			p->ctr.sample_every, p->ctr.read_errors);
-	} else {
-		return counters_usage(out);
-	}
-	return 0;
-}
-
-int prof_command(struct prof *p, int argc, const char *const *argv, FILE *out)
-{
-	if (argc < 1)
-		return -1;
-	if (!strcasecmp(argv[0], "stats"))
-		return cmd_stats(p, argc, argv, out);
-	if (!strcasecmp(argv[0], "counters"))
-		return cmd_counters(p, argc, argv, out);
-	fprintf(out, "prof: unknown command \"%s\"\n", argv[0]);
-	return -1;
 }

@@ -37,7 +37,7 @@
  *   filterban, an expiry) drops the clients it now refuses, at once.
  *   Expiries are looked at once a second.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  *   A name qwd implements is found before this table is consulted, so a
  *   setting that gains an implementation simply leaves the table's reach.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <string.h>
 #include <strings.h>

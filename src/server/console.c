@@ -14,7 +14,7 @@
  *   the few commands and cvars rcon.c forbids are refused, by name or
  *   through "set".
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -401,20 +401,6 @@ static void c_capture(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "capturing to %s%s%s\n", file, who ? " for " : "", who ? who->name : "");
 }
 
-/* "stats show|reset|on|off|interval N", "counters on|off|report|merge";
- * "stats" and "stats show" end with the defences' counters */
-static void c_prof(struct server *sv, const struct net_args *a, FILE *out)
-{
-	prof_command(sv->prof, a->argc, a->argv, out);
-	if (!strcasecmp(a->argv[0], "stats") &&
-	    (a->argc < 2 || !strcasecmp(a->argv[1], "show"))) {
-		char line[512];
-
-		sv_defence_counts(sv, line, sizeof(line));
-		fprintf(out, "defences: %s\n", line);
-	}
-}
-
 static const struct command commands[] = {
 	{"map", c_map, "map NAME: change level (clients come along)"},
 	{"status", c_status, "players, addresses, pings"},
@@ -424,8 +410,8 @@ static const struct command commands[] = {
 	{"set", c_set, "set NAME VALUE"},
 	{"exec", c_exec, "exec FILE: run a config file"},
 	{"quit", c_quit, "shut down cleanly"},
-	{"stats", c_prof, "stats show|reset|on|off|interval N: the frame figures"},
-	{"counters", c_prof, "counters on|off|report|merge on|off: perf_event"},
+	{"stats", sv_cmd_prof, "stats show|reset|on|off|interval N: the frame figures"},
+	{"counters", sv_cmd_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},
 	{"cmdrecord", sv_cmd_cmdrecord, "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file"},
 	{"addip", sv_cmd_bans, "addip IP [ban|safe] [+SECONDS|UNIXTIME]: filter an address (0 octets: any)"},

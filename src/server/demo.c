@@ -25,7 +25,7 @@
  *   (operator commands, never the frame loop); the frame costs three
  *   tests when nothing records, streams or listens.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>

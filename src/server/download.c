@@ -22,7 +22,7 @@
  *   sv->stats.download_read counts the bytes read from disk, so a test
  *   can tell a chunked read from a whole-file one.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <fcntl.h>
 #include <stdio.h>

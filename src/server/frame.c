@@ -34,7 +34,7 @@
  *   send batches, the clients, the game and its entities, the reply
  *   state ring.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -381,6 +381,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the profiler");
 		return -1;
 	}
+	if (opt->notimers)
+		prof_set_timers(sv->prof, false);	/* from server_begin's reset */
 	if (opt->stats_path) {
 		sv->stats_file = fopen(opt->stats_path, "w");
 		if (!sv->stats_file) {
@@ -460,6 +462,54 @@ void server_shutdown(struct server *sv)
 	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
 	sv_logs_close(sv);
+}
+
+struct server *server_create(const struct server_options *opt)
+{
+	struct server *sv = malloc(sizeof(*sv));
+
+	if (!sv) {
+		fprintf(stderr, "qwd: out of memory for the server\n");
+		return NULL;
+	}
+	if (server_init(sv, opt) != 0) {
+		server_shutdown(sv);
+		free(sv);
+		return NULL;
+	}
+	return sv;
+}
+
+void server_destroy(struct server *sv)
+{
+	if (!sv)
+		return;
+	server_shutdown(sv);
+	free(sv);
+}
+
+void server_begin(struct server *sv, int console_fd)
+{
+	sv->console_fd = console_fd;
+	prof_reset(sv->prof);
+}
+
+bool server_quitting(const struct server *sv)
+{
+	return sv->quit;
+}
+
+bool server_stop(struct server *sv, const char *why)
+{
+	if (sv->quit_reason[0])
+		return false;
+	strlcpy(sv->quit_reason, why, sizeof(sv->quit_reason));
+	return true;
+}
+
+const struct qwd_log *server_log(const struct server *sv)
+{
+	return &sv->log;
 }
 
 void sv_defence_counts(const struct server *sv, char *out, size_t size)

@@ -27,7 +27,7 @@
  *   `make install` put it (bin/qwd, share/qwd/maps/) and in the container,
  *   and else in the folder it was built with (QWD_MAPDIR).
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

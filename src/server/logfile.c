@@ -39,7 +39,7 @@
  *   holds the rcon password may not turn off the record of what they do,
  *   nor point a log at a file of their choosing (rcon.c).
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -30,6 +30,8 @@
  *   The numbers the handlers store are the only globals here: a signal
  *   handler has no other way to reach the loop.
  */
+#include "qwd/net.h"
+#include "qwd/protocol.h"
 #include "qwd/server.h"
 
 #include <signal.h>
@@ -67,18 +69,18 @@ static void catch_signal(int sig, void (*fn)(int))
 /* the loop has seen a stop signal: say which, and tell the clients why */
 static bool stopping(struct server *sv)
 {
+	const char *why;
+
 	if (hangups) {
 		hangups = 0;
-		qwd_logf(&sv->log, QWD_LOG_INFO,
+		qwd_logf(server_log(sv), QWD_LOG_INFO,
 			 "SIGHUP ignored: nothing is re-read (exec a config to apply it)");
 	}
 	if (!stop_signal)
 		return false;
-	if (sv->quit_reason[0])
-		return true;	/* said already */
-	snprintf(sv->quit_reason, sizeof(sv->quit_reason), "%s",
-		 stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
-	qwd_logf(&sv->log, QWD_LOG_INFO, "%s received: shutting down", sv->quit_reason);
+	why = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+	if (server_stop(sv, why))
+		qwd_logf(server_log(sv), QWD_LOG_INFO, "%s received: shutting down", why);
 	return true;
 }
 
@@ -94,8 +96,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct server_options opt = {.port = -1};
-	static struct server sv;	/* large: kept off the stack */
-	bool console = true, have_map = false, notimers = false;
+	struct server *sv;
+	bool console = true, have_map = false;
 	char err[512];
 	int i;
 
@@ -124,7 +126,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-noconsole")) {
 			console = false;
 		} else if (!strcmp(a, "-notimers")) {
-			notimers = true;
+			opt.notimers = true;
 		} else if (!strcmp(a, "-counters")) {
 			opt.counters = true;
 		} else if (!strcmp(a, "-countersample") && v) {
@@ -155,19 +157,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (server_init(&sv, &opt) != 0) {
-		server_shutdown(&sv);
+	sv = server_create(&opt);
+	if (!sv)
 		return 1;
-	}
-	if (notimers)
-		prof_set_timers(sv.prof, false);	/* from the reset below */
 	catch_signal(SIGINT, on_stop);
 	catch_signal(SIGTERM, on_stop);
 	catch_signal(SIGHUP, on_hangup);
 	signal(SIGPIPE, SIG_IGN);
 
 	/* the "+" commands, in order; a failing map at start-up is fatal */
-	for (i = 1; i < argc && !stopping(&sv); i++) {
+	for (i = 1; i < argc && !stopping(sv); i++) {
 		char line[NET_ARGS_LINE];
 		size_t len = 0;
 
@@ -189,30 +188,27 @@ int main(int argc, char **argv)
 			struct net_args a;
 
 			net_args_tokenize(&a, line);
-			if (server_map(&sv, net_args_argv(&a, 1), err, sizeof(err)) != 0) {
+			if (server_map(sv, net_args_argv(&a, 1), err, sizeof(err)) != 0) {
 				fprintf(stderr, "qwd: %s\n", err);
-				server_shutdown(&sv);
+				server_destroy(sv);
 				return 1;
 			}
 			continue;
 		}
 		if (!strncmp(line, "set maxclients", 14))
 			continue;
-		server_command(&sv, line, stdout);
+		server_command(sv, line, stdout);
 	}
 	if (!have_map && !stop_signal) {
-		if (server_map(&sv, "small", err, sizeof(err)) != 0) {
+		if (server_map(sv, "small", err, sizeof(err)) != 0) {
 			fprintf(stderr, "qwd: %s\n", err);
-			server_shutdown(&sv);
+			server_destroy(sv);
 			return 1;
 		}
 	}
-	if (console)
-		sv.console_fd = STDIN_FILENO;
-	prof_reset(sv.prof);	/* the map load is not the first frame's idle */
-
-	while (!sv.quit && !stopping(&sv))
-		server_frame(&sv, 0.05);
-	server_shutdown(&sv);
+	server_begin(sv, console ? STDIN_FILENO : -1);
+	while (!server_quitting(sv) && !stopping(sv))
+		server_frame(sv, 0.05);
+	server_destroy(sv);
 	return 0;
 }

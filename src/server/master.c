@@ -24,7 +24,7 @@
  *   Host names are looked up once, when setmaster runs (it may wait on
  *   the resolver then; a number never does); the frame loop only sends.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <string.h>
 

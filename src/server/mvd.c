@@ -10,25 +10,9 @@
  *   "gamestate": serverdata, lists, signon buffers, client infos, light
  *   styles) when it joins, and "EndOfDemo" when a file closes.
  *
- *   What goes in, MVDSV's layout:
- *     events     as the game makes them (sv_mvd_message from the
- *                services and the broadcasts): sounds, temporary
- *                entities, prints, centre prints, damage, kicks, the
- *                intermission, to everyone (MVD_ALL) or one player's view
- *                (MVD_SINGLE); consecutive messages for the same target
- *                share a record
- *     a frame    at most sv_demofps a second with players in the game
- *                (sv_demoIdlefps without), after the replies: changes of
- *                client infos, frags, light styles and serverinfo (found
- *                every 4th frame by comparing with what the demo last
- *                got, so no change is missed whatever made it), pings
- *                every sv_demopings seconds, each player's stats as its
- *                last reply carried them (MVD_STATS), then every
- *                player in the game in the demo form of svc_playerinfo
- *                (a delta against its last entry) and every entity with a
- *                model, without regard to anybody's view, delta-compressed
- *                against the frame before (svc_deltapacketentities), and
- *                the spikes (svc_nails2)
+ *   What goes in (the gamestate a destination gets when it joins, and a
+ *   frame's state) is mvdframe.c's; this file owns the records, the
+ *   destinations and the events.
  *   The first record of a frame carries the milliseconds since the last
  *   one (the demo clock follows the level's time); the others 0.  A
  *   frame is written only when the clock moved, so each frame holds one
@@ -53,100 +37,19 @@
  *   dropped: a slow viewer never holds up the frame.  Nothing here
  *   allocates per frame.
  */
-#include "qwd/server.h"
+#include "internal.h"
+#include "mvdwriter.h"
 
 #include <qwd/mvd.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
-
-/* seconds between sends to a stream */
-#define MVD_STREAM_PUSH 0.05
-
-enum {
-	MVD_FRAME_BUF = 1 << 16,	/* one frame's records */
-	MVD_EVENTS_MAX = MVD_FRAME_BUF - 3 * MVD_MAX_RECORD, /* room for events */
-	MVD_FILE_BUF = 1 << 16,
-	MVD_STREAM_SNDBUF = 64 << 10,	/* at most, the kernel's share */
-	MVD_STREAM_PUSH_BYTES = 16 << 10,	/* sent at once from this much */
-	MVD_CHANGES_EVERY = 4,		/* frames between looks at infos */
-	MVD_DESTS = 33,			/* a file and up to 32 streams */
-	MVD_PLAYERS = MAX_CLIENTS
-};
-
-struct mvd_dest {
-	bool used;
-	bool stream;
-	bool failed;		/* closed at the next flush */
-	bool gamestate;		/* its signon is due (a new level) */
-	int fd;
-	int id;
-	char name[96];		/* a file's name in the folder, a stream's peer */
-	char path[SV_PATH + 160];	/* a file's path */
-	char why[80];		/* why it failed */
-	uint8_t *buf;		/* bytes not written yet */
-	size_t len, cap;
-	uint64_t total;		/* bytes handed to it */
-	double since;		/* when it joined */
-	double io_time;		/* a stream's last progress, a file's flush */
-	double pushed;		/* a stream's last send */
-};
-
-/* what the demo last got of a player slot */
-struct mvd_slot {
-	bool shown;		/* a playerinfo went out and is the base */
-	int16_t origin[3], angles[3];
-	uint8_t frame, model, skin, effects, weaponframe;
-	bool stats_sent;
-	int32_t stats[MAX_CL_STATS];
-	bool present;		/* client info as last written */
-	int userid, frags;
-	char userinfo[MAX_INFO_STRING];
-};
-
-struct sv_mvd {
-	struct mvd_dest dests[MVD_DESTS];
-	int ndests;
-	int top;		/* dests[top..] are all free */
-	int next_id;
-	struct cvar *demofps, *idlefps, *pings, *streamtimeout, *streambuffer;
-	struct cvar *maxsize, *silent;
-
-	/* the frame being built */
-	uint8_t frame[MVD_FRAME_BUF];
-	size_t frame_len;
-	bool rec_open;		/* the last record may take more messages */
-	int rec_type, rec_to;
-	size_t rec_len_at;	/* offset of its length field */
-	uint32_t rec_len;
-	uint64_t events_dropped;
-
-	/* the demo clock and level */
-	double prevtime;	/* demo time of the last frame */
-	double last_frame;	/* realtime of the last frame */
-	double last_pings;
-	int spawncount;		/* level of the gamestates written, -1 none */
-	bool full;		/* the next frame in full */
-	uint32_t sequence;	/* frames written, for the delta byte */
-
-	struct mvd_slot slots[MVD_PLAYERS];
-	char lightstyles[MAX_LIGHTSTYLES][MAX_STYLESTRING];
-	char serverinfo[MAX_SERVERINFO_STRING];
-	struct entity_state ents[2][MVD_MAX_PACKET_ENTITIES];
-	int nents[2];
-	int cur;		/* ents[cur]: the last frame's list */
-	bool have_base;
-
-	/* figures */
-	uint64_t frames, bytes, ns, entity_cuts;
-};
 
 /* ---- records ---------------------------------------------------------- */
 
@@ -188,7 +91,7 @@ static uint8_t *frame_space(struct sv_mvd *m, int type, int to, size_t len,
 	return p;
 }
 
-static bool frame_add(struct sv_mvd *m, int type, int to, const void *data,
+bool sv_mvd_frame_add(struct sv_mvd *m, int type, int to, const void *data,
 		      size_t len, size_t limit)
 {
 	uint8_t *p = frame_space(m, type, to, len, limit);
@@ -201,7 +104,7 @@ static bool frame_add(struct sv_mvd *m, int type, int to, const void *data,
 
 /* ---- destinations ----------------------------------------------------- */
 
-static void dest_fail(struct mvd_dest *d, const char *why)
+void sv_mvd_dest_fail(struct mvd_dest *d, const char *why)
 {
 	if (!d->failed)
 		strlcpy(d->why, why, sizeof(d->why));
@@ -219,7 +122,7 @@ static void file_flush(struct mvd_dest *d, double now)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			dest_fail(d, n < 0 ? strerror(errno) : "nothing written");
+			sv_mvd_dest_fail(d, n < 0 ? strerror(errno) : "nothing written");
 			break;
 		}
 		done += (size_t)n;
@@ -242,7 +145,7 @@ static void stream_push(struct mvd_dest *d, double now)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			dest_fail(d, n < 0 ? strerror(errno) : "connection closed");
+			sv_mvd_dest_fail(d, n < 0 ? strerror(errno) : "connection closed");
 			return;
 		}
 		done += (size_t)n;
@@ -261,7 +164,7 @@ static void dest_put(struct mvd_dest *d, const void *data, size_t len, double no
 		if (d->len + len > d->cap)
 			file_flush(d, now);
 		if (len > d->cap) {	/* never: a frame is smaller */
-			dest_fail(d, "a frame larger than the file buffer");
+			sv_mvd_dest_fail(d, "a frame larger than the file buffer");
 			return;
 		}
 		memcpy(d->buf + d->len, data, len);
@@ -271,7 +174,7 @@ static void dest_put(struct mvd_dest *d, const void *data, size_t len, double no
 	if (d->len + len > d->cap) {
 		stream_push(d, now);
 		if (d->len + len > d->cap) {
-			dest_fail(d, "too slow: more than qtv_streambuffer waiting");
+			sv_mvd_dest_fail(d, "too slow: more than qtv_streambuffer waiting");
 			return;
 		}
 	}
@@ -280,8 +183,8 @@ static void dest_put(struct mvd_dest *d, const void *data, size_t len, double no
 }
 
 /* one record for one destination */
-static void dest_record(struct mvd_dest *d, int type, int to, const void *data,
-			size_t len, double now)
+void sv_mvd_dest_record(struct mvd_dest *d, int type, int to,
+			const void *data, size_t len, double now)
 {
 	uint8_t head[MVD_HEADER_MAX];
 
@@ -311,458 +214,6 @@ static void dest_release(struct server *sv, struct mvd_dest *d)
 	}
 }
 
-/* ---- the gamestate ---------------------------------------------------- */
-
-/* messages into records of at most MVD_MAX_RECORD for one destination */
-struct gs_writer {
-	struct server *sv;
-	struct mvd_dest *d;
-	uint8_t buf[MVD_MAX_RECORD];
-	struct msg_buf m;
-};
-
-static void gs_flush(struct gs_writer *w)
-{
-	dest_record(w->d, MVD_ALL, 0, w->m.data, w->m.cursize, w->sv->realtime);
-	msg_clear(&w->m);
-}
-
-/* make room for a message of up to len bytes */
-static struct msg_buf *gs_room(struct gs_writer *w, size_t len)
-{
-	if (w->m.cursize + len > MAX_MSGLEN / 2 * 3)
-		gs_flush(w);
-	return &w->m;
-}
-
-static void write_serverdata(struct server *sv, struct msg_buf *b, double time)
-{
-	const struct pmove_vars *mv = &sv->movevars;
-	char line[MAX_SERVERINFO_STRING + 32];
-
-	msg_write_byte(b, svc_serverdata);
-	msg_write_long(b, (int32_t)MVD_MAGIC_MVD1);
-	msg_write_long(b, (int32_t)MVD_PEXT1_HIDDEN_MESSAGES);
-	msg_write_long(b, PROTOCOL_VERSION);
-	msg_write_long(b, sv->spawncount);
-	msg_write_string(b, sv->gamedir);
-	msg_write_float(b, (float)time);
-	msg_write_string(b, sv->levelname);
-	msg_write_float(b, mv->gravity);
-	msg_write_float(b, mv->stopspeed);
-	msg_write_float(b, mv->maxspeed);
-	msg_write_float(b, mv->spectatormaxspeed);
-	msg_write_float(b, mv->accelerate);
-	msg_write_float(b, mv->airaccelerate);
-	msg_write_float(b, mv->wateraccelerate);
-	msg_write_float(b, mv->friction);
-	msg_write_float(b, mv->waterfriction);
-	msg_write_float(b, mv->entgravity);
-	msg_write_byte(b, svc_cdtrack);
-	msg_write_byte(b, 0);
-	msg_write_byte(b, svc_stufftext);
-	snprintf(line, sizeof(line), "fullserverinfo \"%s\"\n", sv->serverinfo);
-	msg_write_string(b, line);
-}
-
-static int stock_slots(const struct server *sv)
-{
-	return sv->maxclients < MVD_PLAYERS ? sv->maxclients : MVD_PLAYERS;
-}
-
-/* a slot's client info as the demo carries it, and the copy it compares
- * against from then on */
-static void write_info(struct server *sv, int slot, struct msg_buf *b)
-{
-	struct client *c = &sv->clients[slot];
-	struct mvd_slot *s = &sv->mvd->slots[slot];
-
-	sv_write_client_info(sv, NULL, c, b);
-	s->present = c->state >= CS_CONNECTED;
-	s->userid = c->userid;
-	s->frags = c->frags;
-	memcpy(s->userinfo, c->userinfo, sizeof(s->userinfo));
-}
-
-static void gamestate(struct server *sv, struct mvd_dest *d)
-{
-	struct sv_mvd *m = sv->mvd;
-	struct gs_writer *w = malloc(sizeof(*w));
-	int next;
-
-	/* once per joining destination, not per frame: the buffer is bigger
-	 * than a frame's stack should be */
-	if (!w) {
-		dest_fail(d, "out of memory");
-		return;
-	}
-	w->sv = sv;
-	w->d = d;
-	msg_init(&w->m, w->buf, sizeof(w->buf));
-	write_serverdata(sv, &w->m, m->prevtime);
-	gs_flush(w);
-	for (int models = 0; models < 2; models++) {
-		next = 0;
-		do {
-			next = sv_write_list_page(sv, models, next, gs_room(w, MAX_MSGLEN));
-		} while (next);
-		gs_flush(w);
-	}
-	/* baselines, statics, static sounds */
-	for (int n = 0; n < sv->num_signon; n++)
-		msg_write_data(gs_room(w, sv->signon_len[n]), sv->signon[n],
-			       sv->signon_len[n]);
-	{
-		char line[64];
-
-		snprintf(line, sizeof(line), "cmd spawn %d 0\n", sv->spawncount);
-		msg_write_byte(gs_room(w, 64), svc_stufftext);
-		msg_write_string(&w->m, line);
-	}
-	gs_flush(w);
-	for (int i = 0; i < stock_slots(sv); i++)
-		write_info(sv, i, gs_room(w, MAX_INFO_STRING + 64));
-	gs_flush(w);
-	for (int i = 0; i < MAX_LIGHTSTYLES; i++) {
-		struct msg_buf *b = gs_room(w, MAX_STYLESTRING + 4);
-
-		msg_write_byte(b, svc_lightstyle);
-		msg_write_byte(b, i);
-		msg_write_string(b, sv->lightstyles[i]);
-		strlcpy(m->lightstyles[i], sv->lightstyles[i], sizeof(m->lightstyles[i]));
-	}
-	msg_write_byte(gs_room(w, 8), svc_stufftext);
-	msg_write_string(&w->m, "skins\n");
-	gs_flush(w);
-	memcpy(m->serverinfo, sv->serverinfo, sizeof(m->serverinfo));
-	free(w);
-	d->gamestate = false;
-	m->full = true;
-}
-
-/* ---- the frame -------------------------------------------------------- */
-
-/* client infos, frags, light styles and serverinfo that changed since the
- * demo last got them */
-static void write_changes(struct server *sv)
-{
-	struct sv_mvd *m = sv->mvd;
-	uint8_t buf[MAX_INFO_STRING + 128];
-	struct msg_buf b;
-
-	for (int i = 0; i < stock_slots(sv); i++) {
-		const struct client *c = &sv->clients[i];
-		struct mvd_slot *s = &m->slots[i];
-		bool present = c->state >= CS_CONNECTED;
-
-		msg_init(&b, buf, sizeof(buf));
-		if (present != s->present ||
-		    (present && (c->userid != s->userid ||
-				 strcmp(c->userinfo, s->userinfo) != 0))) {
-			write_info(sv, i, &b);
-		} else if (present && c->frags != s->frags) {
-			msg_write_byte(&b, svc_updatefrags);
-			msg_write_byte(&b, i);
-			msg_write_short(&b, c->frags);
-			s->frags = c->frags;
-		}
-		if (b.cursize)
-			frame_add(m, MVD_ALL, 0, b.data, b.cursize, MVD_FRAME_BUF);
-	}
-	for (int i = 0; i < MAX_LIGHTSTYLES; i++) {
-		if (strcmp(m->lightstyles[i], sv->lightstyles[i]) == 0)
-			continue;
-		strlcpy(m->lightstyles[i], sv->lightstyles[i], sizeof(m->lightstyles[i]));
-		msg_init(&b, buf, sizeof(buf));
-		msg_write_byte(&b, svc_lightstyle);
-		msg_write_byte(&b, i);
-		msg_write_string(&b, m->lightstyles[i]);
-		frame_add(m, MVD_ALL, 0, b.data, b.cursize, MVD_FRAME_BUF);
-	}
-	if (strcmp(m->serverinfo, sv->serverinfo) != 0) {
-		struct info_iter it;
-		struct info_pair p;
-		char key[64], was[256], now[256];
-
-		info_iter_init(&it, sv->serverinfo);
-		while (info_iter_next(&it, &p)) {
-			if (p.key_len >= sizeof(key) || p.value_len >= sizeof(now))
-				continue;
-			memcpy(key, p.key, p.key_len);
-			key[p.key_len] = '\0';
-			memcpy(now, p.value, p.value_len);
-			now[p.value_len] = '\0';
-			if (info_value_for_key(m->serverinfo, key, was, sizeof(was)) &&
-			    strcmp(was, now) == 0)
-				continue;
-			msg_init(&b, buf, sizeof(buf));
-			msg_write_byte(&b, svc_serverinfo);
-			msg_write_string(&b, key);
-			msg_write_string(&b, now);
-			frame_add(m, MVD_ALL, 0, b.data, b.cursize, MVD_FRAME_BUF);
-		}
-		memcpy(m->serverinfo, sv->serverinfo, sizeof(m->serverinfo));
-	}
-}
-
-static void write_pings(struct server *sv)
-{
-	uint8_t buf[MVD_PLAYERS * 7];
-	struct msg_buf b;
-
-	msg_init(&b, buf, sizeof(buf));
-	for (int i = 0; i < stock_slots(sv); i++) {
-		const struct client *c = &sv->clients[i];
-
-		if (c->state != CS_SPAWNED)
-			continue;
-		msg_write_byte(&b, svc_updateping);
-		msg_write_byte(&b, i);
-		msg_write_short(&b, sv_client_ping(c));
-		msg_write_byte(&b, svc_updatepl);
-		msg_write_byte(&b, i);
-		msg_write_byte(&b, c->lossage);
-	}
-	if (b.cursize)
-		frame_add(sv->mvd, MVD_ALL, 0, b.data, b.cursize, MVD_FRAME_BUF);
-}
-
-static bool in_demo(const struct client *c)
-{
-	return c->state == CS_SPAWNED && !c->spectator;
-}
-
-/* each player's stats as its last reply carried them (send.c makes them
- * for every reply: the same numbers, not made again) */
-static void write_stats(struct server *sv)
-{
-	struct sv_mvd *m = sv->mvd;
-
-	for (int i = 0; i < stock_slots(sv); i++) {
-		struct mvd_slot *s = &m->slots[i];
-		const int32_t *stats = sv->clients[i].stats;
-		uint8_t buf[MAX_CL_STATS * 6];
-		struct msg_buf b;
-
-		if (!in_demo(&sv->clients[i])) {
-			s->stats_sent = false;
-			continue;
-		}
-		/* most frames change no stat of most players */
-		if (s->stats_sent && !m->full && memcmp(stats, s->stats, sizeof(s->stats)) == 0)
-			continue;
-		msg_init(&b, buf, sizeof(buf));
-		for (int k = 0; k < MAX_CL_STATS; k++) {
-			if (s->stats_sent && !m->full && stats[k] == s->stats[k])
-				continue;
-			if (stats[k] >= 0 && stats[k] <= 255) {
-				msg_write_byte(&b, svc_updatestat);
-				msg_write_byte(&b, k);
-				msg_write_byte(&b, stats[k]);
-			} else {
-				msg_write_byte(&b, svc_updatestatlong);
-				msg_write_byte(&b, k);
-				msg_write_long(&b, stats[k]);
-			}
-			s->stats[k] = stats[k];
-		}
-		s->stats_sent = true;
-		if (b.cursize)
-			frame_add(m, MVD_STATS, i, b.data, b.cursize, MVD_FRAME_BUF);
-	}
-}
-
-static int16_t quantise(float v, float scale)
-{
-	long q = lrintf(v * scale);
-
-	return (int16_t)(q > 32767 ? 32767 : q < -32768 ? -32768 : q);
-}
-
-/* svc_playerinfo in the demo form: what changed since the last entry */
-static void write_player(struct server *sv, int i, struct msg_buf *b)
-{
-	struct sv_mvd *m = sv->mvd;
-	struct mvd_slot *s = &m->slots[i];
-	const struct game *g = sv->game;
-	int num = game_player_entity(g, i);
-	const struct game_entity *e = &g->ents[num];
-	const struct game_client *gc = &g->clients[i];
-	struct mvd_slot now;
-	int flags = 0;
-
-	for (int k = 0; k < 3; k++)
-		now.origin[k] = quantise(sv->objs[num].origin[k], 8.0f);
-	if (e->health <= 0) {
-		/* a corpse does not look around */
-		now.angles[0] = 0;
-		now.angles[1] = quantise(e->angles[1], 65536.0f / 360.0f);
-	} else {
-		now.angles[0] = quantise(gc->v_angle[0], 65536.0f / 360.0f);
-		now.angles[1] = quantise(gc->v_angle[1], 65536.0f / 360.0f);
-	}
-	now.angles[2] = 0;
-	now.frame = (uint8_t)e->frame;
-	now.model = (uint8_t)e->modelindex;
-	now.skin = (uint8_t)e->skin;
-	now.effects = (uint8_t)e->effects;
-	now.weaponframe = (uint8_t)gc->weaponframe;
-
-	bool all = m->full || !s->shown;
-
-	for (int k = 0; k < 3; k++) {
-		if (all || now.origin[k] != s->origin[k])
-			flags |= MVD_DF_ORIGIN << k;
-		if (all || now.angles[k] != s->angles[k])
-			flags |= MVD_DF_ANGLES << k;
-	}
-	if (all || now.model != s->model)
-		flags |= MVD_DF_MODEL;
-	if (all || now.skin != s->skin)
-		flags |= MVD_DF_SKINNUM;
-	if (all || now.effects != s->effects)
-		flags |= MVD_DF_EFFECTS;
-	if (all || now.weaponframe != s->weaponframe)
-		flags |= MVD_DF_WEAPONFRAME;
-	if (e->health <= 0)
-		flags |= MVD_DF_DEAD;
-	if (e->modelindex && e->modelindex == g->m_h_player)
-		flags |= MVD_DF_GIB;
-
-	msg_write_byte(b, svc_playerinfo);
-	msg_write_byte(b, i);
-	msg_write_short(b, flags);
-	msg_write_byte(b, now.frame);
-	for (int k = 0; k < 3; k++)
-		if (flags & (MVD_DF_ORIGIN << k))
-			msg_write_short(b, now.origin[k]);
-	for (int k = 0; k < 3; k++)
-		if (flags & (MVD_DF_ANGLES << k))
-			msg_write_short(b, now.angles[k]);
-	if (flags & MVD_DF_MODEL)
-		msg_write_byte(b, now.model);
-	if (flags & MVD_DF_SKINNUM)
-		msg_write_byte(b, now.skin);
-	if (flags & MVD_DF_EFFECTS)
-		msg_write_byte(b, now.effects);
-	if (flags & MVD_DF_WEAPONFRAME)
-		msg_write_byte(b, now.weaponframe);
-	memcpy(s->origin, now.origin, sizeof(s->origin));
-	memcpy(s->angles, now.angles, sizeof(s->angles));
-	s->frame = now.frame;
-	s->model = now.model;
-	s->skin = now.skin;
-	s->effects = now.effects;
-	s->weaponframe = now.weaponframe;
-	s->shown = true;
-}
-
-/* Every entity with a model (players travel as playerinfo), against the
- * last frame's list; the spikes apart. */
-static void write_entities(struct server *sv, struct msg_buf *b)
-{
-	struct sv_mvd *m = sv->mvd;
-	const struct game *g = sv->game;
-	int limit = g->num_entities < g->top ? g->num_entities : g->top;
-	struct entity_state *to = m->ents[!m->cur];
-	const struct entity_state *from = m->ents[m->cur];
-	int n = 0, oldn = m->have_base && !m->full ? m->nents[m->cur] : 0;
-	int nails[SV_MAX_NAILS], num_nails = 0;
-	bool delta = m->have_base && !m->full;
-
-	if (limit > MAX_EDICTS_P28)
-		limit = MAX_EDICTS_P28;
-	for (int num = MAX_CLIENTS + 1; num < limit; num++) {
-		const struct game_entity *e = &g->ents[num];
-
-		if (!e->inuse || !e->modelindex || e->is_static || e->client >= 0)
-			continue;
-		if (e->nail) {
-			if (num_nails < SV_MAX_NAILS)
-				nails[num_nails++] = num;
-			continue;
-		}
-		if (n == MVD_MAX_PACKET_ENTITIES) {
-			m->entity_cuts++;
-			continue;
-		}
-		/* the replies of this frame may have made it already */
-		if (sv->frame_stamp[num] == sv->reply_stamp)
-			to[n] = sv->frame_states[num];
-		else
-			sv_entity_state(sv, num, &to[n]);
-		n++;
-	}
-	if (delta) {
-		msg_write_byte(b, svc_deltapacketentities);
-		msg_write_byte(b, (int)(m->sequence & 255));
-	} else {
-		msg_write_byte(b, svc_packetentities);
-	}
-	for (int newi = 0, oldi = 0; newi < n || oldi < oldn;) {
-		int newnum = newi < n ? to[newi].number : 0x7fffffff;
-		int oldnum = oldi < oldn ? from[oldi].number : 0x7fffffff;
-
-		if (newnum == oldnum) {
-			sv_write_entity_delta(&from[oldi++], &to[newi++], b, false);
-		} else if (newnum < oldnum) {
-			sv_write_entity_delta(&sv->baselines[newnum], &to[newi++], b, true);
-		} else {
-			sv_write_entity_remove(b, oldnum);
-			oldi++;
-		}
-	}
-	msg_write_short(b, 0);
-	if (num_nails) {
-		msg_write_byte(b, svc_nails2);
-		msg_write_byte(b, num_nails);
-		for (int i = 0; i < num_nails; i++) {
-			msg_write_byte(b, nails[i] & 255);
-			sv_write_nail(sv, nails[i], b);
-		}
-	}
-	m->cur = !m->cur;
-	m->nents[m->cur] = n;
-	m->have_base = true;
-}
-
-/* the frame's state, its records appended after the events */
-static void write_state(struct server *sv)
-{
-	struct sv_mvd *m = sv->mvd;
-	uint8_t buf[MVD_MAX_RECORD];
-	struct msg_buf b;
-
-	/* a name, frags or a light style a few frames late is no loss; the
-	 * comparisons are most of a frame's cost otherwise */
-	if (m->full || (m->sequence & (MVD_CHANGES_EVERY - 1)) == 0)
-		write_changes(sv);
-	if (sv->realtime - m->last_pings >= m->pings->value && m->pings->value > 0) {
-		write_pings(sv);
-		m->last_pings = sv->realtime;
-	}
-	write_stats(sv);
-	msg_init(&b, buf, sizeof(buf));
-	for (int i = 0; i < stock_slots(sv); i++) {
-		if (in_demo(&sv->clients[i]))
-			write_player(sv, i, &b);
-		else
-			m->slots[i].shown = false;
-	}
-	/* 32 players and 300 entities take well under a record; a list that
-	 * did not fit all the same is not sent, and the next frame is full */
-	size_t players = b.cursize;
-
-	write_entities(sv, &b);
-	if (b.overflowed) {
-		b.overflowed = false;
-		b.cursize = players;
-		m->have_base = false;
-	}
-	frame_add(m, MVD_ALL, 0, b.data, b.cursize, MVD_FRAME_BUF);
-	m->full = false;
-}
-
 /* the frame so far to every destination, its first record stamped with
  * msec */
 static void frame_out(struct server *sv, int msec)
@@ -789,7 +240,7 @@ static void end_of_demo(struct server *sv, struct mvd_dest *d)
 	msg_init(&b, buf, sizeof(buf));
 	msg_write_byte(&b, svc_disconnect);
 	msg_write_string(&b, MVD_END_TEXT);
-	dest_record(d, MVD_ALL, 0, b.data, b.cursize, sv->realtime);
+	sv_mvd_dest_record(d, MVD_ALL, 0, b.data, b.cursize, sv->realtime);
 }
 
 /* ---- entry points ----------------------------------------------------- */
@@ -847,7 +298,7 @@ void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len)
 
 	if (!m || m->ndests == 0 || slot >= MVD_PLAYERS)
 		return;
-	if (!frame_add(m, slot < 0 ? MVD_ALL : MVD_SINGLE, slot < 0 ? 0 : slot,
+	if (!sv_mvd_frame_add(m, slot < 0 ? MVD_ALL : MVD_SINGLE, slot < 0 ? 0 : slot,
 		       data, len, MVD_EVENTS_MAX))
 		m->events_dropped++;
 }
@@ -911,9 +362,9 @@ static void dest_join(struct server *sv, struct mvd_dest *d)
 		memset(m->slots, 0, sizeof(m->slots));
 		m->have_base = false;
 	} else {
-		write_changes(sv);
+		sv_mvd_write_changes(sv);
 	}
-	gamestate(sv, d);
+	sv_mvd_gamestate(sv, d);
 }
 
 int sv_mvd_open_file(struct server *sv, const char *path, const char *name,
@@ -1071,7 +522,7 @@ int sv_mvd_close_stream(struct server *sv, int id)
 		struct mvd_dest *d = &sv->mvd->dests[i];
 
 		if (d->used && d->stream && (id < 0 || d->id == id)) {
-			dest_fail(d, "closed by the operator");
+			sv_mvd_dest_fail(d, "closed by the operator");
 			n++;
 		}
 	}
@@ -1149,9 +600,9 @@ static void stream_input(struct mvd_dest *d)
 		if (n > 0)
 			continue;
 		if (n == 0)
-			dest_fail(d, "connection closed by the viewer");
+			sv_mvd_dest_fail(d, "connection closed by the viewer");
 		else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			dest_fail(d, strerror(errno));
+			sv_mvd_dest_fail(d, strerror(errno));
 		return;
 	}
 }
@@ -1176,10 +627,10 @@ void sv_mvd_frame(struct server *sv)
 		m->have_base = false;
 		for (int i = 0; i < m->top; i++)
 			if (m->dests[i].used && m->dests[i].gamestate)
-				gamestate(sv, &m->dests[i]);
+				sv_mvd_gamestate(sv, &m->dests[i]);
 	}
-	for (int i = 0; i < stock_slots(sv) && !players; i++)
-		players = in_demo(&sv->clients[i]);
+	for (int i = 0; i < sv_mvd_stock_slots(sv) && !players; i++)
+		players = sv_mvd_in_demo(&sv->clients[i]);
 	fps = players ? m->demofps->value : m->idlefps->value;
 	if (fps < 4)
 		fps = 4;
@@ -1193,7 +644,7 @@ void sv_mvd_frame(struct server *sv)
 		if (msec > 255)
 			msec = 255;
 		m->last_frame = sv->realtime;
-		write_state(sv);
+		sv_mvd_write_state(sv);
 		frame_out(sv, msec);
 		m->sequence++;
 		m->frames++;
@@ -1220,7 +671,7 @@ void sv_mvd_frame(struct server *sv)
 		stream_input(d);
 		stream_push(d, sv->realtime);
 		if (d->len && sv->realtime - d->io_time > m->streamtimeout->value)
-			dest_fail(d, "took nothing for qtv_streamtimeout seconds");
+			sv_mvd_dest_fail(d, "took nothing for qtv_streamtimeout seconds");
 	}
 	reap(sv);
 	m->ns += prof_now(sv->prof) - t0;

@@ -48,7 +48,7 @@
  *   sv_maxclientsperip slots (docs/security.md, "Slots"): one host cannot
  *   take every slot, while a LAN party behind one NAT still fits.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -37,7 +37,7 @@
  *   Counted: refusals for load (stats.busy_refusals) and players let go
  *   (stats.overload_drops), both in the defence line at shutdown.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdio.h>
 

@@ -40,7 +40,7 @@
  *   of a stolen password cannot stop the record of what they do, nor
  *   make a log write into a file of their choosing.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

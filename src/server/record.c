@@ -1,6 +1,6 @@
 /*
  * record.c -- the operator's command recorder: one client's usercmds to a
- * qwbots action file (the writer is src/prof/record.c).
+ * qwbots action file (the writer is src/capture/commands.c).
  *
  * Design note
  *   Its command is "cmdrecord": "record" is MVDSV's demo command (demo.c).
@@ -21,7 +21,7 @@
  *   level change closes the file with a log line.  Cost with no recording:
  *   one pointer test per command.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  *   player must not miss (prints, frags, setangle, kicks, the
  *   intermission) goes on the reliable stream; what one player causes for
  *   everyone (frags, light styles, texts) goes the ways that can never
- *   overflow another player's stream (send.c: pending sets, texts dropped
+ *   overflow another player's stream (reliable.c: pending sets, texts dropped
  *   past a mark).  A demo being recorded or streamed (mvd.c) gets every
  *   event too, whoever it reaches: a demo shows everybody's view.
  *
@@ -33,7 +33,7 @@
  *   svc_temp_entity: the type byte, a count byte for gunshot and blood,
  *   the entity short and two points for beams, else one point.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -364,7 +364,7 @@ static void svc_found_secret_fn(void *ctx)
 
 /* the style is kept for clients that join later (their spawn sends all
  * styles) and marked for those already there: a switch flicked over and
- * over sends each client the newest style once (send.c) */
+ * over sends each client the newest style once (reliable.c) */
 static void svc_lightstyle_fn(void *ctx, int style, const char *value)
 {
 	struct server *sv = ctx;

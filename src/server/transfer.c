@@ -58,7 +58,7 @@
  *   Refusals: stock, svc_download with length -1; chunked, size -1 (no
  *   such file) or -2 (not allowed), as FTE's clients read them.
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@
  *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
  *   through the per-address limiter (loglimit.c).
  */
-#include "qwd/server.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -330,7 +330,7 @@ static void cmd_spawn(struct server *sv, struct client *cl,
 	if (first == 0)
 		sv_pending_clear(cl);
 	/* an extension client gets every occupied slot marked, and the
-	 * infos as its reliable channel has room (send.c), no paging */
+	 * infos as its reliable channel has room (reliable.c), no paging */
 	if (cl->extended) {
 		for (i = 0; i < limit; i++)
 			if (sv->clients[i].state >= CS_CONNECTED)
@@ -539,7 +539,7 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 	}
 	sv_userinfo_changed(sv, cl);
 	/* everyone who can see this slot gets its whole userinfo, once
-	 * however many changes came meanwhile (send.c), instead of a
+	 * however many changes came meanwhile (reliable.c), instead of a
 	 * svc_setinfo per change */
 	sv_broadcast_client_info(sv, cl);
 }

@@ -13,6 +13,7 @@
  */
 #include "../harness.h"
 
+#include <qwd/client.h>
 #include <qwd/mvd.h>
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * tests/game/test_rest.c -- the last parts of issue 7's game: powerup
+ * tests/game/test_rest.c -- the last parts of the deathmatch game: powerup
  * expiry warnings, weapon view kicks and the shaft under water, the map
  * entities of id's misc.qc and triggers.qc that deathmatch maps use, and
  * the rules of deathmatch 1 to 5.

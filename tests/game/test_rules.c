@@ -1,6 +1,6 @@
 /*
- * tests/game/test_rules.c -- the deathmatch game in scripted scenarios
- * (issue 7): weapons, damage and frags, movers, triggers, items, liquids,
+ * tests/game/test_rules.c -- the deathmatch game in scripted scenarios:
+ * weapons, damage and frags, movers, triggers, items, liquids,
  * spawning, and the level's end.
  *
  * Design note: every scenario is a small map written as box brushes

@@ -10,7 +10,7 @@
  *     - counts: rooms (named probe points from tests/maps/map_layout.h,
  *       written by maps/gen/mkmaps.py with the maps), spawn points, and
  *       for the large map the brush entities, liquids, teleporters and
- *       items the issue asks for;
+ *       items a deathmatch level needs;
  *     - every spawn point is usable: its leaf is empty, a player box there
  *       is not in solid, and a trace down meets the floor within 256;
  *     - visibility: rooms joined by a corridor, doorway or stairs are in
@@ -31,7 +31,7 @@
  */
 #include "../harness.h"
 
-#include <qwd/server.h>
+#include "../../src/server/internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
- * test_report.c -- the one-line report, the counter table, the JSON lines
- * and the operator's commands.
+ * test_report.c -- the one-line report, the counter table and the JSON
+ * lines (the operator's commands that print them: tests/server/
+ * test_profcmd.c).
  *
  * Design note: the formatters are pure functions of a struct prof_stats,
  * so the line is checked whole against hand-made figures; the JSON is
@@ -250,100 +251,6 @@ static void test_counter_table(void **state)
 	assert_string_equal(buf, "counters: mode off over 10.0 s\n");
 }
 
-/* ---- commands through a real profiler on the fake PMU ------------------- */
-
-static int run_cmd(struct prof *p, const char *line, char *out, size_t size)
-{
-	const char *argv[8];
-	char copy[128], *save = NULL;
-	int argc = 0, rc;
-	FILE *f;
-
-	strcpy(copy, line);
-	for (char *t = strtok_r(copy, " ", &save); t && argc < 8;
-	     t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	f = fmemopen(out, size, "w");
-	assert_non_null(f);
-	rc = prof_command(p, argc, argv, f);
-	fclose(f);
-	return rc;
-}
-
-static void test_commands(void **state)
-{
-	struct fake_pmu *pmu = calloc(1, sizeof(*pmu));
-	struct prof_perf_ops ops;
-	struct log_capture cap = {0};
-	struct qwd_log log = {log_capture_sink, &cap, QWD_LOG_DEBUG};
-	struct prof_config cfg = {0};
-	struct prof *p;
-	char out[4096];
-
-	(void)state;
-	assert_non_null(pmu);
-	fake_pmu_init(pmu);
-	fake_pmu_default_rates(pmu);
-	pmu->hw_counters = 0;
-	ops = fake_pmu_ops(pmu);
-	cfg.log = &log;
-	cfg.clock = fake_pmu_clock(pmu);
-	cfg.perf = &ops;
-	p = prof_create(&cfg);
-	assert_non_null(p);
-
-	fake_pmu_advance(pmu, 1000000);
-	prof_switch(p, PROF_WORLD);
-	fake_pmu_advance(pmu, 1000000);
-	prof_frame_end(p);
-
-	assert_int_equal(run_cmd(p, "stats", out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "interval so far: stats 0.0s 500 fps | world 50.0%"));
-	assert_non_null(strstr(out, "total: stats"));
-	assert_non_null(strstr(out, "console report off, every 10.0 s; stats file off"));
-	assert_int_equal(run_cmd(p, "stats show", out, sizeof(out)), 0);
-	assert_int_equal(run_cmd(p, "stats on", out, sizeof(out)), 0);
-	assert_string_equal(out, "console report on\n");
-	assert_int_equal(run_cmd(p, "stats interval 2.5", out, sizeof(out)), 0);
-	assert_string_equal(out, "stats interval 2.5 s\n");
-	assert_int_equal(run_cmd(p, "stats interval 0", out, sizeof(out)), -1);
-	assert_non_null(strstr(out, "usage: stats"));
-	assert_int_equal(run_cmd(p, "stats interval 3x", out, sizeof(out)), -1);
-	assert_int_equal(run_cmd(p, "stats bogus", out, sizeof(out)), -1);
-	assert_int_equal(run_cmd(p, "stats reset", out, sizeof(out)), 0);
-	assert_int_equal(run_cmd(p, "stats", out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "total: stats 0.0s 0 fps"));
-	assert_non_null(strstr(out, "console report on, every 2.5 s"));
-
-	assert_int_equal(run_cmd(p, "counters", out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "counters off, mode off"));
-	assert_int_equal(run_cmd(p, "counters on", out, sizeof(out)), 0);
-	assert_string_equal(out, "counters on: 3 event(s), mode software\n");
-	assert_int_equal(log_capture_count(&cap, "hardware events not supported"), 1);
-	assert_int_equal(run_cmd(p, "counters", out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "counters on, mode software, groups [S]"));
-	prof_switch(p, PROF_WORLD);
-	pmu->phase = PROF_WORLD;
-	fake_pmu_advance(pmu, 1000000);
-	prof_frame_end(p);
-	assert_int_equal(run_cmd(p, "counters report", out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "counters: mode software"));
-	assert_non_null(strstr(out, "counted: task-clock context-switches page-faults\n"));
-	assert_non_null(strstr(out, "\nworld     100.0         -"));
-	assert_int_equal(run_cmd(p, "counters merge on", out, sizeof(out)), 0);
-	assert_string_equal(out, "counters: receive and execute share one counter phase\n");
-	assert_int_equal(run_cmd(p, "counters merge", out, sizeof(out)), -1);
-	assert_int_equal(run_cmd(p, "counters off", out, sizeof(out)), 0);
-	assert_false(prof_counters_on(p));
-	assert_int_equal(pmu->open_fds, 0);
-	assert_int_equal(run_cmd(p, "counters sideways", out, sizeof(out)), -1);
-	assert_non_null(strstr(out, "usage: counters"));
-	assert_int_equal(run_cmd(p, "frobnicate", out, sizeof(out)), -1);
-	assert_int_equal(prof_command(p, 0, NULL, stdout), -1);
-	prof_destroy(p);
-	free(pmu);
-}
-
 static void test_names(void **state)
 {
 	(void)state;
@@ -387,7 +294,6 @@ static const struct CMUnitTest report_tests[] = {
 	cmocka_unit_test(test_json_counters_off_and_empty),
 	cmocka_unit_test(test_json_write_error),
 	cmocka_unit_test(test_counter_table),
-	cmocka_unit_test(test_commands),
 	cmocka_unit_test(test_names),
 	cmocka_unit_test(test_event_encodings),
 };

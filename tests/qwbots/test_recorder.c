@@ -1,5 +1,5 @@
 /*
- * test_recorder.c -- the server's command recorder (src/prof/record.c)
+ * test_recorder.c -- the server's command recorder (src/capture/commands.c)
  * read back by the load generator's own action-file reader.
  *
  * Design note: the recorder exists to make files qwbots accepts, so each
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "qwd/prof.h"
+#include "qwd/capture.h"
 
 #include "../../tools/qwbots/qwbots.h"
 

@@ -17,7 +17,7 @@
  */
 #include "../harness.h"
 
-#include <qwd/prof.h>
+#include <qwd/capture.h>
 #include <qwd/protocol.h>
 
 #include <arpa/inet.h>

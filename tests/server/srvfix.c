@@ -1,6 +1,6 @@
 /*
  * tests/server/srvfix.c -- the in-process server and loopback clients of
- * the hardening tests (see srvfix.h).
+ * the server's tests (see srvfix.h).
  *
  * Design note
  *   Everything a test starts is released by the tear-downs, so a failed
@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,32 +34,95 @@ static void keep_line(void *ctx, int level, const char *line)
 
 	strlcpy(f->log[f->log_count % SRVFIX_LOG_LINES], line, SRVFIX_LOG_LEN);
 	f->log_count++;
+	if (f->log_mark && strstr(line, f->log_mark)) {
+		f->log_matched++;
+		strlcpy(f->log_last, line, sizeof(f->log_last));
+	}
 	if (level >= QWD_LOG_WARN || getenv("SRVFIX_VERBOSE"))
 		fprintf(stderr, "server: %s\n", line);
 }
 
-int srvfix_setup(void **state)
+static bool map_checksum(const char *path, uint32_t *sum)
+{
+	char err[128];
+	struct bsp_map *map = bsp_load(path, err, sizeof(err));
+
+	if (!map) {
+		fprintf(stderr, "srvfix: %s: %s\n", path, err);
+		return false;
+	}
+	*sum = map->checksum2;
+	bsp_free(map);
+	return true;
+}
+
+/* the group's state, with an empty base directory; NULL on failure */
+static struct srvfix *new_fixture(void **state, const char *first,
+				  const char *second)
 {
 	struct srvfix *f = calloc(1, sizeof(*f));
-	char err[128];
-	struct bsp_map *map;
+
+	*state = f;
+	if (!f)
+		return NULL;
+	f->maps[0] = first;
+	f->maps[1] = second;
+	f->child_in = -1;
+	f->next_ip = 2;
+	f->track_entities = true;
+	strlcpy(f->dir, "/tmp/qwdfix.XXXXXX", sizeof(f->dir));
+	f->rx = calloc(1, sizeof(*f->rx));
+	if (!f->rx || !mkdtemp(f->dir)) {
+		free(f->rx);
+		free(f);
+		*state = NULL;
+		return NULL;
+	}
+	return f;
+}
+
+int srvfix_setup(void **state)
+{
+	struct srvfix *f = new_fixture(state, "small", "large");
 
 	if (!f)
 		return -1;
-	*state = f;
-	f->child_in = -1;
-	strlcpy(f->dir, "/tmp/qwdfix.XXXXXX", sizeof(f->dir));
-	if (!mkdtemp(f->dir))
+	for (int i = 0; i < 2; i++)
+		if (!map_checksum(qwd_bundled_map(f->maps[i]), &f->sums[i]))
+			return -1;
+	f->have_maps = true;
+	return 0;
+}
+
+/* a community map into the base directory's id1/maps/ */
+static bool link_realmap(struct srvfix *f, const char *name, uint32_t *sum)
+{
+	char file[64], path[256], target[PATH_MAX];
+	const char *src;
+
+	snprintf(file, sizeof(file), "%s.bsp", name);
+	src = qwd_realmap(file);
+	if (!src || !realpath(src, target))
+		return false;
+	snprintf(path, sizeof(path), "%s/id1/maps", f->dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/id1/maps/%s", f->dir, file);
+	if (symlink(target, path) != 0 && errno != EEXIST)
+		return false;
+	return map_checksum(src, sum);
+}
+
+int srvfix_setup_realmaps(void **state)
+{
+	struct srvfix *f = new_fixture(state, "lqdm1", "lqdm2");
+	char path[128];
+
+	if (!f)
 		return -1;
-	f->rx = calloc(1, sizeof(*f->rx));
-	map = bsp_load(qwd_bundled_map("small"), err, sizeof(err));
-	if (!f->rx || !map) {
-		fprintf(stderr, "srvfix: %s\n", map ? "out of memory" : err);
-		bsp_free(map);
-		return -1;
-	}
-	f->checksum2 = map->checksum2;
-	bsp_free(map);
+	snprintf(path, sizeof(path), "%s/id1", f->dir);
+	mkdir(path, 0700);
+	f->have_maps = link_realmap(f, f->maps[0], &f->sums[0]) &&
+		       link_realmap(f, f->maps[1], &f->sums[1]);
 	return 0;
 }
 
@@ -88,7 +152,7 @@ static void stop(struct srvfix *f)
 		f->cl[i] = NULL;
 	}
 	f->ncl = 0;
-	f->next_ip = 0;
+	f->next_ip = 2;
 	end_child(f);
 	if (f->sv) {
 		server_shutdown(f->sv);
@@ -106,6 +170,11 @@ int srvfix_test_teardown(void **state)
 	for (int i = 0; i < f->nsockets; i++)
 		net_udp_close(f->sockets[i]);
 	f->nsockets = 0;
+	f->track_entities = true;
+	f->print_mark = NULL;
+	f->log_mark = NULL;
+	f->log_matched = 0;
+	f->log_last[0] = '\0';
 	return 0;
 }
 
@@ -114,6 +183,8 @@ int srvfix_teardown(void **state)
 	struct srvfix *f = *state;
 	char cmd[128];
 
+	if (!f)
+		return 0;
 	srvfix_test_teardown(state);
 	/* the folder holds only what the tests wrote into it */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
@@ -129,8 +200,8 @@ void srvfix_start(struct srvfix *f, int maxclients)
 	struct server_options o = {0};
 	char err[256];
 
+	assert_true(f->have_maps);
 	stop(f);
-	f->next_ip = 2;
 	f->sv = calloc(1, sizeof(*f->sv));
 	assert_non_null(f->sv);
 	o.basedir = f->dir;
@@ -141,8 +212,16 @@ void srvfix_start(struct srvfix *f, int maxclients)
 	assert_int_equal(server_init(f->sv, &o), 0);
 	f->sv->log.sink = keep_line;
 	f->sv->log.ctx = f;
-	if (server_map(f->sv, "small", err, sizeof(err)) != 0)
-		fail_msg("map small: %s", err);
+	if (server_map(f->sv, f->maps[0], err, sizeof(err)) != 0)
+		fail_msg("map %s: %s", f->maps[0], err);
+}
+
+const char *srvfix_map_model(const struct srvfix *f, int which)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "maps/%s.bsp", f->maps[which]);
+	return name;
 }
 
 void srvfix_write(struct srvfix *f, const char *rel, const char *text)
@@ -163,52 +242,76 @@ void srvfix_write(struct srvfix *f, const char *rel, const char *text)
 	fclose(fp);
 }
 
+/* checksum2 of the fixture's first or second map, by model name */
 static bool map_sum(void *ctx, const char *model, uint32_t *sum)
 {
 	struct srvfix *f = ctx;
 
-	if (strcmp(model, "maps/small.bsp") != 0)
-		return false;
-	*sum = f->checksum2;
-	return true;
+	for (int i = 0; i < 2; i++)
+		if (strcmp(model, srvfix_map_model(f, i)) == 0) {
+			*sum = f->sums[i];
+			return true;
+		}
+	return false;
+}
+
+static void on_print(void *ctx, struct qwc *q, int level, const char *text)
+{
+	struct srvfix *f = ctx;
+	struct srv_client *c = (struct srv_client *)((char *)q - offsetof(struct srv_client, q));
+
+	if (f->print_mark && strstr(text, f->print_mark)) {
+		c->marked_prints++;
+		c->last_mark_level = level;
+	}
 }
 
 struct srv_client *srvfix_client(struct srvfix *f, const char *ip,
-				 const char *name, bool extension)
+				 const char *name, bool extension,
+				 const char *extra)
 {
 	struct srv_client *c = calloc(1, sizeof(*c));
 	struct qwc_options o = {0};
-	char own[32], err[128];
+	char err[128];
 
 	assert_non_null(c);
 	assert_true(f->ncl < SRVFIX_MAX_CLIENTS);
-	if (!ip) {
-		snprintf(own, sizeof(own), "127.0.0.%d", f->next_ip++);
-		ip = own;
+	if (ip) {
+		strlcpy(c->ip, ip, sizeof(c->ip));
+	} else {
+		assert_true(f->next_ip < 255);
+		snprintf(c->ip, sizeof(c->ip), "127.0.0.%d", f->next_ip++);
 	}
 	snprintf(c->info, sizeof(c->info),
-		 "\\name\\%s\\topcolor\\1\\bottomcolor\\2\\rate\\25000", name);
+		 "\\name\\%s\\topcolor\\1\\bottomcolor\\2\\rate\\25000%s", name,
+		 extra ? extra : "");
 	assert_true(net_addr_parse("127.0.0.1", f->sv ? f->sv->port : f->child_port,
 				   &o.server));
 	o.qport = (uint16_t)(2000 + f->ncl);
 	o.userinfo = c->info;
 	o.extension = extension;
 	o.map_checksum = map_sum;
+	o.on_print = on_print;
 	o.ctx = f;
-	o.max_players = 64;
+	o.track_entities = f->track_entities;
 	assert_int_equal(qwc_init(&c->q, &o), 0);
-	c->fd = net_udp_open(ip, 0, err, sizeof(err));
+	c->fd = net_udp_open(c->ip, 0, err, sizeof(err));
 	if (c->fd < 0)
-		fail_msg("client socket on %s: %s", ip, err);
+		fail_msg("client socket on %s: %s", c->ip, err);
 	f->cl[f->ncl++] = c;
 	return c;
 }
 
+void srvfix_connect(struct srv_client *c)
+{
+	qwc_connect(&c->q, server_clock());
+}
+
 struct srv_client *srvfix_player(struct srvfix *f, const char *name)
 {
-	struct srv_client *c = srvfix_client(f, NULL, name, false);
+	struct srv_client *c = srvfix_client(f, NULL, name, false, NULL);
 
-	qwc_connect(&c->q, server_clock());
+	srvfix_connect(c);
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 	return c;
 }
@@ -224,7 +327,7 @@ void srvfix_forget(struct srvfix *f, struct srv_client *c)
 		}
 }
 
-static void client_turn(struct srvfix *f, struct srv_client *c, bool send)
+void srvfix_client_step(struct srvfix *f, struct srv_client *c, bool send)
 {
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	double now = server_clock();
@@ -252,7 +355,7 @@ void srvfix_step(struct srvfix *f, bool send)
 	}
 	for (int i = 0; i < f->ncl; i++)
 		if (f->cl[i])
-			client_turn(f, f->cl[i], send);
+			srvfix_client_step(f, f->cl[i], send);
 }
 
 bool srvfix_until(struct srvfix *f, struct srv_client *c, enum qwc_state s,
@@ -266,6 +369,39 @@ bool srvfix_until(struct srvfix *f, struct srv_client *c, enum qwc_state s,
 			return true;
 	}
 	return false;
+}
+
+bool srvfix_all_in_state(const struct srvfix *f, enum qwc_state s)
+{
+	for (int i = 0; i < f->ncl; i++)
+		if (f->cl[i] && f->cl[i]->q.state != s)
+			return false;
+	return true;
+}
+
+bool srvfix_until_all(struct srvfix *f, enum qwc_state s, double seconds)
+{
+	double end = server_clock() + seconds;
+
+	while (server_clock() < end) {
+		srvfix_step(f, true);
+		if (srvfix_all_in_state(f, s))
+			return true;
+	}
+	return false;
+}
+
+void srvfix_dump_client(const struct srv_client *c)
+{
+	fprintf(stderr, "client %s state %s reason \"%s\" replies %llu bad:", c->ip,
+		qwc_state_name(c->q.state), c->q.reason,
+		(unsigned long long)c->q.stats.replies);
+	for (int k = 0; k < QWC_BAD_KINDS; k++)
+		if (c->q.stats.bad[k])
+			fprintf(stderr, " %s=%llu", qwc_bad_name(k),
+				(unsigned long long)c->q.stats.bad[k]);
+	fprintf(stderr, " (last unknown svc %d after %d)\n",
+		c->q.stats.last_bad_svc, c->q.stats.last_svc);
 }
 
 void srvfix_run(struct srvfix *f, double seconds, bool send)
@@ -291,8 +427,15 @@ void srvfix_oob(struct srvfix *f, const char *from, const char *text)
 
 int srvfix_socket(struct srvfix *f, const char *ip)
 {
-	char err[128];
-	int fd = net_udp_open(ip, 0, err, sizeof(err));
+	char err[128], own[32];
+	int fd;
+
+	if (!ip) {
+		assert_true(f->next_ip < 255);
+		snprintf(own, sizeof(own), "127.0.0.%d", f->next_ip++);
+		ip = own;
+	}
+	fd = net_udp_open(ip, 0, err, sizeof(err));
 
 	if (fd < 0)
 		fail_msg("socket on %s: %s", ip, err);
@@ -321,6 +464,49 @@ size_t srvfix_exchange(struct srvfix *f, int fd, const void *data, size_t len,
 			return (size_t)n;
 	}
 	return 0;
+}
+
+size_t srvfix_oob_text(struct srvfix *f, int fd, const char *text, char *reply,
+		       size_t max)
+{
+	uint8_t req[NET_MAX_UDP_PACKET], rep[NET_MAX_UDP_PACKET];
+	size_t n = qwc_build_oob(req, sizeof(req), text);
+	size_t r = srvfix_exchange(f, fd, req, n, rep, sizeof(rep), 2.0);
+
+	if (r < 4) {
+		reply[0] = '\0';
+		return r;
+	}
+	r -= 4;
+	if (r >= max)
+		r = max - 1;
+	memcpy(reply, rep + 4, r);
+	reply[r] = '\0';
+	return r;
+}
+
+void srvfix_connect_udp(struct srvfix *f, int protocol, bool bad_challenge,
+			bool qwdx, char *reply, size_t max)
+{
+	char text[512], rep[512], err[128], ip[32];
+	int fd, n;
+
+	assert_true(f->next_ip < 255);
+	n = f->next_ip++;
+	snprintf(ip, sizeof(ip), "127.0.0.%d", n);
+	fd = net_udp_open(ip, 0, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("socket on %s: %s", ip, err);
+	srvfix_oob_text(f, fd, "getchallenge\n", rep, sizeof(rep));
+	if (rep[0] != S2C_CHALLENGE) {
+		net_udp_close(fd);
+		fail_msg("getchallenge from %s: \"%s\"", ip, rep);
+	}
+	snprintf(text, sizeof(text), "connect %d %d %ld \"\\name\\raw%d\"\n%s",
+		 protocol, 27000 + n, atol(rep + 1) + (bad_challenge ? 1 : 0), n,
+		 qwdx ? "QWDX 1\n" : "");
+	srvfix_oob_text(f, fd, text, reply, max);
+	net_udp_close(fd);
 }
 
 int srvfix_connect_raw(struct srvfix *f, const char *from, int qport,
@@ -356,6 +542,34 @@ void srvfix_command(struct srvfix *f, const char *line, char *out, size_t max)
 	server_command(f->sv, line, fp);
 	fclose(fp);
 	out[max - 1] = '\0';
+}
+
+void srvfix_send_raw(struct srv_client *c, int fd, const void *payload,
+		     size_t len)
+{
+	static uint8_t pkt[NET_MAX_UDP_PACKET];
+	size_t n = netchan_transmit(&c->q.chan, NULL, 0, server_clock(), pkt,
+				    sizeof(pkt));
+
+	assert_true(n > 0);
+	assert_true(n + len <= sizeof(pkt));
+	if (len)
+		memcpy(pkt + n, payload, len);
+	assert_true(net_udp_send(fd >= 0 ? fd : c->fd, &c->q.opt.server, pkt,
+				 n + len, &c->net));
+}
+
+size_t srvfix_stringcmds(uint8_t *buf, size_t max, const char *text, int count)
+{
+	size_t len = strlen(text) + 2, n = 0;
+
+	for (int i = 0; i < count; i++) {
+		assert_true(n + len <= max);
+		buf[n] = clc_stringcmd;
+		memcpy(buf + n + 1, text, len - 1);
+		n += len;
+	}
+	return n;
 }
 
 int srvfix_log_count(const struct srvfix *f, const char *text)

@@ -48,7 +48,7 @@ static void command(struct srvfix *f, const char *line)
 
 static struct srv_client *join(struct srvfix *f, const char *ip, const char *name)
 {
-	struct srv_client *c = srvfix_client(f, ip, name, false);
+	struct srv_client *c = srvfix_client(f, ip, name, false, NULL);
 
 	qwc_connect(&c->q, server_clock());
 	return c;

@@ -82,13 +82,12 @@ static uint8_t *random_file(struct srvfix *f, const char *rel, size_t size,
 static struct srv_client *player(struct srvfix *f, const char *name, bool fte,
 				 const char *extra_info, struct seen *s)
 {
-	struct srv_client *c = srvfix_client(f, NULL, name, false);
+	struct srv_client *c = srvfix_client(f, NULL, name, false, extra_info);
 
-	if (extra_info)
-		strlcat(c->info, extra_info, sizeof(c->info));
 	memset(s, 0, sizeof(*s));
-	s->checksum2 = f->checksum2;
-	c->q.opt.ctx = s;
+	s->checksum2 = f->sums[0];
+	c->q.opt.ctx = s;	/* the fixture's print counting is not used */
+	c->q.opt.on_print = NULL;
 	c->q.opt.map_checksum = seen_checksum;
 	c->q.opt.on_chunk = note_chunk;
 	c->q.opt.fte_extensions = fte ? FTE_PEXT_CHUNKEDDOWNLOADS : 0;

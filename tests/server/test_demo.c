@@ -18,6 +18,7 @@
 #include "../harness.h"
 #include "srvfix.h"
 
+#include <qwd/client.h>
 #include <qwd/mvd.h>
 
 #include <arpa/inet.h>

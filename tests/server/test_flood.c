@@ -1,6 +1,6 @@
 /*
  * test_flood.c -- one client flooding the server, and a burst of leaves,
- * while stock protocol-28 players look on (fixture.h: in-process server,
+ * while stock protocol-28 players look on (srvfix.h: in-process server,
  * real clients over loopback).
  *
  * Design note
@@ -15,7 +15,7 @@
  *   and the flooder join).  The figures asserted are the cvars' defaults.
  */
 #include "../harness.h"
-#include "fixture.h"
+#include "srvfix.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,45 +31,45 @@ static uint8_t payload[NET_MAX_UDP_PACKET];
 
 /* every client in the game within `seconds`, else those that are not are
  * shown and the test fails */
-static void all_active(struct fx *f, double seconds)
+static void all_active(struct srvfix *f, double seconds)
 {
-	if (fx_run_until_active(f, seconds))
+	if (srvfix_until_all(f, QWC_ACTIVE, seconds))
 		return;
-	for (int i = 0; i < f->ntc; i++)
-		if (f->tc[i]->q.state != QWC_ACTIVE)
-			fx_dump_client(f->tc[i]);
+	for (int i = 0; i < f->ncl; i++)
+		if (f->cl[i]->q.state != QWC_ACTIVE)
+			srvfix_dump_client(f->cl[i]);
 	fail_msg("not every client reached the game");
 }
 
 /* PLAYERS stock players and one more, the flooder, all in the game on
  * the project's map small */
-static struct fx_client *join(struct fx *f, int maxclients)
+static struct srv_client *join(struct srvfix *f, int maxclients)
 {
 	char name[16];
-	struct fx_client *flooder;
+	struct srv_client *flooder;
 
-	fx_start(f, maxclients);
+	srvfix_start(f, maxclients);
 	for (int i = 0; i < PLAYERS; i++) {
 		snprintf(name, sizeof(name), "p%02d", i);
-		fx_connect(fx_client(f, name, false, NULL));
+		srvfix_connect(srvfix_client(f, NULL, name, false, NULL));
 	}
-	flooder = fx_client(f, "flooder", false, NULL);
-	fx_connect(flooder);
+	flooder = srvfix_client(f, NULL, "flooder", false, NULL);
+	srvfix_connect(flooder);
 	all_active(f, 10.0);
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	/* a signon, and the players' first moves, are within every budget */
 	assert_int_equal(f->sv->stats.cmds_ignored, 0);
 	return flooder;
 }
 
 /* every player still connected: active on its side, in the game on ours */
-static void assert_players_stay(struct fx *f)
+static void assert_players_stay(struct srvfix *f)
 {
 	for (int i = 0; i < PLAYERS; i++) {
-		const struct fx_client *t = f->tc[i];
+		const struct srv_client *t = f->cl[i];
 
 		if (t->q.state != QWC_ACTIVE)
-			fx_dump_client(t);
+			srvfix_dump_client(t);
 		assert_int_equal(t->q.state, QWC_ACTIVE);
 		assert_int_equal(f->sv->clients[t->q.playernum].state, CS_SPAWNED);
 		for (int k = 0; k < QWC_BAD_KINDS; k++)
@@ -78,10 +78,10 @@ static void assert_players_stay(struct fx *f)
 }
 
 /* every player sees the name and frags the server has for each slot */
-static void assert_scoreboards_current(struct fx *f)
+static void assert_scoreboards_current(struct srvfix *f)
 {
 	for (int i = 0; i < PLAYERS; i++) {
-		const struct qwc *q = &f->tc[i]->q;
+		const struct qwc *q = &f->cl[i]->q;
 
 		for (int s = 0; s < f->sv->maxclients; s++) {
 			const struct client *c = &f->sv->clients[s];
@@ -95,7 +95,7 @@ static void assert_scoreboards_current(struct fx *f)
 	}
 }
 
-static void assert_dropped(struct fx *f, struct fx_client *flooder, int slot)
+static void assert_dropped(struct srvfix *f, struct srv_client *flooder, int slot)
 {
 	assert_true(f->sv->clients[slot].state < CS_CONNECTED);
 	assert_int_equal(f->sv->stats.flood_drops, 1);
@@ -104,19 +104,19 @@ static void assert_dropped(struct fx *f, struct fx_client *flooder, int slot)
 
 static void test_chat_flood(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *flooder = join(f, PLAYERS + 1);
+	struct srvfix *f = *state;
+	struct srv_client *flooder = join(f, PLAYERS + 1);
 	int slot = flooder->q.playernum;
 	char say[300];
 	size_t n;
 
-	/* 31 lines of 250 bytes a packet: the two packets */
+	/* 31 lines of 250 bytes a packet, two packets: a chat flood */
 	snprintf(say, sizeof(say), "say FLOODTEXT %0240d", 7);
 	f->print_mark = "FLOODTEXT";
-	n = fx_stringcmds(payload, sizeof(payload), say, 31);
-	fx_send_raw(flooder, -1, payload, n);
-	fx_send_raw(flooder, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+	n = srvfix_stringcmds(payload, sizeof(payload), say, 31);
+	srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	print_message("chat flood: %llu says muted, %llu mutes, %llu texts dropped\n",
 		      (unsigned long long)f->sv->stats.says_muted,
 		      (unsigned long long)f->sv->stats.mutes,
@@ -125,8 +125,8 @@ static void test_chat_flood(void **state)
 	/* everyone heard the first fp_messages lines, then the flooder was
 	 * muted, told so, and kept */
 	for (int i = 0; i < PLAYERS; i++) {
-		assert_int_equal(f->tc[i]->marked_prints, FP_MESSAGES);
-		assert_int_equal(f->tc[i]->last_mark_level, PRINT_CHAT);
+		assert_int_equal(f->cl[i]->marked_prints, FP_MESSAGES);
+		assert_int_equal(f->cl[i]->last_mark_level, PRINT_CHAT);
 	}
 	assert_int_equal(f->sv->stats.mutes, 1);
 	assert_int_equal(f->sv->stats.says_muted, 62 - FP_MESSAGES);
@@ -136,12 +136,12 @@ static void test_chat_flood(void **state)
 
 	/* far over: twelve packets more, and it is dropped */
 	for (int i = 0; i < 12; i++)
-		fx_send_raw(flooder, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+		srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	assert_dropped(f, flooder, slot);
 	assert_players_stay(f);
 	for (int i = 0; i < PLAYERS; i++)
-		assert_int_equal(f->tc[i]->marked_prints, FP_MESSAGES);
+		assert_int_equal(f->cl[i]->marked_prints, FP_MESSAGES);
 	assert_true(f->sv->stats.cmds_ignored > 0);
 }
 
@@ -154,15 +154,15 @@ static size_t setinfos(const char *base, int first, int count)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "setinfo name %s%03d", base, i);
-		n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
+		n += srvfix_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
 	}
 	return n;
 }
 
 static void test_setinfo_flood(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *flooder = join(f, PLAYERS + 1);
+	struct srvfix *f = *state;
+	struct srv_client *flooder = join(f, PLAYERS + 1);
 	int slot = flooder->q.playernum;
 	char want[32];
 	size_t n;
@@ -170,8 +170,8 @@ static void test_setinfo_flood(void **state)
 	/* a hundred name changes in one packet: the first SETINFO_BURST
 	 * count, the rest are ignored */
 	n = setinfos("flood", 0, 100);
-	fx_send_raw(flooder, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+	srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	print_message("setinfo flood: %llu ignored, %llu updates folded\n",
 		      (unsigned long long)f->sv->stats.cmds_ignored,
 		      (unsigned long long)f->sv->stats.infos_folded);
@@ -184,14 +184,14 @@ static void test_setinfo_flood(void **state)
 	assert_scoreboards_current(f);
 	/* each player got the flooder's info fewer times than it changed */
 	assert_true(f->sv->stats.infos_folded > 0);
-	assert_true(f->tc[0]->q.players[slot].info_updates < SETINFO_BURST);
+	assert_true(f->cl[0]->q.players[slot].info_updates < SETINFO_BURST);
 
 	/* far over: five packets more, and it is dropped */
 	for (int i = 1; i <= 5; i++) {
 		n = setinfos("more", 100 * i, 100);
-		fx_send_raw(flooder, -1, payload, n);
+		srvfix_send_raw(flooder, -1, payload, n);
 	}
-	fx_run_for(f, 1.0, true);
+	srvfix_run(f, 1.0, true);
 	assert_dropped(f, flooder, slot);
 	assert_players_stay(f);
 	assert_scoreboards_current(f);
@@ -199,8 +199,8 @@ static void test_setinfo_flood(void **state)
 
 static void test_kill_flood(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *flooder = join(f, PLAYERS + 1);
+	struct srvfix *f = *state;
+	struct srv_client *flooder = join(f, PLAYERS + 1);
 	int slot = flooder->q.playernum;
 	uint64_t ignored = f->sv->stats.cmds_ignored;
 	size_t n;
@@ -208,9 +208,9 @@ static void test_kill_flood(void **state)
 	/* a hundred suicides in one packet: KILL_BURST of them happen, and
 	 * everyone hears of each */
 	f->print_mark = "flooder suicides";
-	n = fx_stringcmds(payload, sizeof(payload), "kill", 100);
-	fx_send_raw(flooder, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+	n = srvfix_stringcmds(payload, sizeof(payload), "kill", 100);
+	srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	print_message("kill flood: %llu ignored, %llu texts dropped, frags %d\n",
 		      (unsigned long long)f->sv->stats.cmds_ignored,
 		      (unsigned long long)f->sv->stats.prints_dropped,
@@ -219,15 +219,15 @@ static void test_kill_flood(void **state)
 	assert_int_equal(f->sv->stats.cmds_ignored, ignored + 100 - KILL_BURST);
 	assert_int_equal(f->sv->clients[slot].state, CS_SPAWNED);
 	for (int i = 0; i < PLAYERS; i++)
-		assert_int_equal(f->tc[i]->marked_prints, KILL_BURST);
+		assert_int_equal(f->cl[i]->marked_prints, KILL_BURST);
 	/* the frags of every respawn (a suicide, and any telefrag) as the
 	 * server has them */
 	assert_scoreboards_current(f);
 
-	/* the packet of 500: far over, dropped */
-	n = fx_stringcmds(payload, sizeof(payload), "kill", 500);
-	fx_send_raw(flooder, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+	/* a packet of 500: far over, dropped */
+	n = srvfix_stringcmds(payload, sizeof(payload), "kill", 500);
+	srvfix_send_raw(flooder, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	assert_dropped(f, flooder, slot);
 	assert_players_stay(f);
 	assert_scoreboards_current(f);
@@ -239,24 +239,24 @@ static void test_kill_flood(void **state)
 static void test_mass_leave(void **state)
 {
 	enum { BOTS = 160, OBSERVERS = 4 };
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	char name[16];
 	double end;
 	int left;
 
-	fx_start(f, BOTS + OBSERVERS);
+	srvfix_start(f, BOTS + OBSERVERS);
 	for (int i = 0; i < OBSERVERS; i++) {
 		snprintf(name, sizeof(name), "obs%d", i);
-		fx_connect(fx_client(f, name, false, "\\spectator\\1"));
+		srvfix_connect(srvfix_client(f, NULL, name, false, "\\spectator\\1"));
 	}
 	all_active(f, 5.0);
 	f->track_entities = false;
 	for (int i = 0; i < BOTS; i++) {
 		snprintf(name, sizeof(name), "bot%03d", i);
-		fx_connect(fx_client(f, name, true, NULL));
+		srvfix_connect(srvfix_client(f, NULL, name, true, NULL));
 	}
 	all_active(f, 30.0);
-	fx_run_for(f, 0.5, true);
+	srvfix_run(f, 0.5, true);
 	assert_int_equal(f->sv->stats.cmds_ignored, 0);
 
 	/* the bots go silent; the observers carry on */
@@ -264,28 +264,28 @@ static void test_mass_leave(void **state)
 	end = server_clock() + 10.0;
 	do {
 		server_frame(f->sv, 0.001);
-		for (int i = 0; i < f->ntc; i++)
-			fx_step(f, f->tc[i], i < OBSERVERS);
+		for (int i = 0; i < f->ncl; i++)
+			srvfix_client_step(f, f->cl[i], i < OBSERVERS);
 		left = 0;
-		for (int i = OBSERVERS; i < f->ntc; i++)
-			left += f->sv->clients[f->tc[i]->q.playernum].state >= CS_CONNECTED;
+		for (int i = OBSERVERS; i < f->ncl; i++)
+			left += f->sv->clients[f->cl[i]->q.playernum].state >= CS_CONNECTED;
 	} while (left > 0 && server_clock() < end);
 	assert_int_equal(left, 0);
 	for (int k = 0; k < 100; k++) {
 		server_frame(f->sv, 0.001);
 		for (int i = 0; i < OBSERVERS; i++)
-			fx_step(f, f->tc[i], true);
+			srvfix_client_step(f, f->cl[i], true);
 	}
-	fx_run_for(f, 1.0, true);
+	srvfix_run(f, 1.0, true);
 	print_message("mass leave: %d bots timed out, %llu texts dropped, "
 		      "%llu updates folded\n", BOTS,
 		      (unsigned long long)f->sv->stats.prints_dropped,
 		      (unsigned long long)f->sv->stats.infos_folded);
 	for (int i = 0; i < OBSERVERS; i++) {
-		const struct fx_client *t = f->tc[i];
+		const struct srv_client *t = f->cl[i];
 
 		if (t->q.state != QWC_ACTIVE)
-			fx_dump_client(t);
+			srvfix_dump_client(t);
 		assert_int_equal(t->q.state, QWC_ACTIVE);
 		assert_int_equal(f->sv->clients[t->q.playernum].state, CS_SPAWNED);
 		/* every protocol-28 slot as the server has it: the observers
@@ -300,10 +300,10 @@ static void test_mass_leave(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test_setup_teardown(test_chat_flood, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_setinfo_flood, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_kill_flood, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_mass_leave, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_chat_flood, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_setinfo_flood, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_kill_flood, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_mass_leave, NULL, srvfix_test_teardown),
 };
 
-QWD_TEST_GROUP(server_flood, tests, fx_setup, fx_teardown)
+QWD_TEST_GROUP(server_flood, tests, srvfix_setup, srvfix_teardown)

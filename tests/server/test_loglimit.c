@@ -13,7 +13,7 @@
  *   seconds of it at once).
  */
 #include "../harness.h"
-#include "fixture.h"
+#include "srvfix.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,12 +30,12 @@ static struct net_addr addr(const char *text)
 
 static void test_limiter(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	struct server *sv;
 	struct net_addr a, a2, b;
 	double t0;
 
-	fx_start(f, 2);
+	srvfix_start(f, 2);
 	sv = f->sv;
 	t0 = sv->realtime;
 	a = addr("10.0.0.1:27001");
@@ -111,21 +111,22 @@ static void test_limiter(void **state)
 static void test_port_hopping_flood(void **state)
 {
 	enum { PACKETS = 300 };
-	struct fx *f = *state;
-	struct fx_client *t;
+	struct srvfix *f = *state;
+	struct srv_client *t;
 	double start, elapsed;
 
-	fx_start(f, 4);
-	t = fx_client(f, "hopper", false, NULL);
-	fx_connect(t);
-	assert_true(fx_run_until_active(f, 5.0));
+	srvfix_start(f, 4);
+	t = srvfix_client(f, NULL, "hopper", false, NULL);
+	srvfix_connect(t);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
 	f->log_mark = "moved to";
 	start = server_clock();
 	for (int i = 0; i < PACKETS; i++) {
-		int fd = fx_open_socket(f, t->ip);
+		char err[128];
+		int fd = net_udp_open(t->ip, 0, err, sizeof(err));
 
 		assert_true(fd >= 0);
-		fx_send_raw(t, fd, NULL, 0);
+		srvfix_send_raw(t, fd, NULL, 0);
 		server_frame(f->sv, 0.001);
 		net_udp_close(fd);
 	}
@@ -146,8 +147,8 @@ static void test_port_hopping_flood(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test_setup_teardown(test_limiter, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_port_hopping_flood, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_limiter, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_port_hopping_flood, NULL, srvfix_test_teardown),
 };
 
-QWD_TEST_GROUP(server_loglimit, tests, fx_setup, fx_teardown)
+QWD_TEST_GROUP(server_loglimit, tests, srvfix_setup, srvfix_teardown)

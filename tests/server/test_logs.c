@@ -155,8 +155,8 @@ static void test_frag_log(void **state)
 
 	srvfix_start(f, 8);
 	srvfix_command(f, "sv_logdir logs", out, sizeof(out));
-	a = srvfix_client(f, "127.0.0.2", "alice", false);
-	b = srvfix_client(f, "127.0.0.3", "bob", false);
+	a = srvfix_client(f, "127.0.0.2", "alice", false, NULL);
+	b = srvfix_client(f, "127.0.0.3", "bob", false, NULL);
 	qwc_connect(&a->q, server_clock());
 	qwc_connect(&b->q, server_clock());
 	assert_true(srvfix_until(f, a, QWC_ACTIVE, 5.0));
@@ -225,7 +225,7 @@ static void test_rcon_log(void **state)
 	assert_non_null(strstr(out, rel));
 
 	/* from a connected player: its address, port and name */
-	c = srvfix_client(f, "127.0.0.2", "admin", false);
+	c = srvfix_client(f, "127.0.0.2", "admin", false, NULL);
 	qwc_connect(&c->q, server_clock());
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 	assert_true(net_addr_parse("127.0.0.2", 0, &from));

@@ -78,7 +78,7 @@ static void test_heartbeats(void **state)
 	assert_int_equal(reply[0], 'l');
 
 	/* a player joins: a heartbeat, but not within 10 s of the last */
-	c = srvfix_client(f, "127.0.0.2", "player", false);
+	c = srvfix_client(f, "127.0.0.2", "player", false, NULL);
 	qwc_connect(&c->q, server_clock());
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 	assert_string_equal(master_reads(f, m, 0.3), "");
@@ -196,7 +196,7 @@ static void test_quakestat_reads_the_list(void **state)
 		qwd_skip("no /usr/bin/quakestat (Debian package qstat)");
 	srvfix_start(f, 8);
 	srvfix_command(f, "hostname heartbeat-test", out, sizeof(out));
-	c = srvfix_client(f, "127.0.0.2", "listed", false);
+	c = srvfix_client(f, "127.0.0.2", "listed", false, NULL);
 	qwc_connect(&c->q, server_clock());
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 

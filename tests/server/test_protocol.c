@@ -3,7 +3,7 @@
  * (src/client), end to end over UDP on the loopback, in one thread.
  *
  * Design note
- *   The fixture (fixture.h) starts a struct server in-process on 127.0.0.1
+ *   The fixture (srvfix.h) starts a struct server in-process on 127.0.0.1
  *   with an empty temporary base directory on one of the project's maps
  *   (small, changing to large), and the tests alternate server frames with
  *   client steps.  A second group runs the tests that walk and shoot and
@@ -13,10 +13,7 @@
  *   (states, positions, counters), never about how long things took.
  */
 #include "../harness.h"
-#include "fixture.h"
-
-#include <qwd/client.h>
-#include <qwd/server.h>
+#include "srvfix.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -31,29 +28,29 @@
 
 static void test_oob_queries(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	uint8_t rep[1500];
 	char text[1500];
 	uint8_t k = 'k';
 	int fd;
 
-	fx_start(f, 8);
-	fd = fx_open_socket(f, NULL);
+	srvfix_start(f, 8);
+	fd = srvfix_socket(f, NULL);
 	assert_true(fd >= 0);
 
 	/* "ping" both ways: the bare byte 'l' */
-	assert_int_equal(fx_oob_exchange(f, fd, &k, 1, rep, sizeof(rep)), 1);
+	assert_int_equal(srvfix_exchange(f, fd, &k, 1, rep, sizeof(rep), 2.0), 1);
 	assert_int_equal(rep[0], A2A_ACK);
 	{
 		uint8_t req[32];
 		size_t n = qwc_build_oob(req, sizeof(req), "ping\n");
 
-		assert_int_equal(fx_oob_exchange(f, fd, req, n, rep, sizeof(rep)), 1);
+		assert_int_equal(srvfix_exchange(f, fd, req, n, rep, sizeof(rep), 2.0), 1);
 		assert_int_equal(rep[0], A2A_ACK);
 	}
 
 	/* status: 'n', the serverinfo with the map */
-	assert_true(fx_oob_text(f, fd, "status\n", text, sizeof(text)) > 1);
+	assert_true(srvfix_oob_text(f, fd, "status\n", text, sizeof(text)) > 1);
 	assert_int_equal(text[0], A2C_PRINT);
 	{
 		char map[64];
@@ -64,7 +61,7 @@ static void test_oob_queries(void **state)
 	assert_non_null(strstr(text, "\\maxclients\\8"));
 
 	/* getchallenge: 'c' and a positive number */
-	assert_true(fx_oob_text(f, fd, "getchallenge\n", text, sizeof(text)) > 1);
+	assert_true(srvfix_oob_text(f, fd, "getchallenge\n", text, sizeof(text)) > 1);
 	assert_int_equal(text[0], S2C_CHALLENGE);
 	assert_true(atol(text + 1) > 0);
 
@@ -72,52 +69,51 @@ static void test_oob_queries(void **state)
 	{
 		uint64_t bad = f->sv->stats.bad[BAD_OOB];
 
-		assert_int_equal(fx_oob_text(f, fd, "frobnicate\n", text, sizeof(text)), 0);
+		assert_int_equal(srvfix_oob_text(f, fd, "frobnicate\n", text, sizeof(text)), 0);
 		assert_int_equal(f->sv->stats.bad[BAD_OOB], bad + 1);
 	}
-	net_udp_close(fd);
 }
 
 static void test_connect_refusals(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	char rep[512];
 
-	fx_start(f, 2);
-	fx_raw_connect(f, PROTOCOL_VERSION, true, false, rep, sizeof(rep));
+	srvfix_start(f, 2);
+	srvfix_connect_udp(f, PROTOCOL_VERSION, true, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "bad challenge"));
 
-	fx_raw_connect(f, 27, false, false, rep, sizeof(rep));
+	srvfix_connect_udp(f, 27, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "wrong protocol"));
 
 	/* two slots: two connects fit, the third is refused */
-	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	srvfix_connect_udp(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], S2C_CONNECTION);
-	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	srvfix_connect_udp(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], S2C_CONNECTION);
-	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	srvfix_connect_udp(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "server is full"));
 }
 
 static void test_connect_spawn_move(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *t;
+	struct srvfix *f = *state;
+	struct srv_client *t;
 	vec3_t start, dir, moved;
 	float yaw;
 	double end;
 
-	fx_start(f, 8);
-	t = fx_client(f, "walker", false, NULL);
-	fx_connect(t);
-	if (!fx_run_until_active(f, 5.0))
-		fx_dump_client(t);
+	srvfix_start(f, 8);
+	t = srvfix_client(f, NULL, "walker", false, NULL);
+	srvfix_connect(t);
+	if (!srvfix_until_all(f, QWC_ACTIVE, 5.0))
+		srvfix_dump_client(t);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(t->q.protocol, PROTOCOL_VERSION);
-	assert_string_equal(t->q.mapmodel, fx_map_model(f, 0));
+	assert_string_equal(t->q.mapmodel, srvfix_map_model(f, 0));
 	assert_int_equal(t->q.playernum, 0);
 	assert_int_equal(f->sv->clients[0].state, CS_SPAWNED);
 	assert_true(t->q.setangles > 0);
@@ -127,16 +123,16 @@ static void test_connect_spawn_move(void **state)
 	assert_string_equal(t->q.players[0].name, "walker");
 
 	/* stand still a moment, then walk forward (the spawn's facing) */
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	vec_copy(t->q.self_origin, start);
 	yaw = t->q.setangle[1];
 	t->q.cmd.angles[1] = yaw;
 	t->q.cmd.forwardmove = 400;
 	end = server_clock() + 1.0;
 	while (server_clock() < end)
-		fx_step_all(f, true);
+		srvfix_step(f, true);
 	t->q.cmd.forwardmove = 0;
-	fx_run_for(f, 0.1, true);
+	srvfix_run(f, 0.1, true);
 	vec_sub(t->q.self_origin, start, moved);
 	vec_set(dir, cosf(yaw * (float)M_PI / 180.0f), sinf(yaw * (float)M_PI / 180.0f), 0);
 	fprintf(stderr, "walked from %.1f %.1f %.1f by %.1f %.1f %.1f (yaw %.1f)\n",
@@ -165,8 +161,8 @@ static void test_connect_spawn_move(void **state)
  * entity, and "kill" costs two frags that every client is told of. */
 static void test_game_items_rocket_frags(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *t, *o;
+	struct srvfix *f = *state;
+	struct srv_client *t, *o;
 	struct game *g;
 	struct game_entity *pe;
 	const struct qwc_entity_frame *fr;
@@ -174,19 +170,19 @@ static void test_game_items_rocket_frags(void **state)
 	bool rocket_seen = false;
 	double end;
 
-	fx_start(f, 8);
+	srvfix_start(f, 8);
 	g = f->sv->game;
-	t = fx_client(f, "gunner", false, NULL);
-	o = fx_client(f, "watcher", false, NULL);
-	fx_connect(t);
-	fx_connect(o);
-	if (!fx_run_until_active(f, 5.0)) {
-		fx_dump_client(t);
-		fx_dump_client(o);
+	t = srvfix_client(f, NULL, "gunner", false, NULL);
+	o = srvfix_client(f, NULL, "watcher", false, NULL);
+	srvfix_connect(t);
+	srvfix_connect(o);
+	if (!srvfix_until_all(f, QWC_ACTIVE, 5.0)) {
+		srvfix_dump_client(t);
+		srvfix_dump_client(o);
 	}
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(o->q.state, QWC_ACTIVE);
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 
 	/* items somewhere in view: each one the client holds is an item of
 	 * the game, drawn with a model of the precache list */
@@ -223,20 +219,20 @@ static void test_game_items_rocket_frags(void **state)
 	snd0 = (int)o->q.stats.sounds + (int)t->q.stats.sounds;
 	te0 = (int)t->q.stats.temp_entities;
 	t->q.cmd.impulse = 7;
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	t->q.cmd.impulse = 0;
 	assert_int_equal(pe->weapon, IT_ROCKET_LAUNCHER);
 	t->q.cmd.angles[0] = 30;	/* down, ahead: the rocket flies a bit */
 	t->q.cmd.buttons = 1;
 	end = server_clock() + 1.5;
 	while (server_clock() < end && t->q.stats.temp_entities == (uint64_t)te0) {
-		fx_step_all(f, true);
+		srvfix_step(f, true);
 		fr = qwc_current_frame(&t->q);
 		for (int i = 0; fr && i < fr->num; i++)
 			rocket_seen |= fr->ents[i].modelindex == rocket_model;
 	}
 	t->q.cmd.buttons = 0;
-	fx_run_for(f, 0.2, true);
+	srvfix_run(f, 0.2, true);
 	fprintf(stderr, "rocket seen %d, temp entities %llu (last %d), sounds %llu, "
 		"health %d, rockets %d\n", rocket_seen,
 		(unsigned long long)t->q.stats.temp_entities,
@@ -251,7 +247,7 @@ static void test_game_items_rocket_frags(void **state)
 	assert_true(qwc_stringcmd(&t->q, "kill"));
 	end = server_clock() + 2.0;
 	while (server_clock() < end && o->q.players[t->q.playernum].frags != -2)
-		fx_step_all(f, true);
+		srvfix_step(f, true);
 	assert_int_equal(o->q.players[t->q.playernum].frags, -2);
 	assert_int_equal(t->q.players[t->q.playernum].frags, -2);
 	assert_int_equal(f->sv->clients[t->q.playernum].frags, -2);
@@ -264,21 +260,21 @@ static void test_game_items_rocket_frags(void **state)
 /* A player who joins after you is announced at once (name on the
  * scoreboard), and one who leaves is cleared: for stock clients directly,
  * for extension clients through the pending infos (send.c). */
-static void check_late_join(struct fx *f, bool extension)
+static void check_late_join(struct srvfix *f, bool extension)
 {
-	struct fx_client *a, *b, *c;
+	struct srv_client *a, *b, *c;
 
-	fx_start(f, 40);
-	a = fx_client(f, "first", extension, NULL);
-	fx_connect(a);
-	assert_true(fx_run_until_active(f, 5.0));
-	fx_run_for(f, 0.2, true);
-	b = fx_client(f, "second", extension, NULL);
-	fx_connect(b);
-	c = fx_client(f, "third", extension, NULL);
-	fx_connect(c);
-	assert_true(fx_run_until_active(f, 5.0));
-	fx_run_for(f, 0.3, true);
+	srvfix_start(f, 40);
+	a = srvfix_client(f, NULL, "first", extension, NULL);
+	srvfix_connect(a);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	srvfix_run(f, 0.2, true);
+	b = srvfix_client(f, NULL, "second", extension, NULL);
+	srvfix_connect(b);
+	c = srvfix_client(f, NULL, "third", extension, NULL);
+	srvfix_connect(c);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	srvfix_run(f, 0.3, true);
 	assert_true(a->q.players[b->q.playernum].present);
 	assert_string_equal(a->q.players[b->q.playernum].name, "second");
 	assert_string_equal(a->q.players[c->q.playernum].name, "third");
@@ -292,7 +288,7 @@ static void check_late_join(struct fx *f, bool extension)
 		f->sv->clients[c->q.playernum].frags = k;
 		sv_send_frags(f->sv, c->q.playernum);
 	}
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	assert_int_equal(a->q.players[c->q.playernum].frags, 3);
 	assert_int_equal(b->q.players[c->q.playernum].frags, 3);
 
@@ -307,12 +303,12 @@ static void check_late_join(struct fx *f, bool extension)
 		ca->backlog_len = 0;
 		assert_int_equal(f->sv->stats.prints_dropped, dropped + (extension ? 1 : 0));
 		sv_broadcast_printf(f->sv, PRINT_HIGH, "quiet\n");
-		fx_run_for(f, 0.3, true);
+		srvfix_run(f, 0.3, true);
 		assert_true(a->q.stats.prints > prints);
 	}
 
 	qwc_disconnect(&b->q);
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	assert_false(a->q.players[b->q.playernum].present);
 	assert_false(c->q.players[b->q.playernum].present);
 	for (int k = 0; k < QWC_BAD_KINDS; k++) {
@@ -326,20 +322,20 @@ static void check_late_join(struct fx *f, bool extension)
 /* The game's secret and light-switch services reach the players. */
 static void test_secret_and_lightstyle(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *a;
+	struct srvfix *f = *state;
+	struct srv_client *a;
 	uint64_t styles;
 
-	fx_start(f, 8);
-	a = fx_client(f, "seeker", false, NULL);
-	fx_connect(a);
-	assert_true(fx_run_until_active(f, 5.0));
-	fx_run_for(f, 0.1, true);
+	srvfix_start(f, 8);
+	a = srvfix_client(f, NULL, "seeker", false, NULL);
+	srvfix_connect(a);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	srvfix_run(f, 0.1, true);
 	styles = a->q.stats.lightstyles;
 	assert_int_equal(a->q.stats.secrets, 0);
 	f->sv->game_svc.found_secret(f->sv->game_svc.ctx);
 	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 40, "az");
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	assert_int_equal(a->q.stats.secrets, 1);
 	assert_int_equal(a->q.stats.lightstyles, styles + 1);
 	assert_int_equal(a->q.stats.last_lightstyle, 40);
@@ -347,7 +343,7 @@ static void test_secret_and_lightstyle(void **state)
 	assert_string_equal(f->sv->lightstyles[40], "az");
 	/* out of range: ignored */
 	f->sv->game_svc.lightstyle(f->sv->game_svc.ctx, 64, "z");
-	fx_run_for(f, 0.2, true);
+	srvfix_run(f, 0.2, true);
 	assert_int_equal(a->q.stats.lightstyles, styles + 1);
 }
 
@@ -363,24 +359,24 @@ static void test_late_join_extension(void **state)
 
 static void test_32_clients(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	bool slot_used[MAX_CLIENTS] = {false};
 	char name[32];
 
-	fx_start(f, 32);
+	srvfix_start(f, 32);
 	for (int i = 0; i < 32; i++) {
 		snprintf(name, sizeof(name), "p%02d", i);
-		fx_connect(fx_client(f, name, false, NULL));
+		srvfix_connect(srvfix_client(f, NULL, name, false, NULL));
 	}
-	if (!fx_run_until_active(f, 10.0))
-		for (int i = 0; i < f->ntc; i++)
-			if (f->tc[i]->q.state != QWC_ACTIVE)
-				fx_dump_client(f->tc[i]);
-	assert_true(fx_all_in_state(f, QWC_ACTIVE));
+	if (!srvfix_until_all(f, QWC_ACTIVE, 10.0))
+		for (int i = 0; i < f->ncl; i++)
+			if (f->cl[i]->q.state != QWC_ACTIVE)
+				srvfix_dump_client(f->cl[i]);
+	assert_true(srvfix_all_in_state(f, QWC_ACTIVE));
 	/* let everyone hear of everyone, and see who is visible */
-	fx_run_for(f, 0.5, true);
+	srvfix_run(f, 0.5, true);
 	for (int i = 0; i < 32; i++) {
-		const struct qwc *q = &f->tc[i]->q;
+		const struct qwc *q = &f->cl[i]->q;
 		int others_seen = 0, infos = 0;
 
 		assert_true(q->playernum >= 0 && q->playernum < MAX_CLIENTS);
@@ -400,7 +396,7 @@ static void test_32_clients(void **state)
 		assert_true(q->self_seen);
 		for (int k = 0; k < QWC_BAD_KINDS; k++)
 			if (q->stats.bad[k])
-				fx_dump_client(f->tc[i]);
+				srvfix_dump_client(f->cl[i]);
 		assert_int_equal(q->stats.bad[QWC_BAD_SVC], 0);
 		assert_int_equal(q->stats.bad[QWC_BAD_TRUNCATED], 0);
 	}
@@ -410,36 +406,36 @@ static void test_32_clients(void **state)
 
 static void test_map_change(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	char err[256];
 	int old;
 
-	fx_start(f, 8);
-	fx_connect(fx_client(f, "a", false, NULL));
-	fx_connect(fx_client(f, "b", false, NULL));
-	assert_true(fx_run_until_active(f, 5.0));
-	old = f->tc[0]->q.servercount;
+	srvfix_start(f, 8);
+	srvfix_connect(srvfix_client(f, NULL, "a", false, NULL));
+	srvfix_connect(srvfix_client(f, NULL, "b", false, NULL));
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	old = f->cl[0]->q.servercount;
 	assert_int_equal(server_map(f->sv, f->maps[1], err, sizeof(err)), 0);
 	/* the clients fall back to the signon and come through it again */
 	{
 		double end = server_clock() + 5.0;
 
 		while (server_clock() < end) {
-			fx_step_all(f, true);
-			if (fx_all_in_state(f, QWC_ACTIVE) &&
-			    f->tc[0]->q.servercount != old &&
-			    f->tc[1]->q.servercount != old)
+			srvfix_step(f, true);
+			if (srvfix_all_in_state(f, QWC_ACTIVE) &&
+			    f->cl[0]->q.servercount != old &&
+			    f->cl[1]->q.servercount != old)
 				break;
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		if (f->tc[i]->q.state != QWC_ACTIVE)
-			fx_dump_client(f->tc[i]);
-		assert_int_equal(f->tc[i]->q.state, QWC_ACTIVE);
-		assert_int_equal(f->tc[i]->q.servercount, f->sv->spawncount);
-		assert_string_equal(f->tc[i]->q.mapmodel, fx_map_model(f, 1));
-		assert_int_equal(f->tc[i]->q.stats.signons, 2);
-		assert_int_equal(f->sv->clients[f->tc[i]->q.playernum].state, CS_SPAWNED);
+		if (f->cl[i]->q.state != QWC_ACTIVE)
+			srvfix_dump_client(f->cl[i]);
+		assert_int_equal(f->cl[i]->q.state, QWC_ACTIVE);
+		assert_int_equal(f->cl[i]->q.servercount, f->sv->spawncount);
+		assert_string_equal(f->cl[i]->q.mapmodel, srvfix_map_model(f, 1));
+		assert_int_equal(f->cl[i]->q.stats.signons, 2);
+		assert_int_equal(f->sv->clients[f->cl[i]->q.playernum].state, CS_SPAWNED);
 	}
 }
 
@@ -449,31 +445,31 @@ static void test_map_change(void **state)
  * base: the client would count the delta as against a frame it lacks. */
 static void test_begin_before_serverdata(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *t;
+	struct srvfix *f = *state;
+	struct srv_client *t;
 	uint8_t payload[1024];
 	char cmd[64];
 	size_t n = 0;
 	double end;
 
-	fx_start(f, 8);
-	t = fx_client(f, "hasty", false, NULL);
-	fx_connect(t);
+	srvfix_start(f, 8);
+	t = srvfix_client(f, NULL, "hasty", false, NULL);
+	srvfix_connect(t);
 	end = server_clock() + 5.0;
 	while (server_clock() < end && t->q.state != QWC_CONNECTED)
-		fx_step_all(f, true);
+		srvfix_step(f, true);
 	assert_int_equal(t->q.state, QWC_CONNECTED);
 	assert_int_equal(f->sv->clients[0].state, CS_CONNECTED);
 	/* spawn pages enough to hold the serverdata back a reply or more */
 	snprintf(cmd, sizeof(cmd), "spawn %d 0", f->sv->spawncount);
-	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 4);
-	n += fx_stringcmds(payload + n, sizeof(payload) - n, "new", 1);
+	n += srvfix_stringcmds(payload + n, sizeof(payload) - n, cmd, 4);
+	n += srvfix_stringcmds(payload + n, sizeof(payload) - n, "new", 1);
 	snprintf(cmd, sizeof(cmd), "spawn %d 0", f->sv->spawncount);
-	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
+	n += srvfix_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
 	snprintf(cmd, sizeof(cmd), "begin %d", f->sv->spawncount);
-	n += fx_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
-	fx_send_raw(t, -1, payload, n);
-	fx_run_for(f, 1.0, true);
+	n += srvfix_stringcmds(payload + n, sizeof(payload) - n, cmd, 1);
+	srvfix_send_raw(t, -1, payload, n);
+	srvfix_run(f, 1.0, true);
 	fprintf(stderr, "packetentities %llu, deltas %llu, bad deltas %llu\n",
 		(unsigned long long)t->q.stats.packetentities,
 		(unsigned long long)t->q.stats.deltas,
@@ -487,40 +483,40 @@ static void test_begin_before_serverdata(void **state)
 
 static void test_malformed_packets(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *t;
+	struct srvfix *f = *state;
+	struct srv_client *t;
 	static const uint8_t garbage[] = {0xee, 0x12, 0x34};
 	static const uint8_t cut_move[] = {clc_move, 0x00, 0x00, 0xff};
 	static const uint8_t no_nul[] = {clc_stringcmd, 's', 'a', 'y'};
 	static const uint8_t short_hdr[] = {1, 2, 3, 4, 5};
 	uint64_t before[BAD_KINDS], replies;
 
-	fx_start(f, 8);
-	t = fx_client(f, "fuzz", false, NULL);
-	fx_connect(t);
-	assert_true(fx_run_until_active(f, 5.0));
+	srvfix_start(f, 8);
+	t = srvfix_client(f, NULL, "fuzz", false, NULL);
+	srvfix_connect(t);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
 	memcpy(before, f->sv->stats.bad, sizeof(before));
 
-	fx_send_raw(t, -1, garbage, sizeof(garbage));
-	fx_run_for(f, 0.05, false);
+	srvfix_send_raw(t, -1, garbage, sizeof(garbage));
+	srvfix_run(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_MESSAGE_BYTE], before[BAD_MESSAGE_BYTE] + 1);
 
-	fx_send_raw(t, -1, cut_move, sizeof(cut_move));
-	fx_run_for(f, 0.05, false);
+	srvfix_send_raw(t, -1, cut_move, sizeof(cut_move));
+	srvfix_run(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_TRUNCATED], before[BAD_TRUNCATED] + 1);
 
-	fx_send_raw(t, -1, no_nul, sizeof(no_nul));
-	fx_run_for(f, 0.05, false);
+	srvfix_send_raw(t, -1, no_nul, sizeof(no_nul));
+	srvfix_run(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_STRING], before[BAD_STRING] + 1);
 
 	assert_true(net_udp_send(t->fd, &t->q.opt.server, short_hdr,
 				 sizeof(short_hdr), &t->net));
-	fx_run_for(f, 0.05, false);
+	srvfix_run(f, 0.05, false);
 	assert_int_equal(f->sv->stats.bad[BAD_SHORT_HEADER], before[BAD_SHORT_HEADER] + 1);
 
 	/* the client goes on as before */
 	replies = t->q.stats.replies;
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_true(t->q.stats.replies > replies + 5);
 	assert_int_equal(f->sv->clients[t->q.playernum].state, CS_SPAWNED);
@@ -530,39 +526,39 @@ static void test_malformed_packets(void **state)
 
 static void test_qwdx_slot(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *narrow, *t, *t2;
+	struct srvfix *f = *state;
+	struct srv_client *narrow, *t, *t2;
 	char rep[512];
 	bool wide_seen = false;
 	uint32_t updates;
 
-	fx_start(f, 40);
+	srvfix_start(f, 40);
 	/* a stock client in slot 0, bare connects in the other 31 stock slots */
-	narrow = fx_client(f, "narrow", false, NULL);
-	fx_connect(narrow);
-	assert_true(fx_run_until_active(f, 5.0));
+	narrow = srvfix_client(f, NULL, "narrow", false, NULL);
+	srvfix_connect(narrow);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
 	for (int i = 1; i < MAX_CLIENTS; i++) {
-		fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+		srvfix_connect_udp(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 		assert_int_equal(rep[0], S2C_CONNECTION);
 	}
 	/* a stock client is refused now; extended ones are not */
-	fx_raw_connect(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
+	srvfix_connect_udp(f, PROTOCOL_VERSION, false, false, rep, sizeof(rep));
 	assert_int_equal(rep[0], A2C_PRINT);
 	assert_non_null(strstr(rep, "protocol 28 clients"));
 
-	t = fx_client(f, "wide", true, NULL);
-	fx_connect(t);
-	t2 = fx_client(f, "wide2", true, NULL);
-	fx_connect(t2);
-	if (!fx_run_until_active(f, 5.0))
-		fx_dump_client(t);
+	t = srvfix_client(f, NULL, "wide", true, NULL);
+	srvfix_connect(t);
+	t2 = srvfix_client(f, NULL, "wide2", true, NULL);
+	srvfix_connect(t2);
+	if (!srvfix_until_all(f, QWC_ACTIVE, 5.0))
+		srvfix_dump_client(t);
 	assert_int_equal(t->q.state, QWC_ACTIVE);
 	assert_int_equal(t2->q.state, QWC_ACTIVE);
 	assert_true(t->q.extended);
 	assert_true(t->q.playernum >= MAX_CLIENTS);
 	assert_true(t2->q.playernum >= MAX_CLIENTS);
 	assert_true(f->sv->clients[t->q.playernum].extended);
-	fx_run_for(f, 0.2, true);
+	srvfix_run(f, 0.2, true);
 	/* its own entry came as svcx_playerinfo: only those carry slot >= 32 */
 	for (int i = 0; i < t->q.num_seen; i++)
 		if (t->q.seen[i].slot == t->q.playernum)
@@ -578,7 +574,7 @@ static void test_qwdx_slot(void **state)
 	 * once, and the stock client never hears of slots >= 32 */
 	updates = t2->q.players[t->q.playernum].info_updates;
 	assert_true(qwc_stringcmd(&t->q, "setinfo team red"));
-	fx_run_for(f, 0.3, true);
+	srvfix_run(f, 0.3, true);
 	/* exactly once to each extended client */
 	assert_int_equal(t2->q.players[t->q.playernum].info_updates, updates + 1);
 	assert_true(t2->q.players[t->q.playernum].info_updates > updates);
@@ -598,61 +594,58 @@ static void test_qwdx_slot(void **state)
 
 static void test_timeout(void **state)
 {
-	struct fx *f = *state;
-	struct fx_client *t;
+	struct srvfix *f = *state;
+	struct srv_client *t;
 	int slot;
 	double end;
 
-	fx_start(f, 8);
+	srvfix_start(f, 8);
 	assert_int_equal(cvar_set(f->sv, "timeout", "0.5"), 0);
-	t = fx_client(f, "silent", false, NULL);
-	fx_connect(t);
-	assert_true(fx_run_until_active(f, 5.0));
+	t = srvfix_client(f, NULL, "silent", false, NULL);
+	srvfix_connect(t);
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
 	slot = t->q.playernum;
 	assert_int_equal(f->sv->clients[slot].state, CS_SPAWNED);
 	end = server_clock() + 3.0;
 	while (server_clock() < end && f->sv->clients[slot].state >= CS_CONNECTED)
-		fx_step_all(f, false);
+		srvfix_step(f, false);
 	assert_true(f->sv->clients[slot].state < CS_CONNECTED);
 	assert_true(f->sv->stats.drops >= 1);
 	/* the drop was told to the client (svc_disconnect) */
-	fx_step_all(f, false);
+	srvfix_step(f, false);
 	assert_int_equal(t->q.state, QWC_DROPPED);
 }
 
 static void test_rcon(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	char text[2048];
 	int fd;
 
-	fx_start(f, 8);
+	srvfix_start(f, 8);
 	/* no password set: refused */
-	fd = fx_open_socket(f, NULL);
-	fx_oob_text(f, fd, "rcon secret status\n", text, sizeof(text));
+	fd = srvfix_socket(f, NULL);
+	srvfix_oob_text(f, fd, "rcon secret status\n", text, sizeof(text));
 	assert_int_equal(text[0], A2C_PRINT);
 	assert_non_null(strstr(text, "bad rcon password"));
-	net_udp_close(fd);
 
 	assert_int_equal(cvar_set(f->sv, "rcon_password", "secret"), 0);
 	/* the plain form, which sv_crypt_rcon 0 allows (hashed: test_rcon.c) */
 	assert_int_equal(cvar_set(f->sv, "sv_crypt_rcon", "0"), 0);
-	fd = fx_open_socket(f, NULL);
-	fx_oob_text(f, fd, "rcon wrong status\n", text, sizeof(text));
+	fd = srvfix_socket(f, NULL);
+	srvfix_oob_text(f, fd, "rcon wrong status\n", text, sizeof(text));
 	assert_non_null(strstr(text, "bad rcon password"));
-	net_udp_close(fd);
 
-	fd = fx_open_socket(f, NULL);
-	fx_oob_text(f, fd, "rcon secret serverinfo\n", text, sizeof(text));
+	fd = srvfix_socket(f, NULL);
+	srvfix_oob_text(f, fd, "rcon secret serverinfo\n", text, sizeof(text));
 	assert_int_equal(text[0], A2C_PRINT);
 	assert_null(strstr(text, "bad rcon password"));
 	assert_non_null(strstr(text, f->maps[0]));
-	net_udp_close(fd);
 }
 
 static void test_quakestat(void **state)
 {
-	struct fx *f = *state;
+	struct srvfix *f = *state;
 	char addr[64], out[8192];
 	int pipefd[2];
 	size_t len = 0;
@@ -663,9 +656,9 @@ static void test_quakestat(void **state)
 
 	if (access("/usr/bin/quakestat", X_OK) != 0)
 		qwd_skip("no /usr/bin/quakestat (Debian package qstat)");
-	fx_start(f, 8);
-	fx_connect(fx_client(f, "statme", false, NULL));
-	assert_true(fx_run_until_active(f, 5.0));
+	srvfix_start(f, 8);
+	srvfix_connect(srvfix_client(f, NULL, "statme", false, NULL));
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", f->sv->port);
 	assert_int_equal(pipe(pipefd), 0);
@@ -689,7 +682,7 @@ static void test_quakestat(void **state)
 	while (server_clock() < end) {
 		ssize_t n;
 
-		fx_step_all(f, true);
+		srvfix_step(f, true);
 		while (len < sizeof(out) - 1 &&
 		       (n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
 			len += (size_t)n;
@@ -719,27 +712,27 @@ static void test_quakestat(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test_setup_teardown(test_oob_queries, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_connect_refusals, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_32_clients, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_map_change, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_begin_before_serverdata, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_timeout, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_rcon, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_quakestat, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_oob_queries, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_connect_refusals, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_32_clients, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_map_change, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_malformed_packets, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_begin_before_serverdata, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_qwdx_slot, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_timeout, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_rcon, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_quakestat, NULL, srvfix_test_teardown),
 };
 
-QWD_TEST_GROUP(server_protocol, tests, fx_setup, fx_teardown)
+QWD_TEST_GROUP(server_protocol, tests, srvfix_setup, srvfix_teardown)
 
 /* The same walk, game and map change on maps another compiler made. */
-static void need_realmaps(const struct fx *f, const char *test)
+static void need_realmaps(const struct srvfix *f, const char *test)
 {
 	if (!f->have_maps) {
 		qwd_skip_reason(test, "no community maps lqdm1.bsp, lqdm2.bsp in "
@@ -767,9 +760,9 @@ static void test_realmaps_map_change(void **state)
 }
 
 static const struct CMUnitTest realmap_tests[] = {
-	cmocka_unit_test_setup_teardown(test_realmaps_spawn_move, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_realmaps_items_rocket_frags, NULL, fx_test_teardown),
-	cmocka_unit_test_setup_teardown(test_realmaps_map_change, NULL, fx_test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_spawn_move, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_items_rocket_frags, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_realmaps_map_change, NULL, srvfix_test_teardown),
 };
 
-QWD_TEST_GROUP(server_protocol_realmaps, realmap_tests, fx_setup_realmaps, fx_teardown)
+QWD_TEST_GROUP(server_protocol_realmaps, realmap_tests, srvfix_setup_realmaps, srvfix_teardown)

@@ -40,7 +40,7 @@ static void test_one_address_cannot_take_every_slot(void **state)
 	assert_int_equal(srvfix_log_count(f, "too many clients from your address"), 4);
 
 	/* a player from elsewhere still gets in and plays */
-	real = srvfix_client(f, "127.0.0.10", "real", false);
+	real = srvfix_client(f, "127.0.0.10", "real", false, NULL);
 	qwc_connect(&real->q, server_clock());
 	assert_true(srvfix_until(f, real, QWC_ACTIVE, 5.0));
 	assert_int_equal(srvfix_clients_from(f, "127.0.0.10"), 1);
@@ -119,7 +119,7 @@ static void test_qwdx_clients_leave_stock_clients_room(void **state)
 		snprintf(from, sizeof(from), "127.0.5.%d", i + 1);
 		assert_true(srvfix_connect_raw(f, from, 600 + i, true) >= MAX_CLIENTS);
 	}
-	stock = srvfix_client(f, "127.0.6.1", "stock", false);
+	stock = srvfix_client(f, "127.0.6.1", "stock", false, NULL);
 	qwc_connect(&stock->q, server_clock());
 	assert_true(srvfix_until(f, stock, QWC_ACTIVE, 5.0));
 	assert_true(stock->q.playernum < MAX_CLIENTS);
@@ -136,7 +136,7 @@ static void test_signon_deadline(void **state)
 	/* connects and never says "new": holds a slot, plays nothing */
 	idle = srvfix_connect_raw(f, "127.0.0.20", 700, false);
 	assert_true(idle >= 0);
-	real = srvfix_client(f, "127.0.0.21", "real", false);
+	real = srvfix_client(f, "127.0.0.21", "real", false, NULL);
 	qwc_connect(&real->q, server_clock());
 	assert_true(srvfix_until(f, real, QWC_ACTIVE, 5.0));
 
@@ -207,7 +207,7 @@ static void test_overload_lets_the_newest_go(void **state)
 	srvfix_start(f, 64);
 	a = srvfix_player(f, "first");
 	b = srvfix_player(f, "second");
-	bot = srvfix_client(f, NULL, "bot", true);
+	bot = srvfix_client(f, NULL, "bot", true, NULL);
 	qwc_connect(&bot->q, server_clock());
 	assert_true(srvfix_until(f, bot, QWC_ACTIVE, 5.0));
 	assert_true(bot->q.playernum >= MAX_CLIENTS);

@@ -16,6 +16,7 @@
  *   answers with is answered once with the digest (qtv_digest).  The file is read in pieces through the same
  *   incremental reader as a stream, from one buffer of fixed size.
  */
+#include <qwd/client.h>
 #include <qwd/mvd.h>
 #include <qwd/net.h>
 

@@ -6,7 +6,7 @@
  *   The 2001 QuakeWorld study characterises the server's traffic by the
  *   size distribution of client-to-server and server-to-client messages
  *   and by their rates per client; qwcap measures the same from the wire,
- *   from any capture libpcap reads (qwd's own, src/prof/capture.c, or
+ *   from any capture libpcap reads (qwd's own, src/capture/pcap.c, or
  *   tcpdump -w on an interface or loopback).
  *
  *     analyze.c  the capture's IPv4/UDP datagrams (tools/lib/pcapread.c),

@@ -1,5 +1,5 @@
 /*
- * record.c -- the server's command recorder: one client's usercmds, as the
+ * commands.c -- the server's command recorder: one client's usercmds, as the
  * server runs them, written as a qwbots action file.
  *
  * Design note
@@ -33,11 +33,12 @@
  *   0600 and not through a symbolic link, like a capture (a recording
  *   tells what a player did).
  */
-#include "internal.h"
 #include "qwd/actions.h"
+#include "qwd/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

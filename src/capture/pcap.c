@@ -1,6 +1,6 @@
 /*
- * capture.c -- qwd's own datagrams into a pcap file (see the "Traffic
- * capture" section of qwd/prof.h for the contract and the server hooks).
+ * pcap.c -- qwd's own datagrams into a pcap file (see the "Traffic
+ * capture" section of qwd/capture.h for the contract and the server hooks).
  *
  * Design note
  *   One record per datagram, link type DLT_RAW, laid out as the kernel
@@ -22,11 +22,12 @@
  *   0600) and given to pcap_dump_fopen, because pcap_dump_open would
  *   follow a planted link and create the file readable by everyone.
  */
-#include "qwd/prof.h"
+#include "qwd/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 /*
- * test_capture.c -- qwd's own traffic into a pcap file (src/prof/capture.c).
+ * test_pcap.c -- qwd's own traffic into a pcap file (src/capture/pcap.c).
  *
  * Design note: every capture is read back with libpcap's own reader
  * (pcap_open_offline), never with our writer's assumptions: the link type,
@@ -14,7 +14,7 @@
  */
 #include "../harness.h"
 
-#include <qwd/prof.h>
+#include <qwd/capture.h>
 #include <qwd/protocol.h>
 
 #include <arpa/inet.h>

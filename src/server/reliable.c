@@ -1,0 +1,431 @@
+/*
+ * reliable.c -- the reliable stream to each client: its backlog, other
+ * players' texts and states, the scoreboard's pings.
+ *
+ * Design note
+ *   Reliable data: netchan holds one message of MAX_MSGLEN; what does not
+ *   fit waits in the client's backlog as whole svc messages (a message is
+ *   never split between two reliable packets, the client parses each on its
+ *   own) and moves into the netchan as room appears.  The reliable part of
+ *   a packet is settled before the reply is built, and the reply gets only
+ *   the room left beside it: netchan would otherwise drop the whole
+ *   unreliable part, and a crowded reply (self, 64 players, the entities)
+ *   is nearly a full datagram.
+ *
+ *   Whose traffic may overflow the backlog: only the client's own (its
+ *   signon, downloads, stats, the stufftexts and prints addressed to it);
+ *   that drops it, as in QuakeWorld, since its view of the game would be
+ *   wrong.  Nothing other players cause ever does, for stock and extension
+ *   clients alike:
+ *   - texts to everyone (chat, obituaries, "timed out") go into a backlog
+ *     only below its texts mark (3/4 of it for a stock client, 1/2 for an
+ *     extension client, whose crowd says far more); past it the text is
+ *     dropped for that client and counted, and once its backlog has
+ *     drained the client is told how many it missed;
+ *   - state that others change (client infos: name, frags, entry time,
+ *     userinfo of each slot; frags; light styles) is never queued as
+ *     messages: the slot (or style) is marked in the client's pending set,
+ *     and the newest state of it is written when the reliable message has
+ *     room, a few hundred bytes a packet.  A thousand joins or a flood of
+ *     setinfo marks each slot once; every client still ends up with the
+ *     newest name, frags and userinfo of every slot it may see (stock
+ *     clients: the 32 protocol-28 slots, with protocol-28 messages).
+ *   In the signon the stream keeps its order: pending states follow a
+ *   drained backlog, and a stock client gets none before it is in the game
+ *   (its spawn pages carry every slot's state).  In the game the order of
+ *   states against texts does not matter, and pending states go first in
+ *   each reliable message unless the backlog's next message would then not
+ *   fit, so neither starves the other.
+ *   Nothing here allocates: the backlog and the pending sets are part of
+ *   struct client, sized at start-up.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the reliable stream ---------------------------------------------- */
+
+/* How full a reliable message may get: all of it for a stock client, as
+ * in QuakeWorld; for an extension client, whose crowded replies fill a
+ * datagram, about half, so a stream of prints and frags never starves
+ * the reply (a larger single message still goes, alone). */
+static size_t reliable_limit(const struct client *cl)
+{
+	return cl->extended ? SV_RELIABLE_EXT : cl->chan.message.maxsize;
+}
+
+/* backlog records: uint16 length, then the bytes */
+static void backlog_drain(struct client *cl)
+{
+	size_t pos = 0;
+
+	while (pos + 2 <= cl->backlog_len) {
+		size_t n = (size_t)cl->backlog[pos] | (size_t)cl->backlog[pos + 1] << 8;
+
+		if (cl->chan.message.cursize + n > reliable_limit(cl) &&
+		    cl->chan.message.cursize > 0)
+			break;
+		msg_write_data(&cl->chan.message, cl->backlog + pos + 2, n);
+		pos += 2 + n;
+	}
+	if (pos) {
+		memmove(cl->backlog, cl->backlog + pos, cl->backlog_len - pos);
+		cl->backlog_len -= pos;
+		cl->reset_backlog_end = cl->reset_backlog_end > pos
+			? cl->reset_backlog_end - pos : 0;
+	}
+}
+
+void sv_reliable_write(struct client *cl, const void *data, size_t len)
+{
+	if (len == 0 || cl->state < CS_CONNECTED)
+		return;
+	if (cl->backlog_len == 0 &&
+	    cl->chan.message.cursize + len <= reliable_limit(cl)) {
+		msg_write_data(&cl->chan.message, data, len);
+		return;
+	}
+	if (len > MAX_MSGLEN || cl->backlog_len + 2 + len > SV_BACKLOG) {
+		cl->backlog_overflowed = true;
+		return;
+	}
+	cl->backlog[cl->backlog_len] = (uint8_t)len;
+	cl->backlog[cl->backlog_len + 1] = (uint8_t)(len >> 8);
+	memcpy(cl->backlog + cl->backlog_len + 2, data, len);
+	cl->backlog_len += 2 + len;
+}
+
+/* Writes go to the netchan's message only while the backlog is empty, so
+ * the message just queued ends where the backlog ends (0: it is in the
+ * message). */
+void sv_reliable_mark_reset(struct client *cl)
+{
+	cl->reset_state = SV_RESET_QUEUED;
+	cl->reset_backlog_end = cl->backlog_len;
+}
+
+/* A text message (svc_print with its level, or svc_stufftext when level
+ * is -1) formatted into buf; returns its length. */
+__attribute__((format(printf, 4, 0)))
+static size_t text_msg(uint8_t *buf, size_t size, int level, const char *fmt,
+		       va_list ap)
+{
+	char text[1024];
+	struct msg_buf m;
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	msg_init(&m, buf, size);
+	if (level < 0) {
+		msg_write_byte(&m, svc_stufftext);
+	} else {
+		msg_write_byte(&m, svc_print);
+		msg_write_byte(&m, level);
+	}
+	msg_write_string(&m, text);
+	return m.cursize;
+}
+
+void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
+{
+	uint8_t buf[1100];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	n = text_msg(buf, sizeof(buf), level, fmt, ap);
+	va_end(ap);
+	sv_reliable_write(cl, buf, n);
+}
+
+void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
+{
+	uint8_t buf[1100];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	n = text_msg(buf, sizeof(buf), -1, fmt, ap);
+	va_end(ap);
+	sv_reliable_write(cl, buf, n);
+}
+
+/* How far other players' texts may fill a client's backlog: an extension
+ * client in a crowd hears of hundreds of deaths a second and keeps its
+ * queue short; a stock client (32 players at most) keeps more of them. */
+static size_t texts_mark(const struct client *cl)
+{
+	return cl->extended ? SV_TEXTS_EXT : SV_TEXTS_STOCK;
+}
+
+bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
+		      size_t len)
+{
+	if (cl->backlog_len + 2 + len > texts_mark(cl)) {
+		cl->texts_dropped++;
+		sv->stats.prints_dropped++;
+		return false;
+	}
+	sv_reliable_write(cl, data, len);
+	return true;
+}
+
+void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
+{
+	uint8_t buf[1100];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	n = text_msg(buf, sizeof(buf), level, fmt, ap);
+	va_end(ap);
+	sv_mvd_message(sv, -1, buf, n);
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state == CS_SPAWNED)
+			sv_reliable_text(sv, &sv->clients[i], buf, n);
+}
+
+/* The head of a per-slot message: protocol 28's byte slot below 32, the
+ * extension's form with a short slot above (docs/protocol-extension.md). */
+static void write_slot(struct msg_buf *m, int svc, int svcx, int slot)
+{
+	if (slot >= MAX_CLIENTS) {
+		msg_write_byte(m, svcx);
+		msg_write_short(m, slot);
+	} else {
+		msg_write_byte(m, svc);
+		msg_write_byte(m, slot);
+	}
+}
+
+/* Everything a client shows about another player: frags, ping, loss,
+ * enter time, userinfo.  Slots past 32 use the extension's messages. */
+void sv_write_client_info(struct server *sv, struct client *to,
+			  struct client *who, struct msg_buf *m)
+{
+	bool present = who->state >= CS_CONNECTED;
+	char info[MAX_INFO_STRING];
+
+	(void)to;
+	write_slot(m, svc_updatefrags, svcx_updatefrags, who->slot);
+	msg_write_short(m, present ? who->frags : 0);
+	write_slot(m, svc_updateping, svcx_updateping, who->slot);
+	msg_write_short(m, 0);
+	write_slot(m, svc_updatepl, svcx_updatepl, who->slot);
+	msg_write_byte(m, present ? who->lossage : 0);
+	write_slot(m, svc_updateentertime, svcx_updateentertime, who->slot);
+	msg_write_float(m, present ? (float)(sv->realtime - who->connect_time) : 0.0f);
+	write_slot(m, svc_updateuserinfo, svcx_updateuserinfo, who->slot);
+	msg_write_long(m, present ? who->userid : 0);
+	info[0] = '\0';
+	if (present) {
+		/* what other players see: no secrets (password is never kept) */
+		memcpy(info, who->userinfo, sizeof(info));
+	}
+	msg_write_string(m, info);
+}
+
+/* Every client that may see the slot gets it marked, the client itself
+ * too; the newest state of it goes when its reliable channel has room. */
+void sv_broadcast_client_info(struct server *sv, struct client *who)
+{
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *to = &sv->clients[i];
+
+		if (to->state < CS_CONNECTED || (who->slot >= MAX_CLIENTS && !to->extended))
+			continue;
+		if (!sv_info_mark(to, who->slot))
+			sv->stats.infos_folded++;
+	}
+}
+
+/* a slot into a pending set (a bit per slot and a count); false when it
+ * was marked already */
+static bool pending_mark(uint64_t *set, int *count, int slot)
+{
+	uint64_t bit = 1ull << (slot & 63);
+
+	if (slot < 0 || slot >= SV_MAX_CLIENTS || (set[slot >> 6] & bit))
+		return false;
+	set[slot >> 6] |= bit;
+	(*count)++;
+	return true;
+}
+
+bool sv_frags_mark(struct client *to, int slot)
+{
+	return pending_mark(to->frags_pending, &to->frags_pending_count, slot);
+}
+
+bool sv_info_mark(struct client *to, int slot)
+{
+	return pending_mark(to->info_pending, &to->info_pending_count, slot);
+}
+
+void sv_pending_clear(struct client *cl)
+{
+	memset(cl->info_pending, 0, sizeof(cl->info_pending));
+	memset(cl->frags_pending, 0, sizeof(cl->frags_pending));
+	cl->info_pending_count = cl->frags_pending_count = 0;
+	cl->info_cursor = 0;
+	cl->styles_pending = 0;
+}
+
+/* pending frags first: small, and what a scoreboard shows most */
+static void frags_flush(struct server *sv, struct client *cl, size_t cap)
+{
+	for (int w = 0; w < SV_MAX_CLIENTS / 64 && cl->frags_pending_count > 0; w++) {
+		while (cl->frags_pending[w]) {
+			int slot = w * 64 + __builtin_ctzll(cl->frags_pending[w]);
+			uint8_t buf[8];
+			struct msg_buf m;
+
+			if (cl->chan.message.cursize + 5 > cap)
+				return;
+			msg_init(&m, buf, sizeof(buf));
+			if (slot >= MAX_CLIENTS) {
+				msg_write_byte(&m, svcx_updatefrags);
+				msg_write_short(&m, slot);
+			} else {
+				msg_write_byte(&m, svc_updatefrags);
+				msg_write_byte(&m, slot);
+			}
+			msg_write_short(&m, slot < sv->maxclients ? sv->clients[slot].frags : 0);
+			msg_write_data(&cl->chan.message, m.data, m.cursize);
+			cl->frags_pending[w] &= cl->frags_pending[w] - 1;
+			cl->frags_pending_count--;
+		}
+	}
+}
+
+static void styles_flush(struct server *sv, struct client *cl, size_t cap)
+{
+	while (cl->styles_pending) {
+		int style = __builtin_ctzll(cl->styles_pending);
+		const char *value = sv->lightstyles[style];
+
+		if (cl->chan.message.cursize + 3 + strlen(value) > cap)
+			return;
+		msg_write_byte(&cl->chan.message, svc_lightstyle);
+		msg_write_byte(&cl->chan.message, style);
+		msg_write_string(&cl->chan.message, value);
+		cl->styles_pending &= cl->styles_pending - 1;
+	}
+}
+
+/* Pending frags, light styles and client infos into the reliable message
+ * while it stays under cap bytes (the rest of the packet is for the reply
+ * itself: self, the players and entities around).  The info scan starts
+ * where the last one stopped, so every slot gets its turn. */
+static void pending_flush(struct server *sv, struct client *cl, size_t cap)
+{
+	enum { WORDS = SV_MAX_CLIENTS / 64 };
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+	int w = cl->info_cursor >> 6;
+
+	if (cl->frags_pending_count)
+		frags_flush(sv, cl, cap);
+	if (cl->styles_pending)
+		styles_flush(sv, cl, cap);
+	for (int n = 0; n <= WORDS && cl->info_pending_count > 0; n++, w = (w + 1) % WORDS) {
+		while (cl->info_pending[w]) {
+			int slot = w * 64 + __builtin_ctzll(cl->info_pending[w]);
+
+			msg_init(&m, buf, sizeof(buf));
+			if (slot < sv->maxclients)
+				sv_write_client_info(sv, cl, &sv->clients[slot], &m);
+			if (cl->chan.message.cursize + m.cursize > cap) {
+				cl->info_cursor = slot;
+				return;
+			}
+			msg_write_data(&cl->chan.message, m.data, m.cursize);
+			cl->info_pending[w] &= cl->info_pending[w] - 1;
+			cl->info_pending_count--;
+		}
+	}
+	cl->info_cursor = w * 64;
+}
+
+/* size of the backlog's next message, 0 when it is empty */
+static size_t backlog_head(const struct client *cl)
+{
+	if (cl->backlog_len < 2)
+		return 0;
+	return (size_t)cl->backlog[0] | (size_t)cl->backlog[1] << 8;
+}
+
+/* The next reliable message, from the backlog and the pending sets (the
+ * order is the design note's). */
+void sv_reliable_fill(struct server *sv, struct client *cl)
+{
+	bool pending = cl->info_pending_count || cl->frags_pending_count ||
+		       cl->styles_pending;
+
+	if (cl->state != CS_SPAWNED) {
+		backlog_drain(cl);
+		if (pending && cl->extended && cl->backlog_len == 0)
+			pending_flush(sv, cl, SV_INFO_RELIABLE);
+		return;
+	}
+	if (cl->texts_dropped && cl->backlog_len == 0) {
+		uint32_t n = cl->texts_dropped;
+
+		cl->texts_dropped = 0;
+		sv_reliable_printf(cl, PRINT_HIGH,
+				   "(%u message%s to everyone not shown: too many at once)\n",
+				   n, n == 1 ? "" : "s");
+	}
+	if (pending) {
+		size_t head = backlog_head(cl), limit = reliable_limit(cl);
+		size_t cap = SV_INFO_RELIABLE;
+
+		if (head && cap + head > limit)
+			cap = head < limit ? limit - head : 0;
+		pending_flush(sv, cl, cap);
+	}
+	backlog_drain(cl);
+}
+
+/* ---- pings and packet loss -------------------------------------------- */
+
+int sv_client_ping(const struct client *c)
+{
+	float t = 0;
+	int n = 0;
+
+	for (int f = 0; f < UPDATE_BACKUP; f++)
+		if (c->frames[f].valid && c->frames[f].ping_time > 0) {
+			t += c->frames[f].ping_time;
+			n++;
+		}
+	return n ? (int)(t / (float)n * 1000.0f) : 0;
+}
+
+/* Everyone's ping and packet loss to one client (the scoreboard); slots
+ * past 32 only to extension clients. */
+void sv_send_pings(struct server *sv, struct client *cl)
+{
+	int limit = cl->extended ? sv->maxclients
+				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
+	uint8_t buf[MAX_MSGLEN];
+	struct msg_buf m;
+
+	msg_init(&m, buf, sizeof(buf));
+	for (int i = 0; i < limit; i++) {
+		struct client *c = &sv->clients[i];
+
+		if (c->state != CS_SPAWNED)
+			continue;
+		if (m.cursize + 12 > sizeof(buf)) {
+			sv_reliable_write(cl, m.data, m.cursize);
+			msg_clear(&m);
+		}
+		write_slot(&m, svc_updateping, svcx_updateping, i);
+		msg_write_short(&m, sv_client_ping(c));
+		write_slot(&m, svc_updatepl, svcx_updatepl, i);
+		msg_write_byte(&m, c->lossage);
+	}
+	sv_reliable_write(cl, m.data, m.cursize);
+}
