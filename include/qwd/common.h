@@ -246,13 +246,84 @@ void msg_begin_reading(struct msg_buf *b);
 size_t msg_read_remaining(const struct msg_buf *b);
 
 /* Reserve len bytes at the end and return them, or NULL (with the overflow
- * rules above) when they do not fit. */
-void *msg_get_space(struct msg_buf *b, size_t len);
+ * rules above) when they do not fit.  The common case (room, nothing
+ * overflowed) is inline; msg_get_space_slow applies the rules. */
+void *msg_get_space_slow(struct msg_buf *b, size_t len);
+
+/* len more bytes fit with no overflow rule coming into play */
+static inline bool msg_room(const struct msg_buf *b, size_t len)
+{
+	return !b->overflowed && b->cursize <= b->maxsize &&
+	       len <= b->maxsize - b->cursize;
+}
+
+static inline void *msg_get_space(struct msg_buf *b, size_t len)
+{
+	if (msg_room(b, len)) {
+		void *p = b->data + b->cursize;
+
+		b->cursize += len;
+		return p;
+	}
+	return msg_get_space_slow(b, len);
+}
+
 void msg_write_data(struct msg_buf *b, const void *data, size_t len);
-void msg_write_byte(struct msg_buf *b, int c);	 /* low 8 bits */
-void msg_write_char(struct msg_buf *b, int c);	 /* low 8 bits */
-void msg_write_short(struct msg_buf *b, int c);	 /* low 16 bits, LE */
-void msg_write_long(struct msg_buf *b, int32_t c); /* LE */
+
+/* Unchecked stores of the wire encodings at p, returning the byte after:
+ * only into room already reserved (msg_get_space, msg_record_begin). */
+static inline uint8_t *msg_put_byte(uint8_t *p, int c)
+{
+	p[0] = (uint8_t)c;
+	return p + 1;
+}
+
+static inline uint8_t *msg_put_short(uint8_t *p, int c)
+{
+	p[0] = (uint8_t)c;
+	p[1] = (uint8_t)((unsigned)c >> 8);
+	return p + 2;
+}
+
+static inline uint8_t *msg_put_long(uint8_t *p, int32_t c)
+{
+	uint32_t v = (uint32_t)c;
+
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	return p + 4;
+}
+
+/* The checked writers: each a whole write or, by the rules above, none. */
+static inline void msg_write_byte(struct msg_buf *b, int c) /* low 8 bits */
+{
+	uint8_t *p = msg_get_space(b, 1);
+
+	if (p)
+		msg_put_byte(p, c);
+}
+
+static inline void msg_write_char(struct msg_buf *b, int c) /* low 8 bits */
+{
+	msg_write_byte(b, c);
+}
+
+static inline void msg_write_short(struct msg_buf *b, int c) /* low 16, LE */
+{
+	uint8_t *p = msg_get_space(b, 2);
+
+	if (p)
+		msg_put_short(p, c);
+}
+
+static inline void msg_write_long(struct msg_buf *b, int32_t c) /* LE */
+{
+	uint8_t *p = msg_get_space(b, 4);
+
+	if (p)
+		msg_put_long(p, c);
+}
+
 void msg_write_float(struct msg_buf *b, float f);  /* IEEE-754 LE */
 /* the string and its NUL; NULL writes an empty string */
 void msg_write_string(struct msg_buf *b, const char *s);
@@ -263,6 +334,31 @@ void msg_write_coord(struct msg_buf *b, float f);
 void msg_write_angle(struct msg_buf *b, float f);
 /* short of f*65536/360, truncated, modulo 65536 */
 void msg_write_angle16(struct msg_buf *b, float f);
+
+/* A record: a run of fields that is written whole or not at all, bounds
+ * checked once for all of them instead of once a field.
+ *     uint8_t scratch[MAX], *start = msg_record_begin(b, scratch, MAX), *p = start;
+ *     p = msg_put_short(p, ...); ...
+ *     msg_record_end(b, scratch, start, p);
+ * begin returns the buffer's end when MAX bytes fit there (and nothing has
+ * overflowed), else scratch; end then commits the bytes in place, or
+ * appends scratch's with msg_write_data, so a record that does not fit
+ * follows the overflow rules as one write: none of it is in the buffer.
+ * At most MAX bytes may be stored. */
+static inline uint8_t *msg_record_begin(struct msg_buf *b, uint8_t *scratch,
+					size_t max)
+{
+	return msg_room(b, max) ? b->data + b->cursize : scratch;
+}
+
+static inline void msg_record_end(struct msg_buf *b, const uint8_t *scratch,
+				  const uint8_t *start, const uint8_t *end)
+{
+	if (start == scratch)
+		msg_write_data(b, scratch, (size_t)(end - scratch));
+	else
+		b->cursize += (size_t)(end - start);
+}
 
 int msg_read_byte(struct msg_buf *b);	/* 0..255 */
 int msg_read_char(struct msg_buf *b);	/* -128..127 */
@@ -313,6 +409,10 @@ struct usercmd {
  * on overflow, none of it). */
 void msg_write_delta_usercmd(struct msg_buf *b, const struct usercmd *from,
 			     const struct usercmd *to);
+/* The same stored unchecked at p (MSG_DELTA_USERCMD_MAX bytes of room),
+ * for a record; returns the byte after it. */
+uint8_t *msg_put_delta_usercmd(uint8_t *p, const struct usercmd *from,
+			       const struct usercmd *to);
 /* Read a delta against `from`.  Returns false on a short read (badread
  * set); `out` then equals `from`.  Angles come back in [-180, 180). */
 bool msg_read_delta_usercmd(struct msg_buf *b, const struct usercmd *from,

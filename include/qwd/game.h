@@ -261,9 +261,13 @@ struct game_services {
 			     const vec3_t angles);
 	/* load the next level (the server calls game_load_level again) */
 	void (*change_level)(void *ctx, const char *map);
-	/* numeric value of a server cvar (deathmatch, teamplay, fraglimit,
-	 * timelimit, samelevel); 0 when it does not exist */
-	float (*cvar)(void *ctx, const char *name);
+	/* where the numeric value of a server cvar lives (deathmatch,
+	 * teamplay, fraglimit, timelimit, samelevel, registered), or NULL
+	 * when it does not exist (its value then counts as 0).  A value
+	 * found stays at that place for the life of the services, so the
+	 * game keeps the pointer and reads the rules through it every
+	 * frame instead of looking them up by name. */
+	const float *(*cvar)(void *ctx, const char *name);
 	/* localinfo (else serverinfo) value of key, or NULL: QuakeWorld's
 	 * map rotation reads the key named after the current map */
 	const char *(*infokey)(void *ctx, const char *key);
@@ -422,6 +426,12 @@ struct game_stats {
 	uint64_t shots, kills;
 };
 
+/* the rules' cvars, in the order of struct game's rule_vars */
+enum game_rule {
+	GAME_RULE_DEATHMATCH, GAME_RULE_TEAMPLAY, GAME_RULE_FRAGLIMIT,
+	GAME_RULE_TIMELIMIT, GAME_RULE_SAMELEVEL, GAME_RULES
+};
+
 struct game {
 	struct game_services svc;
 	struct world *world;
@@ -440,7 +450,9 @@ struct game {
 	char mapname[64];
 	char nextmap[64];	/* from a trigger_changelevel, or empty */
 
-	/* rules (cvars read at game_load_level and each frame) */
+	/* rules (cvars read at game_load_level and each frame, through
+	 * rule_vars: where each lives, NULL until it is found) */
+	const float *rule_vars[GAME_RULES];
 	int deathmatch, teamplay;
 	float fraglimit, timelimit;
 	int samelevel;

@@ -270,6 +270,34 @@ const struct bsp_hull *bsp_hull_for_size(const struct bsp_model *model,
 					 const vec3_t mins, const vec3_t maxs,
 					 vec3_t offset);
 
+/* A box as a hull (QuakeWorld's box hull): six axial planes, each clipnode
+ * leading to the next while inside, so only the inside of all six is
+ * solid.  Everything but the six distances is the same for every box: a
+ * caller tracing many boxes lays it out once (bsp_box_hull_init) and sets
+ * the distances per box (bsp_box_hull_set). */
+struct bsp_box_hull {
+	struct bsp_hull hull;
+	struct bsp_plane planes[6];
+	struct bsp_clipnode clipnodes[6];
+};
+
+void bsp_box_hull_init(struct bsp_box_hull *b);
+void bsp_box_hull_set(struct bsp_box_hull *b, const vec3_t mins,
+		      const vec3_t maxs);
+
+/* Is p solid in the box hull of mins..maxs?  The answer of
+ * bsp_hull_point_contents on it without the walk: the six planes' own
+ * tests (p - max < 0 and not p - min < 0 on every axis), so a point on a
+ * face and a NaN come out the same. */
+static inline bool bsp_box_point_solid(const vec3_t mins, const vec3_t maxs,
+				       const vec3_t p)
+{
+	for (int k = 0; k < 3; k++)
+		if (!(p[k] - maxs[k] < 0) || p[k] - mins[k] < 0)
+			return false;
+	return true;
+}
+
 /* Trace a box (mins/maxs) from start to end against brush model modelnum
  * placed at origin.  Results are in world space. */
 void bsp_trace_box(const struct bsp_map *map, int modelnum,

@@ -18,9 +18,15 @@
  *   Delta usercmd (protocol 28, id's MSG_WriteDeltaUsercmd): one byte of
  *   CM_* bits, then the changed fields in the fixed order angle 0, 1, 2
  *   (angle16 each), forward, side, up (shorts), buttons, impulse (bytes),
- *   and msec as a byte, always, last.  The writer builds the command in a
- *   small stack buffer and appends it in one piece, so an overflow never
- *   leaves half a command behind.
+ *   and msec as a byte, always, last.  The writer stores it as one record
+ *   (qwd/common.h), so an overflow never leaves half a command behind, and
+ *   writers of larger records (a player entry) store it inside theirs.
+ *
+ *   Speed: a reply is written a few bytes at a time, so the common case of
+ *   every writer (room, nothing overflowed: msg_room) is inline in the
+ *   header and the rules live in msg_get_space_slow; hot writers check
+ *   bounds once per record and store the fields unchecked.  The readers
+ *   stay out of line and check every field.
  */
 #include <qwd/common.h>
 
@@ -77,7 +83,7 @@ size_t msg_read_remaining(const struct msg_buf *b)
 
 /* ---- writing ---------------------------------------------------------- */
 
-void *msg_get_space(struct msg_buf *b, size_t len)
+void *msg_get_space_slow(struct msg_buf *b, size_t len)
 {
 	void *p;
 
@@ -112,42 +118,12 @@ void msg_write_data(struct msg_buf *b, const void *data, size_t len)
 		memcpy(p, data, len);
 }
 
-static void put_le(struct msg_buf *b, uint32_t v, size_t n)
-{
-	uint8_t *p = msg_get_space(b, n);
-
-	if (!p)
-		return;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void msg_write_byte(struct msg_buf *b, int c)
-{
-	put_le(b, (uint32_t)c, 1);
-}
-
-void msg_write_char(struct msg_buf *b, int c)
-{
-	put_le(b, (uint32_t)c, 1);
-}
-
-void msg_write_short(struct msg_buf *b, int c)
-{
-	put_le(b, (uint32_t)c, 2);
-}
-
-void msg_write_long(struct msg_buf *b, int32_t c)
-{
-	put_le(b, (uint32_t)c, 4);
-}
-
 void msg_write_float(struct msg_buf *b, float f)
 {
 	uint32_t bits;
 
 	memcpy(&bits, &f, sizeof(bits));
-	put_le(b, bits, 4);
+	msg_write_long(b, (int32_t)bits);
 }
 
 void msg_write_string(struct msg_buf *b, const char *s)
@@ -185,6 +161,11 @@ void msg_write_coord(struct msg_buf *b, float f)
 
 /* The float expressions below are id's, evaluated in float as there, so
  * the truncated result agrees with stock clients to the last bit. */
+static uint8_t *put_angle16(uint8_t *p, float f)
+{
+	return msg_put_short(p, float_to_i32(f * 65536 / 360) & 65535);
+}
+
 void msg_write_angle(struct msg_buf *b, float f)
 {
 	msg_write_byte(b, float_to_i32(f * 256 / 360) & 255);
@@ -192,7 +173,10 @@ void msg_write_angle(struct msg_buf *b, float f)
 
 void msg_write_angle16(struct msg_buf *b, float f)
 {
-	msg_write_short(b, float_to_i32(f * 65536 / 360) & 65535);
+	uint8_t *p = msg_get_space(b, 2);
+
+	if (p)
+		put_angle16(p, f);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -364,34 +348,38 @@ static int usercmd_delta_bits(const struct usercmd *from,
 	return bits;
 }
 
+uint8_t *msg_put_delta_usercmd(uint8_t *p, const struct usercmd *from,
+			       const struct usercmd *to)
+{
+	int bits = usercmd_delta_bits(from, to);
+
+	p = msg_put_byte(p, bits);
+	if (bits & CM_ANGLE1)
+		p = put_angle16(p, to->angles[0]);
+	if (bits & CM_ANGLE2)
+		p = put_angle16(p, to->angles[1]);
+	if (bits & CM_ANGLE3)
+		p = put_angle16(p, to->angles[2]);
+	if (bits & CM_FORWARD)
+		p = msg_put_short(p, to->forwardmove);
+	if (bits & CM_SIDE)
+		p = msg_put_short(p, to->sidemove);
+	if (bits & CM_UP)
+		p = msg_put_short(p, to->upmove);
+	if (bits & CM_BUTTONS)
+		p = msg_put_byte(p, to->buttons);
+	if (bits & CM_IMPULSE)
+		p = msg_put_byte(p, to->impulse);
+	return msg_put_byte(p, to->msec);
+}
+
 void msg_write_delta_usercmd(struct msg_buf *b, const struct usercmd *from,
 			     const struct usercmd *to)
 {
-	uint8_t stage_data[MSG_DELTA_USERCMD_MAX];
-	struct msg_buf stage;
-	int bits = usercmd_delta_bits(from, to);
+	uint8_t scratch[MSG_DELTA_USERCMD_MAX];
+	uint8_t *start = msg_record_begin(b, scratch, sizeof(scratch));
 
-	msg_init(&stage, stage_data, sizeof(stage_data));
-	msg_write_byte(&stage, bits);
-	if (bits & CM_ANGLE1)
-		msg_write_angle16(&stage, to->angles[0]);
-	if (bits & CM_ANGLE2)
-		msg_write_angle16(&stage, to->angles[1]);
-	if (bits & CM_ANGLE3)
-		msg_write_angle16(&stage, to->angles[2]);
-	if (bits & CM_FORWARD)
-		msg_write_short(&stage, to->forwardmove);
-	if (bits & CM_SIDE)
-		msg_write_short(&stage, to->sidemove);
-	if (bits & CM_UP)
-		msg_write_short(&stage, to->upmove);
-	if (bits & CM_BUTTONS)
-		msg_write_byte(&stage, to->buttons);
-	if (bits & CM_IMPULSE)
-		msg_write_byte(&stage, to->impulse);
-	msg_write_byte(&stage, to->msec);
-
-	msg_write_data(b, stage.data, stage.cursize);
+	msg_record_end(b, scratch, start, msg_put_delta_usercmd(start, from, to));
 }
 
 bool msg_read_delta_usercmd(struct msg_buf *b, const struct usercmd *from,

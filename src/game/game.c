@@ -343,9 +343,17 @@ void g_logf(struct game *g, int level, const char *fmt, ...)
 	g->svc.log(g->svc.ctx, level, buf);
 }
 
-static float cvar_value(struct game *g, const char *name)
+static const char *const rule_names[GAME_RULES] = {
+	"deathmatch", "teamplay", "fraglimit", "timelimit", "samelevel",
+};
+
+/* A rule's value through the place its cvar lives; the name is looked up
+ * only while the cvar has not been found (one made later is seen then). */
+static float rule_value(struct game *g, int rule)
 {
-	return g->svc.cvar ? g->svc.cvar(g->svc.ctx, name) : 0.0f;
+	if (!g->rule_vars[rule] && g->svc.cvar)
+		g->rule_vars[rule] = g->svc.cvar(g->svc.ctx, rule_names[rule]);
+	return g->rule_vars[rule] ? *g->rule_vars[rule] : 0.0f;
 }
 
 /* ---- traces ----------------------------------------------------------- */
@@ -626,13 +634,13 @@ static void spawn_map_entities(struct game *g)
 
 static void read_rules(struct game *g)
 {
-	g->deathmatch = (int)cvar_value(g, "deathmatch");
+	g->deathmatch = (int)rule_value(g, GAME_RULE_DEATHMATCH);
 	if (g->deathmatch <= 0)
 		g->deathmatch = 1;	/* qwd only plays deathmatch */
-	g->teamplay = (int)cvar_value(g, "teamplay");
-	g->fraglimit = cvar_value(g, "fraglimit");
-	g->timelimit = cvar_value(g, "timelimit") * 60.0f;
-	g->samelevel = (int)cvar_value(g, "samelevel");
+	g->teamplay = (int)rule_value(g, GAME_RULE_TEAMPLAY);
+	g->fraglimit = rule_value(g, GAME_RULE_FRAGLIMIT);
+	g->timelimit = rule_value(g, GAME_RULE_TIMELIMIT) * 60.0f;
+	g->samelevel = (int)rule_value(g, GAME_RULE_SAMELEVEL);
 }
 
 int game_load_level(struct game *g, struct world *w,
@@ -656,6 +664,9 @@ int game_load_level(struct game *g, struct world *w,
 	g->changed_level = false;
 	g->num_unknown = 0;
 	g->total_secrets = g->found_secrets = 0;
+	/* new services: their cvars are found anew */
+	for (int i = 0; i < GAME_RULES; i++)
+		g->rule_vars[i] = NULL;
 	read_rules(g);
 
 	for (int i = 0; i < g->max_entities; i++) {

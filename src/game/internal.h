@@ -14,6 +14,7 @@
 #ifndef QWD_GAME_INTERNAL_H
 #define QWD_GAME_INTERNAL_H
 
+#include <math.h>
 #include <stdarg.h>
 
 #include "qwd/game.h"
@@ -167,5 +168,47 @@ enum { ANIM_BASIC, ANIM_PAIN, ANIM_ATTACK, ANIM_DEATH };
 void player_anim_start(struct game *g, struct game_entity *e, int first,
 		       int last, int prio, int wframes);
 void player_pain(struct game *g, struct game_entity *e);
+
+/* pmove.c and pmove_collide.c: the player's movement and what it collides
+ * with, sharing the move in progress */
+/* One move in progress. */
+struct pm_ctx {
+	const struct world *w;
+	const struct pmove_vars *mv;
+	const struct usercmd *cmd;
+	struct pmove_player *p;
+	struct pmove_result *res;
+	float frametime;
+	vec3_t forward, right;
+	vec3_t groundnormal;	/* of the last ground found */
+	int num_phys;
+	const struct world_obj *phys[PMOVE_MAX_PHYSENTS]; /* [0] NULL: world */
+	/* per physent, made once a move: the bounds pm_cull tests */
+	vec3_t phys_lo[PMOVE_MAX_PHYSENTS], phys_hi[PMOVE_MAX_PHYSENTS];
+	/* the hull of the box physents, laid out once a move when there is
+	 * one; its planes are set per box */
+	struct bsp_box_hull *box;
+};
+
+/* the reference's length: the squares summed in float, the root in double */
+static inline float pm_length(const vec3_t v)
+{
+	return (float)sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* the physents of a move: the world, then what may block it */
+void pm_gather_physents(struct pm_ctx *pm, const struct world_obj *self);
+/* world_obj id of physent i: what touches and groundent report */
+int pm_phys_id(const struct pm_ctx *pm, int i);
+/* PM_PlayerTrace: the player box from start to end against every
+ * physent; tr->ent is a physent index */
+void pm_trace(const struct pm_ctx *pm, const vec3_t start, const vec3_t end,
+	      struct trace *total);
+/* PM_TestPlayerPosition: is the player box at pos clear of every physent? */
+bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos);
+/* PM_PointContents_AllBSPs */
+int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p);
+/* physent touched by the move (once each; the world is not one) */
+void pm_add_touch(struct pm_ctx *pm, int physent);
 
 #endif

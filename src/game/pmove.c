@@ -1,5 +1,6 @@
 /*
- * src/game/pmove.c -- QuakeWorld player movement.
+ * src/game/pmove.c -- QuakeWorld player movement (what it collides with,
+ * the physents and traces, is pmove_collide.c).
  *
  * Design note
  *   Stock clients predict their own movement with QuakeWorld's pmove and
@@ -31,25 +32,10 @@
  *   ground, because 0.7f < 0.7).  Air acceleration uses `accelerate`:
  *   QuakeWorld never reads `airaccelerate`.
  *
- *   Collision (pmovetst.c): at the start of a move the "physents" are
- *   gathered once: the world, then the solid objects (SOLID_BSP, _BBOX,
- *   _SLIDEBOX) whose boxes touch the player's origin +-256, in areanode
- *   order, at most 64 in all, skipping the player and what it owns (MVDSV
- *   AddLinksToPmove).  A brush model is traced through its hull 1, any
- *   other object as its box grown by the player's.  A trace keeps the
- *   nearest hit over all physents (the first wins ties); a trace starting
- *   in solid counts as fraction 0.  This is not world_move: that keeps
- *   fraction 1 for an all-solid trace (the ledge test below would then
- *   always double friction), lets point-sized objects through (pmove is
- *   blocked by them: grenades can be stood on) and also skips the owner.
- *   Stock clients predict against the world, brush models and the other
- *   players only, so a box object such as a grenade is a prediction error
- *   on the client either way, as it is with MVDSV.
- *
  *   State is passed in struct pmove_player; nothing here is global and
  *   nothing allocates.
  */
-#include "qwd/game.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -66,38 +52,10 @@ const vec3_t pmove_player_maxs = {16, 16, 32};
 #define PM_FLY_FRICTION 4
 #define PM_MAX_CLIP_PLANES 5
 #define PM_NUM_BUMPS 4
-#define PM_PHYSENT_RANGE 256
-/* what a step can reach beyond its start velocity's travel: acceleration
- * and gravity within 50 ms (under 12 units), a jump (14), a step up or
- * down (18), the nudge (1/8) and the player's box (16 across, 24/32 up),
- * with room to spare */
-#define PM_REACH_MARGIN 64
-/* objects asked of the areanode tree before filtering: more than enough
- * for 63 physents after skipping the player's own missiles */
-#define PM_AREA_QUERY_MAX 256
 
 enum { BLOCKED_FLOOR = 1, BLOCKED_STEP = 2, BLOCKED_OTHER = 4 };
 
-/* One move in progress. */
-struct pm_ctx {
-	const struct world *w;
-	const struct pmove_vars *mv;
-	const struct usercmd *cmd;
-	struct pmove_player *p;
-	struct pmove_result *res;
-	float frametime;
-	vec3_t forward, right;
-	vec3_t groundnormal;	/* of the last ground found */
-	int num_phys;
-	const struct world_obj *phys[PMOVE_MAX_PHYSENTS]; /* [0] NULL: world */
-};
-
 /* ---- vector helpers with the reference's rounding ------------------------ */
-
-static float pm_length(const vec3_t v)
-{
-	return (float)sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
 
 static float pm_normalize(vec3_t v)
 {
@@ -165,274 +123,6 @@ static void pm_clip_velocity(const vec3_t in, const vec3_t normal,
 		if (out[i] > -PM_STOP_EPSILON && out[i] < PM_STOP_EPSILON)
 			out[i] = 0;
 	}
-}
-
-/* ---- physents and traces ------------------------------------------------- */
-
-static bool pm_valid_brush(const struct world *w, const struct world_obj *o)
-{
-	return o->model >= 0 && o->model < w->map->num_models;
-}
-
-static void pm_gather_physents(struct pm_ctx *pm,
-			       const struct world_obj *self)
-{
-	struct world_obj *found[PM_AREA_QUERY_MAX];
-	vec3_t mins, maxs;
-	int n;
-
-	/* MVDSV gathers within 256 units; nothing beyond what this step can
-	 * reach is ever tested, so the box is that reach when it is smaller.
-	 * In a crowd that keeps the 63 slots for the players who matter and
-	 * the per-trace loop short; the result is the same move. */
-	float speed = pm_length(pm->p->velocity);
-	float reach = (float)(2.0 * speed * pm->frametime) + PM_REACH_MARGIN;
-
-	if (!(reach < PM_PHYSENT_RANGE))
-		reach = PM_PHYSENT_RANGE;
-	pm->phys[0] = NULL;
-	pm->num_phys = 1;
-	for (int i = 0; i < 3; i++) {
-		mins[i] = pm->p->origin[i] - reach;
-		maxs[i] = pm->p->origin[i] + reach;
-	}
-	n = world_area_objs(pm->w, mins, maxs, AREA_SOLID, found,
-			    PM_AREA_QUERY_MAX);
-	if (n > PM_AREA_QUERY_MAX)
-		n = PM_AREA_QUERY_MAX;
-
-	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
-		const struct world_obj *o = found[i];
-
-		if (self && (o == self || o->owner == self->id))
-			continue;
-		if (o->solid != SOLID_BSP && o->solid != SOLID_BBOX &&
-		    o->solid != SOLID_SLIDEBOX)
-			continue;
-		/* MVDSV stops the server on these; here they block nothing */
-		if (o->solid == SOLID_BSP && !pm_valid_brush(pm->w, o))
-			continue;
-		pm->phys[pm->num_phys++] = o;
-	}
-}
-
-/* world_obj id of physent i: what touches and groundent report */
-static int pm_phys_id(const struct pm_ctx *pm, int i)
-{
-	return i == 0 ? 0 : pm->phys[i]->id;
-}
-
-/* an object's box as a hull: six axial planes, solid inside all of them
- * (the layout of QuakeWorld's box hull) */
-struct pm_box_hull {
-	struct bsp_hull hull;
-	struct bsp_plane planes[6];
-	struct bsp_clipnode nodes[6];
-};
-
-static void pm_box_hull_init(struct pm_box_hull *b, const vec3_t mins,
-			     const vec3_t maxs)
-{
-	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < 6; i++) {
-		int side = i & 1;
-
-		b->nodes[i].planenum = i;
-		b->nodes[i].children[side] = CONTENTS_EMPTY;
-		b->nodes[i].children[side ^ 1] = i < 5 ? i + 1 : CONTENTS_SOLID;
-		b->planes[i].type = (uint8_t)(i >> 1);
-		b->planes[i].normal[i >> 1] = 1;
-		b->planes[i].dist = side ? mins[i >> 1] : maxs[i >> 1];
-	}
-	b->hull.clipnodes = b->nodes;
-	b->hull.planes = b->planes;
-	b->hull.firstclipnode = 0;
-	b->hull.lastclipnode = 5;
-}
-
-/* the box of a non-brush object grown by the player's, around its origin */
-static void pm_box_hull_for(const struct world_obj *o, struct pm_box_hull *b)
-{
-	vec3_t mins, maxs;
-
-	vec_sub(o->mins, pmove_player_maxs, mins);
-	vec_sub(o->maxs, pmove_player_mins, maxs);
-	pm_box_hull_init(b, mins, maxs);
-}
-
-/* Can a move within [tmins, tmaxs] (the segment +-1) reach physent o?  Only
- * a shortcut: the bounds are generous, as MVDSV's (brush model bounds
- * spread by a unit, as its loader does). */
-static bool pm_cull(const struct pm_ctx *pm, const struct world_obj *o,
-		    const vec3_t tmins, const vec3_t tmaxs)
-{
-	vec3_t lo, hi;
-
-	if (o->solid == SOLID_BSP) {
-		const struct bsp_model *m = &pm->w->map->models[o->model];
-
-		for (int i = 0; i < 3; i++) {
-			lo[i] = o->origin[i] + m->mins[i] - 1 -
-				pmove_player_maxs[i];
-			hi[i] = o->origin[i] + m->maxs[i] + 1 -
-				pmove_player_mins[i];
-		}
-	} else {
-		for (int i = 0; i < 3; i++) {
-			lo[i] = o->origin[i] + o->mins[i] -
-				pmove_player_maxs[i];
-			hi[i] = o->origin[i] + o->maxs[i] -
-				pmove_player_mins[i];
-		}
-	}
-	for (int i = 0; i < 3; i++)
-		if (tmins[i] > hi[i] || tmaxs[i] < lo[i])
-			return true;
-	return false;
-}
-
-static void pm_trace_physent(const struct pm_ctx *pm, int i,
-			     const vec3_t start, const vec3_t end,
-			     struct trace *tr)
-{
-	static const vec3_t zero = {0, 0, 0};
-	const struct world_obj *o = pm->phys[i];
-	struct pm_box_hull box;
-	vec3_t start_l, end_l;
-
-	if (!o || o->solid == SOLID_BSP) {
-		bsp_trace_box(pm->w->map, o ? o->model : 0,
-			      o ? o->origin : zero, pmove_player_mins,
-			      pmove_player_maxs, start, end, tr);
-		return;
-	}
-	pm_box_hull_for(o, &box);
-	vec_sub(start, o->origin, start_l);
-	vec_sub(end, o->origin, end_l);
-	bsp_trace_hull(&box.hull, start_l, end_l, tr);
-	vec_add(tr->endpos, o->origin, tr->endpos);
-}
-
-/* PM_PlayerTrace: the player box from start to end against every physent.
- * tr->ent is a physent index (pm_phys_id turns it into an object id). */
-static void pm_trace(const struct pm_ctx *pm, const vec3_t start,
-		     const vec3_t end, struct trace *total)
-{
-	vec3_t tmins, tmaxs;
-
-	memset(total, 0, sizeof(*total));
-	total->fraction = 1;
-	total->ent = -1;
-	vec_copy(end, total->endpos);
-
-	for (int i = 0; i < 3; i++) {
-		tmins[i] = (end[i] > start[i] ? start[i] : end[i]) - 1;
-		tmaxs[i] = (end[i] > start[i] ? end[i] : start[i]) + 1;
-	}
-
-	for (int i = 0; i < pm->num_phys; i++) {
-		struct trace tr;
-
-		if (i > 0 && pm_cull(pm, pm->phys[i], tmins, tmaxs))
-			continue;
-		pm_trace_physent(pm, i, start, end, &tr);
-		if (tr.allsolid)
-			tr.startsolid = true;
-		if (tr.startsolid)
-			tr.fraction = 0;
-		if (tr.fraction < total->fraction) {
-			*total = tr;
-			total->ent = i;
-		}
-	}
-}
-
-/* PM_TestPlayerPosition: is the player box at pos clear of every physent? */
-static bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
-{
-	vec3_t pmins, pmaxs;
-
-	/* the same generous bounds test as pm_trace: a physent whose grown
-	 * box is more than a unit away cannot hold pos (in a crowd most of
-	 * the 64 are; the exact hull test below is then skipped, the result
-	 * is the same) */
-	for (int k = 0; k < 3; k++) {
-		pmins[k] = pos[k] - 1;
-		pmaxs[k] = pos[k] + 1;
-	}
-	for (int i = 0; i < pm->num_phys; i++) {
-		const struct world_obj *o = pm->phys[i];
-		vec3_t test;
-
-		if (i > 0 && pm_cull(pm, o, pmins, pmaxs))
-			continue;
-
-		if (!o || o->solid == SOLID_BSP) {
-			const struct bsp_hull *hull =
-				&pm->w->map->models[o ? o->model : 0].hulls[1];
-			vec3_t offset;
-
-			vec_sub(hull->clip_mins, pmove_player_mins, offset);
-			if (o)
-				vec_add(offset, o->origin, offset);
-			vec_sub(pos, offset, test);
-			if (bsp_hull_point_contents(hull, hull->firstclipnode,
-						    test) == CONTENTS_SOLID)
-				return false;
-		} else {
-			struct pm_box_hull box;
-
-			pm_box_hull_for(o, &box);
-			vec_sub(pos, o->origin, test);
-			if (bsp_hull_point_contents(&box.hull, 0, test) ==
-			    CONTENTS_SOLID)
-				return false;
-		}
-	}
-	return true;
-}
-
-/* PM_PointContents_AllBSPs: solid if any brush model is solid at p, else
- * the first non-empty contents (the world's liquids, mostly) */
-static int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p)
-{
-	int final = CONTENTS_EMPTY;
-
-	for (int i = 0; i < pm->num_phys; i++) {
-		const struct world_obj *o = pm->phys[i];
-		const struct bsp_hull *hull;
-		vec3_t test;
-		int c;
-
-		if (o && o->solid != SOLID_BSP)
-			continue;
-		hull = &pm->w->map->models[o ? o->model : 0].hulls[0];
-		if (o)
-			vec_sub(p, o->origin, test);
-		else
-			vec_copy(p, test);
-		c = bsp_hull_point_contents(hull, hull->firstclipnode, test);
-		if (c == CONTENTS_SOLID)
-			return CONTENTS_SOLID;
-		if (final == CONTENTS_EMPTY)
-			final = c;
-	}
-	return final;
-}
-
-static void pm_add_touch(struct pm_ctx *pm, int physent)
-{
-	struct pmove_result *res = pm->res;
-	int id;
-
-	if (physent <= 0)
-		return;	/* the world has nothing to touch */
-	id = pm_phys_id(pm, physent);
-	for (int i = 0; i < res->num_touch; i++)
-		if (res->touch[i] == id)
-			return;
-	if (res->num_touch < PMOVE_MAX_TOUCH)
-		res->touch[res->num_touch++] = id;
 }
 
 /* ---- sliding and stepping ------------------------------------------------ */
@@ -1010,9 +700,10 @@ void pmove_run(const struct world *w, const struct world_obj *self,
 	       struct pmove_player *p, struct pmove_result *res)
 {
 	struct pmove_result scratch;
+	struct bsp_box_hull box;
 	struct pm_ctx pm;
 
-	memset(&pm, 0, sizeof(pm));
+	/* field by field: the physent arrays are written as they fill */
 	pm.w = w;
 	pm.mv = mv;
 	pm.cmd = cmd;
@@ -1020,7 +711,10 @@ void pmove_run(const struct world *w, const struct world_obj *self,
 	pm.res = res ? res : &scratch;
 	pm.res->num_touch = 0;
 	pm.frametime = (float)(cmd->msec * 0.001);
-	pm.groundnormal[2] = 1;
+	vec_set(pm.forward, 0, 0, 0);
+	vec_set(pm.right, 0, 0, 0);
+	vec_set(pm.groundnormal, 0, 0, 1);
+	pm.box = &box;
 
 	pm_gather_physents(&pm, self);
 

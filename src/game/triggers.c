@@ -279,7 +279,9 @@ static void onlyregistered_touch(struct game *g, struct game_entity *self,
 	if (!g_is_player(other) || self->attack_finished > g->time)
 		return;
 	self->attack_finished = g->time + 2;
-	if (g->svc.cvar && g->svc.cvar(g->svc.ctx, "registered") != 0) {
+	const float *registered = g->svc.cvar ? g->svc.cvar(g->svc.ctx, "registered") : NULL;
+
+	if (registered && *registered != 0) {
 		self->message = "";
 		g_use_targets(g, self, other);
 		self->touch = NULL;

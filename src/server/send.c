@@ -89,11 +89,16 @@ static int16_t coord8(float f)
 	return (int16_t)v;
 }
 
-/* One svc_playerinfo (or its extension form); false when it did not fit. */
+/* One svc_playerinfo (or its extension form), one record; false when it
+ * did not fit. */
 static bool write_player(struct server *sv, struct client *cl, int j,
 			 struct msg_buf *m)
 {
+	/* the largest entry: number, flags, origin, frame, msec, a whole
+	 * usercmd, velocity and four bytes */
+	enum { PLAYER_ENTRY_MAX = 3 + 2 + 6 + 1 + 1 + MSG_DELTA_USERCMD_MAX + 6 + 4 };
 	static const struct usercmd nullcmd;
+	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
 	struct client *pc = &sv->clients[j];
 	const struct game *g = sv->game;
 	int num = game_player_entity(g, j);
@@ -125,21 +130,23 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 			flags |= PF_WEAPONFRAME;
 	}
 
+	start = msg_record_begin(m, scratch, sizeof(scratch));
+	p = start;
 	if (j >= MAX_CLIENTS || cl->extended) {
-		msg_write_byte(m, svcx_playerinfo);
-		msg_write_short(m, j);
+		p = msg_put_byte(p, svcx_playerinfo);
+		p = msg_put_short(p, j);
 	} else {
-		msg_write_byte(m, svc_playerinfo);
-		msg_write_byte(m, j);
+		p = msg_put_byte(p, svc_playerinfo);
+		p = msg_put_byte(p, j);
 	}
-	msg_write_short(m, flags);
+	p = msg_put_short(p, flags);
 	for (int k = 0; k < 3; k++)
-		msg_write_short(m, coord8(o->origin[k]));
-	msg_write_byte(m, e->frame);
+		p = msg_put_short(p, coord8(o->origin[k]));
+	p = msg_put_byte(p, e->frame);
 	if (flags & PF_MSEC) {
 		int msec = (int)(1000.0 * (sv->time - pc->localtime));
 
-		msg_write_byte(m, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+		p = msg_put_byte(p, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
 	}
 	if (flags & PF_COMMAND) {
 		struct usercmd c = pc->lastcmd;
@@ -152,19 +159,20 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 		}
 		c.buttons = 0;
 		c.impulse = 0;
-		msg_write_delta_usercmd(m, &nullcmd, &c);
+		p = msg_put_delta_usercmd(p, &nullcmd, &c);
 	}
 	for (int k = 0; k < 3; k++)
 		if (flags & (PF_VELOCITY1 << k))
-			msg_write_short(m, (int)gc->pm.velocity[k]);
+			p = msg_put_short(p, (int)gc->pm.velocity[k]);
 	if (flags & PF_MODEL)
-		msg_write_byte(m, e->modelindex);
+		p = msg_put_byte(p, e->modelindex);
 	if (flags & PF_SKINNUM)
-		msg_write_byte(m, e->skin);
+		p = msg_put_byte(p, e->skin);
 	if (flags & PF_EFFECTS)
-		msg_write_byte(m, e->effects);
+		p = msg_put_byte(p, e->effects);
 	if (flags & PF_WEAPONFRAME)
-		msg_write_byte(m, gc->weaponframe);
+		p = msg_put_byte(p, gc->weaponframe);
+	msg_record_end(m, scratch, start, p);
 	if (m->overflowed) {
 		m->cursize = mark;
 		m->overflowed = false;
@@ -306,10 +314,16 @@ void sv_grid_move(struct server *sv, int slot, const vec3_t org)
 
 /* ---- packet entities -------------------------------------------------- */
 
+/* the largest delta: flags and number (extension: two shorts), more
+ * bits, five bytes, three origins and three angles */
+#define ENTITY_DELTA_MAX (4 + 1 + 5 + 6 + 3)
+
+/* One entity's delta, one record (all of it or, on overflow, none). */
 static void write_delta(const struct entity_state *from,
 			const struct entity_state *to, struct msg_buf *m,
 			bool force, bool wide)
 {
+	uint8_t scratch[ENTITY_DELTA_MAX], *start, *p;
 	int bits = 0;
 
 	for (int k = 0; k < 3; k++)
@@ -339,38 +353,41 @@ static void write_delta(const struct entity_state *from,
 	 * unchanged carries an empty more-bits byte instead */
 	if (wide && !bits)
 		bits = U_MOREBITS;
+	start = msg_record_begin(m, scratch, sizeof(scratch));
+	p = start;
 	if (wide) {
 		/* extension: the flag word with no number in it, then the
 		 * number as a short */
-		msg_write_short(m, bits & ~511);
-		msg_write_short(m, to->number);
+		p = msg_put_short(p, bits & ~511);
+		p = msg_put_short(p, to->number);
 	} else {
-		msg_write_short(m, to->number | (bits & ~511));
+		p = msg_put_short(p, to->number | (bits & ~511));
 	}
 	if (bits & U_MOREBITS)
-		msg_write_byte(m, bits & 255);
+		p = msg_put_byte(p, bits & 255);
 	if (bits & U_MODEL)
-		msg_write_byte(m, to->modelindex);
+		p = msg_put_byte(p, to->modelindex);
 	if (bits & U_FRAME)
-		msg_write_byte(m, to->frame);
+		p = msg_put_byte(p, to->frame);
 	if (bits & U_COLORMAP)
-		msg_write_byte(m, to->colormap);
+		p = msg_put_byte(p, to->colormap);
 	if (bits & U_SKIN)
-		msg_write_byte(m, to->skinnum);
+		p = msg_put_byte(p, to->skinnum);
 	if (bits & U_EFFECTS)
-		msg_write_byte(m, to->effects);
+		p = msg_put_byte(p, to->effects);
 	if (bits & U_ORIGIN1)
-		msg_write_short(m, to->origin[0]);
+		p = msg_put_short(p, to->origin[0]);
 	if (bits & U_ANGLE1)
-		msg_write_byte(m, to->angles[0]);
+		p = msg_put_byte(p, to->angles[0]);
 	if (bits & U_ORIGIN2)
-		msg_write_short(m, to->origin[1]);
+		p = msg_put_short(p, to->origin[1]);
 	if (bits & U_ANGLE2)
-		msg_write_byte(m, to->angles[1]);
+		p = msg_put_byte(p, to->angles[1]);
 	if (bits & U_ORIGIN3)
-		msg_write_short(m, to->origin[2]);
+		p = msg_put_short(p, to->origin[2]);
 	if (bits & U_ANGLE3)
-		msg_write_byte(m, to->angles[2]);
+		p = msg_put_byte(p, to->angles[2]);
+	msg_record_end(m, scratch, start, p);
 }
 
 static void write_remove(struct msg_buf *m, int number, bool wide)

@@ -447,11 +447,12 @@ static void svc_change_level(void *ctx, const char *map)
 	strlcpy(sv->pending_map, map, sizeof(sv->pending_map));
 }
 
-static float svc_cvar_fn(void *ctx, const char *name)
+/* sv->cvars is a fixed array: a cvar never moves */
+static const float *svc_cvar_fn(void *ctx, const char *name)
 {
 	struct cvar *v = cvar_get(ctx, name);
 
-	return v ? v->value : 0.0f;
+	return v ? &v->value : NULL;
 }
 
 static const char *svc_infokey_fn(void *ctx, const char *key)

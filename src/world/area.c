@@ -249,35 +249,6 @@ int world_point_contents(const struct world *w, const vec3_t p)
 
 /* ---- moves -------------------------------------------------------------- */
 
-/* a box as a hull: six axial planes, each clipnode leading to the next
- * while inside, so only the inside of all six is solid */
-struct box_hull {
-	struct bsp_hull hull;
-	struct bsp_plane planes[6];
-	struct bsp_clipnode clipnodes[6];
-};
-
-static void box_hull_init(struct box_hull *b, const vec3_t mins,
-			  const vec3_t maxs)
-{
-	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < 6; i++) {
-		int side = i & 1;	/* odd planes face into the box */
-
-		b->clipnodes[i].planenum = i;
-		b->clipnodes[i].children[side] = CONTENTS_EMPTY;
-		b->clipnodes[i].children[side ^ 1] =
-			i < 5 ? i + 1 : CONTENTS_SOLID;
-		b->planes[i].type = (uint8_t)(i >> 1);
-		b->planes[i].normal[i >> 1] = 1;
-		b->planes[i].dist = side ? mins[i >> 1] : maxs[i >> 1];
-	}
-	b->hull.clipnodes = b->clipnodes;
-	b->hull.planes = b->planes;
-	b->hull.firstclipnode = 0;
-	b->hull.lastclipnode = 5;
-}
-
 struct move_clip {
 	vec3_t boxmins, boxmaxs;	/* everything the move may touch */
 	const float *mins, *maxs;	/* the moving box */
@@ -286,27 +257,36 @@ struct move_clip {
 	const struct world_obj *passobj;
 	enum move_kind kind;
 	struct trace tr;
+	/* for the box objects, world_move's own (outside this struct, which
+	 * is cleared per move): laid out at the first, its planes set per
+	 * object */
+	bool box_ready;
+	struct bsp_box_hull *box;
 };
 
 /* trace the moving box against one object, results in world space */
-static void clip_to_obj(const struct world *w, const struct world_obj *obj,
-			const vec3_t start, const vec3_t mins,
-			const vec3_t maxs, const vec3_t end, struct trace *tr)
+static void clip_to_obj(const struct world *w, struct move_clip *clip,
+			const struct world_obj *obj, const vec3_t start,
+			const vec3_t mins, const vec3_t maxs, const vec3_t end,
+			struct trace *tr)
 {
 	if (obj->solid == SOLID_BSP) {
 		bsp_trace_box(w->map, obj->model, obj->origin, mins, maxs,
 			      start, end, tr);
 	} else {
 		/* the object's box grown by the mover's, around its origin */
-		struct box_hull box;
 		vec3_t hmins, hmaxs, start_l, end_l;
 
+		if (!clip->box_ready) {
+			bsp_box_hull_init(clip->box);
+			clip->box_ready = true;
+		}
 		vec_sub(obj->mins, maxs, hmins);
 		vec_sub(obj->maxs, mins, hmaxs);
-		box_hull_init(&box, hmins, hmaxs);
+		bsp_box_hull_set(clip->box, hmins, hmaxs);
 		vec_sub(start, obj->origin, start_l);
 		vec_sub(end, obj->origin, end_l);
-		bsp_trace_hull(&box.hull, start_l, end_l, tr);
+		bsp_trace_hull(&clip->box->hull, start_l, end_l, tr);
 		if (tr->fraction == 1)
 			vec_copy(end, tr->endpos);
 		else
@@ -373,10 +353,10 @@ static void clip_to_links(const struct world *w, int num,
 			continue;
 
 		if (obj->monster)
-			clip_to_obj(w, obj, clip->start, clip->mins2,
+			clip_to_obj(w, clip, obj, clip->start, clip->mins2,
 				    clip->maxs2, clip->end, &tr);
 		else
-			clip_to_obj(w, obj, clip->start, clip->mins,
+			clip_to_obj(w, clip, obj, clip->start, clip->mins,
 				    clip->maxs, clip->end, &tr);
 
 		if (tr.allsolid || tr.startsolid ||
@@ -419,8 +399,10 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const struct world_obj *passobj, struct trace *tr)
 {
 	struct move_clip clip;
+	struct bsp_box_hull box;
 
 	memset(&clip, 0, sizeof(clip));
+	clip.box = &box;
 	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
 		      end, &clip.tr);
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;

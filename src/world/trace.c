@@ -210,6 +210,32 @@ void bsp_trace_hull(const struct bsp_hull *hull, const vec3_t start,
 	hull_check(hull, hull->firstclipnode, 0, 1, start, end, tr);
 }
 
+void bsp_box_hull_init(struct bsp_box_hull *b)
+{
+	memset(b, 0, sizeof(*b));
+	for (int i = 0; i < 6; i++) {
+		int side = i & 1;	/* odd planes face into the box */
+
+		b->clipnodes[i].planenum = i;
+		b->clipnodes[i].children[side] = CONTENTS_EMPTY;
+		b->clipnodes[i].children[side ^ 1] =
+			i < 5 ? i + 1 : CONTENTS_SOLID;
+		b->planes[i].type = (uint8_t)(i >> 1);
+		b->planes[i].normal[i >> 1] = 1;
+	}
+	b->hull.clipnodes = b->clipnodes;
+	b->hull.planes = b->planes;
+	b->hull.firstclipnode = 0;
+	b->hull.lastclipnode = 5;
+}
+
+void bsp_box_hull_set(struct bsp_box_hull *b, const vec3_t mins,
+		      const vec3_t maxs)
+{
+	for (int i = 0; i < 6; i++)
+		b->planes[i].dist = i & 1 ? mins[i >> 1] : maxs[i >> 1];
+}
+
 const struct bsp_hull *bsp_hull_for_size(const struct bsp_model *model,
 					 const vec3_t mins, const vec3_t maxs,
 					 vec3_t offset)

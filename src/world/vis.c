@@ -114,8 +114,10 @@ static int fat_sides(const struct bsp_plane *p, const float *org,
 
 /* Visit every non-solid leaf (index > 0) the region reaches.  Pending back
  * children wait on an explicit stack; each belongs to a different level of
- * the current path, so BSP_MAX_DEPTH entries always suffice. */
-static void walk_tree(struct leaf_visit *v, side_fn sides, const float *a,
+ * the current path, so BSP_MAX_DEPTH entries always suffice.  Inlined into
+ * each walk, so the side test and the visit of each are direct (a fat PVS
+ * is made for every reply). */
+static inline __attribute__((always_inline)) void walk_tree(struct leaf_visit *v, side_fn sides, const float *a,
 		      const float *b, leaf_fn visit)
 {
 	const struct bsp_map *map = v->map;
@@ -203,11 +205,21 @@ const uint8_t *bsp_leaf_phs(const struct bsp_map *map, int32_t leaf)
 	return table_row(map, map->phs, leaf);
 }
 
+/* the leaf's PVS row into the fat one, eight bytes at a time */
 static void fat_add(struct leaf_visit *v, int32_t leaf)
 {
 	const uint8_t *row = bsp_leaf_pvs(v->map, leaf);
+	size_t n = (size_t)v->map->vis_row_bytes, i = 0;
 
-	for (int32_t i = 0; i < v->map->vis_row_bytes; i++)
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, v->fat + i, 8);
+		memcpy(&b, row + i, 8);
+		a |= b;
+		memcpy(v->fat + i, &a, 8);
+	}
+	for (; i < n; i++)
 		v->fat[i] |= row[i];
 }
 

@@ -305,21 +305,21 @@ static void mk_change_level(void *ctx, const char *map)
 	m->change_calls++;
 }
 
-static float mk_cvar(void *ctx, const char *name)
+static const float *mk_cvar(void *ctx, const char *name)
 {
 	struct mock *m = ctx;
 
 	if (strcmp(name, "deathmatch") == 0)
-		return m->deathmatch;
+		return &m->deathmatch;
 	if (strcmp(name, "teamplay") == 0)
-		return m->teamplay;
+		return &m->teamplay;
 	if (strcmp(name, "fraglimit") == 0)
-		return m->fraglimit;
+		return &m->fraglimit;
 	if (strcmp(name, "timelimit") == 0)
-		return m->timelimit;
+		return &m->timelimit;
 	if (strcmp(name, "samelevel") == 0)
-		return m->samelevel;
-	return 0;
+		return &m->samelevel;
+	return NULL;
 }
 
 static const char *mk_infokey(void *ctx, const char *key)

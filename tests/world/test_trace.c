@@ -695,6 +695,50 @@ static void test_realmap_doors(void **state)
 	bsp_free(map);
 }
 
+/* The box hull: solid exactly inside its six planes (faces at the max
+ * side are outside, at the min side inside: a point on a plane counts as
+ * its front); the direct test answers as the walk, NaN included; set
+ * moves the planes of a hull laid out once. */
+static void test_box_hull(void **state)
+{
+	static const float coords[] = {-9, -8, -7.99f, 0, 3.99f, 4, 4.01f, 20};
+	const vec3_t mins = {-8, -8, -8}, maxs = {4, 4, 4};
+	const vec3_t mins2 = {100, 0, 0}, maxs2 = {101, 1, 1};
+	struct bsp_box_hull b;
+	int n = 0, solid = 0;
+
+	(void)state;
+	bsp_box_hull_init(&b);
+	bsp_box_hull_set(&b, mins, maxs);
+	for (int x = 0; x < 8; x++)
+		for (int y = 0; y < 8; y++)
+			for (int z = 0; z < 8; z++) {
+				vec3_t p = {coords[x], coords[y], coords[z]};
+				int c = bsp_hull_point_contents(&b.hull, 0, p);
+				bool inside = p[0] >= -8 && p[0] < 4 && p[1] >= -8 &&
+					      p[1] < 4 && p[2] >= -8 && p[2] < 4;
+
+				assert_int_equal(c, inside ? CONTENTS_SOLID : CONTENTS_EMPTY);
+				assert_int_equal(bsp_box_point_solid(mins, maxs, p), inside);
+				n++;
+				solid += inside;
+			}
+	assert_int_equal(n, 512);
+	assert_int_equal(solid, 4 * 4 * 4);
+	for (int k = 0; k < 3; k++) {
+		vec3_t p = {0, 0, 0};
+
+		p[k] = NAN;
+		assert_int_equal(bsp_hull_point_contents(&b.hull, 0, p), CONTENTS_EMPTY);
+		assert_false(bsp_box_point_solid(mins, maxs, p));
+	}
+	bsp_box_hull_set(&b, mins2, maxs2);
+	assert_int_equal(bsp_hull_point_contents(&b.hull, 0, (vec3_t){0, 0, 0}),
+			 CONTENTS_EMPTY);
+	assert_int_equal(bsp_hull_point_contents(&b.hull, 0, (vec3_t){100.5f, 0.5f, 0.5f}),
+			 CONTENTS_SOLID);
+}
+
 static const struct CMUnitTest trace_tests[] = {
 	cmocka_unit_test(test_point_contents),
 	cmocka_unit_test(test_trace_hits_wall),
@@ -706,6 +750,7 @@ static const struct CMUnitTest trace_tests[] = {
 	cmocka_unit_test(test_trace_submodel),
 	cmocka_unit_test(test_trace_water),
 	cmocka_unit_test(test_trace_backoff),
+	cmocka_unit_test(test_box_hull),
 };
 
 static const struct CMUnitTest trace_map_tests[] = {

@@ -145,11 +145,11 @@ static void e_print(void *ctx, int slot, int level, const char *text)
 	e->prints++;
 }
 
-static float e_cvar(void *ctx, const char *name)
+static const float *e_cvar(void *ctx, const char *name)
 {
 	struct engine *e = ctx;
 
-	return strcmp(name, "deathmatch") == 0 ? e->deathmatch : 0.0f;
+	return strcmp(name, "deathmatch") == 0 ? &e->deathmatch : NULL;
 }
 
 static void services(struct engine *e, struct game_services *s)

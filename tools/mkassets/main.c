@@ -265,11 +265,11 @@ static int no_sound(void *ctx, const char *name)
 	return 1;
 }
 
-static float cvar(void *ctx, const char *name)
+static const float *cvar(void *ctx, const char *name)
 {
 	const struct names *l = ctx;
 
-	return strcmp(name, "deathmatch") == 0 ? l->deathmatch : 0.0f;
+	return strcmp(name, "deathmatch") == 0 ? &l->deathmatch : NULL;
 }
 
 static int collect_models(const char *path, struct names *models)

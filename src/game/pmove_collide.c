@@ -1,0 +1,296 @@
+/*
+ * src/game/pmove_collide.c -- what the player's movement collides with
+ * (QuakeWorld's pmovetst.c): the physents of a move and the traces and
+ * point tests against them.  The movement itself is pmove.c.
+ *
+ * Design note
+ *   At the start of a move the "physents" are gathered once: the world,
+ *   then the solid objects (SOLID_BSP, _BBOX,
+ *   _SLIDEBOX) whose boxes touch the player's origin +-256, in areanode
+ *   order, at most 64 in all, skipping the player and what it owns (MVDSV
+ *   AddLinksToPmove).  A brush model is traced through its hull 1, any
+ *   other object as its box grown by the player's.  A trace keeps the
+ *   nearest hit over all physents (the first wins ties); a trace starting
+ *   in solid counts as fraction 0.  This is not world_move: that keeps
+ *   fraction 1 for an all-solid trace (pmove's ledge test would then
+ *   always double friction), lets point-sized objects through (pmove is
+ *   blocked by them: grenades can be stood on) and also skips the owner.
+ *   Stock clients predict against the world, brush models and the other
+ *   players only, so a box object such as a grenade is a prediction error
+ *   on the client either way, as it is with MVDSV.
+ *
+ *   A crowd costs per trace what is not made once a move: the physents'
+ *   cull bounds (pm_cull_bounds) are computed when they are gathered, and
+ *   the box hull of the box physents is laid out once a move with only its
+ *   six plane distances set per box; a position test asks the box directly
+ *   (bsp_box_point_solid, the hull's answer without the walk).  The
+ *   results are the same floats the per-trace computation gave.
+ *
+ *   Nothing here is global and nothing allocates.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define PM_PHYSENT_RANGE 256
+/* what a step can reach beyond its start velocity's travel: acceleration
+ * and gravity within 50 ms (under 12 units), a jump (14), a step up or
+ * down (18), the nudge (1/8) and the player's box (16 across, 24/32 up),
+ * with room to spare */
+#define PM_REACH_MARGIN 64
+/* objects asked of the areanode tree before filtering: more than enough
+ * for 63 physents after skipping the player's own missiles */
+#define PM_AREA_QUERY_MAX 256
+
+/* ---- physents and traces ------------------------------------------------- */
+
+static bool pm_valid_brush(const struct world *w, const struct world_obj *o)
+{
+	return o->model >= 0 && o->model < w->map->num_models;
+}
+
+/* Where physent o can block the player's reference point, generously, as
+ * MVDSV's (brush model bounds spread by a unit, as its loader does): made
+ * once a move, tested by pm_cull for every trace. */
+static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
+			   vec3_t lo, vec3_t hi)
+{
+	if (o->solid == SOLID_BSP) {
+		const struct bsp_model *m = &pm->w->map->models[o->model];
+
+		for (int i = 0; i < 3; i++) {
+			lo[i] = o->origin[i] + m->mins[i] - 1 -
+				pmove_player_maxs[i];
+			hi[i] = o->origin[i] + m->maxs[i] + 1 -
+				pmove_player_mins[i];
+		}
+	} else {
+		for (int i = 0; i < 3; i++) {
+			lo[i] = o->origin[i] + o->mins[i] -
+				pmove_player_maxs[i];
+			hi[i] = o->origin[i] + o->maxs[i] -
+				pmove_player_mins[i];
+		}
+	}
+}
+
+void pm_gather_physents(struct pm_ctx *pm,
+			       const struct world_obj *self)
+{
+	struct world_obj *found[PM_AREA_QUERY_MAX];
+	vec3_t mins, maxs;
+	int n;
+	bool boxes = false;
+
+	/* MVDSV gathers within 256 units; nothing beyond what this step can
+	 * reach is ever tested, so the box is that reach when it is smaller.
+	 * In a crowd that keeps the 63 slots for the players who matter and
+	 * the per-trace loop short; the result is the same move. */
+	float speed = pm_length(pm->p->velocity);
+	float reach = (float)(2.0 * speed * pm->frametime) + PM_REACH_MARGIN;
+
+	if (!(reach < PM_PHYSENT_RANGE))
+		reach = PM_PHYSENT_RANGE;
+	pm->phys[0] = NULL;
+	pm->num_phys = 1;
+	for (int i = 0; i < 3; i++) {
+		mins[i] = pm->p->origin[i] - reach;
+		maxs[i] = pm->p->origin[i] + reach;
+	}
+	n = world_area_objs(pm->w, mins, maxs, AREA_SOLID, found,
+			    PM_AREA_QUERY_MAX);
+	if (n > PM_AREA_QUERY_MAX)
+		n = PM_AREA_QUERY_MAX;
+
+	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
+		const struct world_obj *o = found[i];
+
+		if (self && (o == self || o->owner == self->id))
+			continue;
+		if (o->solid != SOLID_BSP && o->solid != SOLID_BBOX &&
+		    o->solid != SOLID_SLIDEBOX)
+			continue;
+		/* MVDSV stops the server on these; here they block nothing */
+		if (o->solid == SOLID_BSP && !pm_valid_brush(pm->w, o))
+			continue;
+		pm_cull_bounds(pm, o, pm->phys_lo[pm->num_phys],
+			       pm->phys_hi[pm->num_phys]);
+		if (o->solid != SOLID_BSP)
+			boxes = true;
+		pm->phys[pm->num_phys++] = o;
+	}
+	if (boxes)
+		bsp_box_hull_init(pm->box);
+}
+
+int pm_phys_id(const struct pm_ctx *pm, int i)
+{
+	return i == 0 ? 0 : pm->phys[i]->id;
+}
+
+/* The box physent o as a hull: its box grown by the player's, around its
+ * origin, in the hull laid out for the move. */
+static const struct bsp_hull *pm_box_hull_for(const struct pm_ctx *pm,
+					      const struct world_obj *o)
+{
+	vec3_t mins, maxs;
+
+	vec_sub(o->mins, pmove_player_maxs, mins);
+	vec_sub(o->maxs, pmove_player_mins, maxs);
+	bsp_box_hull_set(pm->box, mins, maxs);
+	return &pm->box->hull;
+}
+
+/* Can a move within [tmins, tmaxs] (the segment +-1) reach physent i?  Only
+ * a shortcut: the bounds (pm_cull_bounds) are generous. */
+static bool pm_cull(const struct pm_ctx *pm, int i, const vec3_t tmins,
+		    const vec3_t tmaxs)
+{
+	const float *lo = pm->phys_lo[i], *hi = pm->phys_hi[i];
+
+	for (int k = 0; k < 3; k++)
+		if (tmins[k] > hi[k] || tmaxs[k] < lo[k])
+			return true;
+	return false;
+}
+
+static void pm_trace_physent(const struct pm_ctx *pm, int i,
+			     const vec3_t start, const vec3_t end,
+			     struct trace *tr)
+{
+	static const vec3_t zero = {0, 0, 0};
+	const struct world_obj *o = pm->phys[i];
+	vec3_t start_l, end_l;
+
+	if (!o || o->solid == SOLID_BSP) {
+		bsp_trace_box(pm->w->map, o ? o->model : 0,
+			      o ? o->origin : zero, pmove_player_mins,
+			      pmove_player_maxs, start, end, tr);
+		return;
+	}
+	vec_sub(start, o->origin, start_l);
+	vec_sub(end, o->origin, end_l);
+	bsp_trace_hull(pm_box_hull_for(pm, o), start_l, end_l, tr);
+	vec_add(tr->endpos, o->origin, tr->endpos);
+}
+
+/* tr->ent is a physent index (pm_phys_id turns it into an object id) */
+void pm_trace(const struct pm_ctx *pm, const vec3_t start,
+		     const vec3_t end, struct trace *total)
+{
+	vec3_t tmins, tmaxs;
+
+	memset(total, 0, sizeof(*total));
+	total->fraction = 1;
+	total->ent = -1;
+	vec_copy(end, total->endpos);
+
+	for (int i = 0; i < 3; i++) {
+		tmins[i] = (end[i] > start[i] ? start[i] : end[i]) - 1;
+		tmaxs[i] = (end[i] > start[i] ? end[i] : start[i]) + 1;
+	}
+
+	for (int i = 0; i < pm->num_phys; i++) {
+		struct trace tr;
+
+		if (i > 0 && pm_cull(pm, i, tmins, tmaxs))
+			continue;
+		pm_trace_physent(pm, i, start, end, &tr);
+		if (tr.allsolid)
+			tr.startsolid = true;
+		if (tr.startsolid)
+			tr.fraction = 0;
+		if (tr.fraction < total->fraction) {
+			*total = tr;
+			total->ent = i;
+		}
+	}
+}
+
+/* PM_TestPlayerPosition: is the player box at pos clear of every physent? */
+bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
+{
+	vec3_t pmins, pmaxs;
+
+	/* the same generous bounds test as pm_trace: a physent whose grown
+	 * box is more than a unit away cannot hold pos (in a crowd most of
+	 * the 64 are; the exact hull test below is then skipped, the result
+	 * is the same) */
+	for (int k = 0; k < 3; k++) {
+		pmins[k] = pos[k] - 1;
+		pmaxs[k] = pos[k] + 1;
+	}
+	for (int i = 0; i < pm->num_phys; i++) {
+		const struct world_obj *o = pm->phys[i];
+		vec3_t test;
+
+		if (i > 0 && pm_cull(pm, i, pmins, pmaxs))
+			continue;
+
+		if (!o || o->solid == SOLID_BSP) {
+			const struct bsp_hull *hull =
+				&pm->w->map->models[o ? o->model : 0].hulls[1];
+			vec3_t offset;
+
+			vec_sub(hull->clip_mins, pmove_player_mins, offset);
+			if (o)
+				vec_add(offset, o->origin, offset);
+			vec_sub(pos, offset, test);
+			if (bsp_hull_point_contents(hull, hull->firstclipnode,
+						    test) == CONTENTS_SOLID)
+				return false;
+		} else {
+			vec3_t mins, maxs;
+
+			vec_sub(o->mins, pmove_player_maxs, mins);
+			vec_sub(o->maxs, pmove_player_mins, maxs);
+			vec_sub(pos, o->origin, test);
+			if (bsp_box_point_solid(mins, maxs, test))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* PM_PointContents_AllBSPs: solid if any brush model is solid at p, else
+ * the first non-empty contents (the world's liquids, mostly) */
+int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p)
+{
+	int final = CONTENTS_EMPTY;
+
+	for (int i = 0; i < pm->num_phys; i++) {
+		const struct world_obj *o = pm->phys[i];
+		const struct bsp_hull *hull;
+		vec3_t test;
+		int c;
+
+		if (o && o->solid != SOLID_BSP)
+			continue;
+		hull = &pm->w->map->models[o ? o->model : 0].hulls[0];
+		if (o)
+			vec_sub(p, o->origin, test);
+		else
+			vec_copy(p, test);
+		c = bsp_hull_point_contents(hull, hull->firstclipnode, test);
+		if (c == CONTENTS_SOLID)
+			return CONTENTS_SOLID;
+		if (final == CONTENTS_EMPTY)
+			final = c;
+	}
+	return final;
+}
+
+void pm_add_touch(struct pm_ctx *pm, int physent)
+{
+	struct pmove_result *res = pm->res;
+	int id;
+
+	if (physent <= 0)
+		return;	/* the world has nothing to touch */
+	id = pm_phys_id(pm, physent);
+	for (int i = 0; i < res->num_touch; i++)
+		if (res->touch[i] == id)
+			return;
+	if (res->num_touch < PMOVE_MAX_TOUCH)
+		res->touch[res->num_touch++] = id;
+}
