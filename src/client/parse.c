@@ -165,6 +165,19 @@ static bool parse_baseline(struct qwc *c, struct msg_buf *m, int num)
 
 /* ---- players ---------------------------------------------------------- */
 
+/* the slot a player message names, once the message read whole: a stock
+ * (narrow) message may not name a slot past protocol 28's 32 (counted) */
+static bool slot_ok(struct qwc *c, const struct msg_buf *m, int slot, bool wide)
+{
+	if (m->badread)
+		return false;
+	if (!wide && slot >= MAX_CLIENTS) {
+		c->stats.bad[QWC_BAD_RANGE]++;
+		return false;
+	}
+	return true;
+}
+
 static bool parse_playerinfo(struct qwc *c, struct msg_buf *m, bool wide)
 {
 	static const struct usercmd nullcmd;
@@ -191,12 +204,8 @@ static bool parse_playerinfo(struct qwc *c, struct msg_buf *m, bool wide)
 		msg_read_byte(m);
 	if (flags & PF_WEAPONFRAME)
 		msg_read_byte(m);
-	if (m->badread)
+	if (!slot_ok(c, m, slot, wide))
 		return false;
-	if (!wide && slot >= MAX_CLIENTS) {
-		c->stats.bad[QWC_BAD_RANGE]++;
-		return false;
-	}
 	c->stats.playerinfos++;
 	if (c->num_seen < QWC_MAX_REPLY_PLAYERS) {
 		struct qwc_seen *s = &c->seen[c->num_seen++];
@@ -231,12 +240,8 @@ static bool parse_userinfo(struct qwc *c, struct msg_buf *m, bool wide)
 	struct qwc_player *p;
 
 	msg_read_string(m, info, sizeof(info));
-	if (m->badread)
+	if (!slot_ok(c, m, slot, wide))
 		return false;
-	if (!wide && slot >= MAX_CLIENTS) {
-		c->stats.bad[QWC_BAD_RANGE]++;
-		return false;
-	}
 	p = player_at(c, slot);
 	if (p) {
 		p->userid = userid;
@@ -267,12 +272,8 @@ static bool parse_client_value(struct qwc *c, struct msg_buf *m, int what,
 		msg_read_float(m);
 		break;
 	}
-	if (m->badread)
+	if (!slot_ok(c, m, slot, wide))
 		return false;
-	if (!wide && slot >= MAX_CLIENTS) {
-		c->stats.bad[QWC_BAD_RANGE]++;
-		return false;
-	}
 	p = player_at(c, slot);
 	if (p) {
 		if (what == svc_updatefrags)
