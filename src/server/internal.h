@@ -149,12 +149,36 @@ struct client_frame {
  * reliable message in flight, or read (acknowledged; also: none) */
 enum sv_reset_state { SV_RESET_READ = 0, SV_RESET_QUEUED, SV_RESET_SENT };
 
+/* A player's svc_playerinfo entry as every other client sees it, from
+ * its flags on (after the number, whose form depends on the viewer), and
+ * everything the entry is made of (send.c's sv_write_player) but its msec
+ * byte, which changes every frame: when a reply finds the same inputs, it
+ * copies the bytes and stores the msec at SV_PLAYER_MSEC_AT instead of
+ * encoding them again.  The key holds only 32-bit fields, so it has no
+ * padding and compares whole with memcmp. */
+#define SV_PLAYER_MSEC_AT (2 + 6 + 1)	/* after flags, origin, frame */
+#define SV_PLAYER_BODY_MAX (2 + 6 + 1 + 1 + MSG_DELTA_USERCMD_MAX + 6 + 4)
+struct sv_player_key {
+	float origin[3], cmd_angles[3];
+	int32_t velocity[3], move[3];
+	int32_t frame, modelindex, skin, effects, dead, cmd_msec;
+	int32_t spectator, m_player, m_h_player;
+};
+struct sv_player_entry {
+	struct sv_player_key key;
+	bool valid;
+	bool has_msec;
+	uint8_t len;
+	uint8_t bytes[SV_PLAYER_BODY_MAX];
+};
+
 struct client {
 	enum client_state state;
 	int slot;
 	int userid;
 	bool extended;		/* negotiated the QWDX extension */
 	bool spectator;
+	struct sv_player_entry entry;	/* as others see this player */
 	struct netchan chan;
 	char userinfo[MAX_INFO_STRING];
 	char name[SV_MAX_NAME];
@@ -596,6 +620,10 @@ void sv_send_replies(struct server *sv);
 void sv_grid_init(struct server *sv);
 void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
+/* player j's svc_playerinfo as client cl sees it; false when it did not
+ * fit (m unchanged) */
+bool sv_write_player(struct server *sv, struct client *cl, int j,
+		     struct msg_buf *m);
 /* reliable.c: the scoreboard's pings and losses to one client */
 void sv_send_pings(struct server *sv, struct client *cl);
 int sv_client_ping(const struct client *c);

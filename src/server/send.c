@@ -89,47 +89,119 @@ static int16_t coord8(float f)
 	return (int16_t)v;
 }
 
-/* One svc_playerinfo (or its extension form), one record; false when it
- * did not fit. */
-static bool write_player(struct server *sv, struct client *cl, int j,
-			 struct msg_buf *m)
+/* What a player's entry is made of, read once from the game and the
+ * client: the entry is a function of these alone, its msec and, in the
+ * player's own view, its weapon frame. */
+static void player_key(const struct server *sv, int j, struct sv_player_key *k)
 {
-	/* the largest entry: number, flags, origin, frame, msec, a whole
-	 * usercmd, velocity and four bytes */
-	enum { PLAYER_ENTRY_MAX = 3 + 2 + 6 + 1 + 1 + MSG_DELTA_USERCMD_MAX + 6 + 4 };
-	static const struct usercmd nullcmd;
-	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
-	struct client *pc = &sv->clients[j];
+	const struct client *pc = &sv->clients[j];
 	const struct game *g = sv->game;
 	int num = game_player_entity(g, j);
 	const struct game_entity *e = &g->ents[num];
 	const struct game_client *gc = &g->clients[j];
-	const struct world_obj *o = &sv->objs[num];
-	size_t mark = m->cursize;
-	int flags;
 
-	flags = PF_MSEC | PF_COMMAND;
-	if (e->modelindex != g->m_player)
+	for (int i = 0; i < 3; i++) {
+		k->origin[i] = sv->objs[num].origin[i];
+		k->cmd_angles[i] = pc->lastcmd.angles[i];
+		k->velocity[i] = (int)gc->pm.velocity[i];
+	}
+	k->move[0] = pc->lastcmd.forwardmove;
+	k->move[1] = pc->lastcmd.sidemove;
+	k->move[2] = pc->lastcmd.upmove;
+	k->frame = e->frame;
+	k->modelindex = e->modelindex;
+	k->skin = e->skin;
+	k->effects = e->effects;
+	k->dead = e->health <= 0;
+	if (k->dead) {
+		/* a corpse does not look around */
+		k->cmd_angles[0] = 0;
+		k->cmd_angles[1] = e->angles[1];
+		k->cmd_angles[2] = 0;
+	}
+	k->cmd_msec = pc->lastcmd.msec;
+	k->spectator = pc->spectator;
+	k->m_player = g->m_player;
+	k->m_h_player = g->m_h_player;
+}
+
+/* The entry from its flags on; the player's own view (self) has no msec
+ * or command, and its weapon frame. */
+static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
+				int msec, bool self, int weaponframe)
+{
+	static const struct usercmd nullcmd;
+	int flags = PF_MSEC | PF_COMMAND;
+
+	if (k->modelindex != k->m_player)
 		flags |= PF_MODEL;
-	for (int k = 0; k < 3; k++)
-		if ((int)gc->pm.velocity[k])
-			flags |= PF_VELOCITY1 << k;
-	if (e->effects)
+	for (int i = 0; i < 3; i++)
+		if (k->velocity[i])
+			flags |= PF_VELOCITY1 << i;
+	if (k->effects)
 		flags |= PF_EFFECTS;
-	if (e->skin)
+	if (k->skin)
 		flags |= PF_SKINNUM;
-	if (e->health <= 0)
+	if (k->dead)
 		flags |= PF_DEAD;
-	if (e->modelindex && e->modelindex == g->m_h_player)
+	if (k->modelindex && k->modelindex == k->m_h_player)
 		flags |= PF_GIB;
-	if (pc->spectator) {
+	if (k->spectator) {
 		flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
-	} else if (pc == cl) {
+	} else if (self) {
 		flags &= ~(PF_MSEC | PF_COMMAND);
-		if (gc->weaponframe)
+		if (weaponframe)
 			flags |= PF_WEAPONFRAME;
 	}
 
+	p = msg_put_short(p, flags);
+	for (int i = 0; i < 3; i++)
+		p = msg_put_short(p, coord8(k->origin[i]));
+	p = msg_put_byte(p, k->frame);
+	if (flags & PF_MSEC)
+		p = msg_put_byte(p, msec);
+	if (flags & PF_COMMAND) {
+		struct usercmd c = {
+			.msec = (uint8_t)k->cmd_msec,
+			.forwardmove = (int16_t)k->move[0],
+			.sidemove = (int16_t)k->move[1],
+			.upmove = (int16_t)k->move[2],
+		};
+
+		for (int i = 0; i < 3; i++)
+			c.angles[i] = k->cmd_angles[i];
+		p = msg_put_delta_usercmd(p, &nullcmd, &c);
+	}
+	for (int i = 0; i < 3; i++)
+		if (flags & (PF_VELOCITY1 << i))
+			p = msg_put_short(p, k->velocity[i]);
+	if (flags & PF_MODEL)
+		p = msg_put_byte(p, k->modelindex);
+	if (flags & PF_SKINNUM)
+		p = msg_put_byte(p, k->skin);
+	if (flags & PF_EFFECTS)
+		p = msg_put_byte(p, k->effects);
+	if (flags & PF_WEAPONFRAME)
+		p = msg_put_byte(p, weaponframe);
+	return p;
+}
+
+/* One svc_playerinfo (or its extension form), one record; false when it
+ * did not fit.  Another player's entry is the same for every viewer but
+ * for its number: it is copied from the player's cached entry when the
+ * entry's inputs have not changed since it was encoded. */
+bool sv_write_player(struct server *sv, struct client *cl, int j,
+		     struct msg_buf *m)
+{
+	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
+	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
+	struct client *pc = &sv->clients[j];
+	struct sv_player_key k;
+	size_t mark = m->cursize;
+	int msec = (int)(1000.0 * (sv->time - pc->localtime));
+
+	msec = msec > 255 ? 255 : (msec < 0 ? 0 : msec);
+	player_key(sv, j, &k);
 	start = msg_record_begin(m, scratch, sizeof(scratch));
 	p = start;
 	if (j >= MAX_CLIENTS || cl->extended) {
@@ -139,39 +211,22 @@ static bool write_player(struct server *sv, struct client *cl, int j,
 		p = msg_put_byte(p, svc_playerinfo);
 		p = msg_put_byte(p, j);
 	}
-	p = msg_put_short(p, flags);
-	for (int k = 0; k < 3; k++)
-		p = msg_put_short(p, coord8(o->origin[k]));
-	p = msg_put_byte(p, e->frame);
-	if (flags & PF_MSEC) {
-		int msec = (int)(1000.0 * (sv->time - pc->localtime));
+	if (pc == cl) {
+		p = put_player_body(p, &k, msec, true, sv->game->clients[j].weaponframe);
+	} else {
+		struct sv_player_entry *c = &pc->entry;
 
-		p = msg_put_byte(p, msec > 255 ? 255 : (msec < 0 ? 0 : msec));
-	}
-	if (flags & PF_COMMAND) {
-		struct usercmd c = pc->lastcmd;
-
-		if (e->health <= 0) {
-			/* a corpse does not look around */
-			c.angles[0] = 0;
-			c.angles[1] = e->angles[1];
-			c.angles[2] = 0;
+		if (!c->valid || memcmp(&c->key, &k, sizeof(k)) != 0) {
+			c->key = k;
+			c->len = (uint8_t)(put_player_body(c->bytes, &k, 0, false, 0) - c->bytes);
+			c->has_msec = !k.spectator;
+			c->valid = true;
 		}
-		c.buttons = 0;
-		c.impulse = 0;
-		p = msg_put_delta_usercmd(p, &nullcmd, &c);
+		memcpy(p, c->bytes, c->len);
+		if (c->has_msec)
+			p[SV_PLAYER_MSEC_AT] = (uint8_t)msec;
+		p += c->len;
 	}
-	for (int k = 0; k < 3; k++)
-		if (flags & (PF_VELOCITY1 << k))
-			p = msg_put_short(p, (int)gc->pm.velocity[k]);
-	if (flags & PF_MODEL)
-		p = msg_put_byte(p, e->modelindex);
-	if (flags & PF_SKINNUM)
-		p = msg_put_byte(p, e->skin);
-	if (flags & PF_EFFECTS)
-		p = msg_put_byte(p, e->effects);
-	if (flags & PF_WEAPONFRAME)
-		p = msg_put_byte(p, gc->weaponframe);
 	msg_record_end(m, scratch, start, p);
 	if (m->overflowed) {
 		m->cursize = mark;
@@ -207,7 +262,7 @@ static void write_players(struct server *sv, struct client *cl,
 		int limit = sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS;
 
 		for (int j = 0; j < limit; j++)
-			if (player_shown(sv, cl, j, pvs) && !write_player(sv, cl, j, m))
+			if (player_shown(sv, cl, j, pvs) && !sv_write_player(sv, cl, j, m))
 				break;
 		return;
 	}
@@ -215,7 +270,7 @@ static void write_players(struct server *sv, struct client *cl,
 	const struct sv_grid *g = &sv->grid;
 	int shown = 0, tests = 0;
 
-	if (!write_player(sv, cl, cl->slot, m))
+	if (!sv_write_player(sv, cl, cl->slot, m))
 		return;
 	int cx = g->cell_x[cl->slot], cy = g->cell_y[cl->slot];
 	int rings = g->nx > g->ny ? g->nx : g->ny;
@@ -238,7 +293,7 @@ static void write_players(struct server *sv, struct client *cl,
 						return;
 					if (!player_shown(sv, cl, j, pvs))
 						continue;
-					if (!write_player(sv, cl, j, m))
+					if (!sv_write_player(sv, cl, j, m))
 						return;
 					shown++;
 				}

@@ -155,6 +155,91 @@ static void test_connect_spawn_move(void **state)
 		assert_int_equal(t->q.stats.bad[k], 0);
 }
 
+/* Player j's entry as viewer v gets it, from the player's cached entry,
+ * is the same as the one encoded anew (the cache emptied first). */
+static void assert_entry_direct(struct server *sv, int v, int j)
+{
+	uint8_t a[64], b[64];
+	struct msg_buf ma, mb;
+
+	msg_init(&ma, a, sizeof(a));
+	msg_init(&mb, b, sizeof(b));
+	assert_true(sv_write_player(sv, &sv->clients[v], j, &ma));
+	sv->clients[j].entry.valid = false;
+	assert_true(sv_write_player(sv, &sv->clients[v], j, &mb));
+	assert_int_equal(ma.cursize, mb.cursize);
+	assert_memory_equal(a, b, ma.cursize);
+
+	/* and both carry the player's state now: origin, frame, msec */
+	const struct client *pc = &sv->clients[j];
+	int num = game_player_entity(sv->game, j);
+	int flags, msec = (int)(1000.0 * (sv->time - pc->localtime));
+
+	assert_int_equal(msg_read_byte(&ma), svc_playerinfo);
+	assert_int_equal(msg_read_byte(&ma), j);
+	flags = msg_read_short(&ma);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(msg_read_short(&ma),
+				 (int)lrintf(sv->objs[num].origin[k] * 8.0f));
+	assert_int_equal(msg_read_byte(&ma), sv->game->ents[num].frame);
+	assert_int_equal(!!(flags & PF_MSEC), v != j && !pc->spectator);
+	if (flags & PF_MSEC)
+		assert_int_equal(msg_read_byte(&ma), msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+}
+
+/* Another player's playerinfo entry is copied from a cache kept by its
+ * inputs: after each input changes, every viewer still gets the bytes a
+ * fresh encoding gives (a stale copy would differ). */
+static void test_player_entry_cache(void **state)
+{
+	struct srvfix *f = *state;
+	struct server *sv;
+
+	srvfix_start(f, 4);
+	for (int i = 0; i < 3; i++)
+		srvfix_connect(srvfix_client(f, NULL, i ? "other" : "viewer", false, NULL));
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	f->cl[2]->q.cmd.forwardmove = 300;
+	f->cl[2]->q.cmd.angles[1] = 45;
+	srvfix_run(f, 0.3, true);
+	sv = f->sv;
+	int num = game_player_entity(sv->game, 2);
+	struct game_entity *e = &sv->game->ents[num];
+	struct client *pc = &sv->clients[2];
+
+	for (int step = 0;; step++) {
+		uint8_t prime[64];
+		struct msg_buf mp;
+
+		for (int v = 0; v < 3; v++)
+			for (int j = 0; j < 3; j++)
+				assert_entry_direct(sv, v, j);
+		if (step == 16)
+			break;
+		/* fill the cache, then change one input */
+		msg_init(&mp, prime, sizeof(prime));
+		assert_true(sv_write_player(sv, &sv->clients[0], 2, &mp));
+		switch (step) {
+		case 0: sv->objs[num].origin[0] += 1.0f; break;
+		case 1: e->frame++; break;
+		case 2: e->skin = 1; break;
+		case 3: e->effects = 4; break;
+		case 4: e->modelindex = sv->game->m_player + 1; break;
+		case 5: e->health = 0; break;
+		case 6: e->angles[1] += 30; break;
+		case 7: sv->game->clients[2].pm.velocity[2] = 200; break;
+		case 8: pc->lastcmd.angles[0] += 10; e->health = 100; break;
+		case 9: pc->lastcmd.forwardmove = -200; break;
+		case 10: pc->lastcmd.sidemove = 100; break;
+		case 11: pc->lastcmd.upmove = 50; break;
+		case 12: pc->lastcmd.msec = 7; break;
+		case 13: pc->localtime -= 0.05; break;
+		case 14: pc->spectator = true; break;
+		default: pc->spectator = false; break;
+		}
+	}
+}
+
 /* The game is wired in: a client's packet entities carry the map's items
  * (entities the game spawned with FL_ITEM), a rocket fired at the floor
  * reaches the client as a missile entity, a sound and an explosion temp
@@ -717,6 +802,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_connect_spawn_move, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_player_entry_cache, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, srvfix_test_teardown),
