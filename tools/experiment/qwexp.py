@@ -140,7 +140,10 @@ class Study:
         a = self.a
         return self.ctl.start_qwd(
             d, port, self.map_name, maxclients, cpu=a.server_cpu,
-            sets=[("sv_maxrate", a.maxrate)], stats_interval=stats_interval,
+            # the study measures every player count, past saturation too:
+            # the admission and shedding of overload.c are off
+            sets=[("sv_maxrate", a.maxrate), ("sv_maxload", 0), ("sv_overloaddrop", 0)],
+            stats_interval=stats_interval,
             timeout=timeout, options=options, wrapper=wrapper,
             basedir=runs.qwd_basedir(self.out, self.map_path, self.map_name))
 
