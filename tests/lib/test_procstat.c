@@ -5,9 +5,9 @@
  * checked on known text (a key that is a prefix of another, blanks
  * around the value, a missing key and file).  The CPU readers are checked
  * on this process: a pid that cannot exist reads as unknown (-1), and the
- * time read grows while this process spins (the loop stops as soon as it
- * does, with a bound far above the clock tick, so the test asserts
- * growth, never a duration).
+ * time read by each of the three readers grows while this process spins
+ * (the loop stops as soon as all three did, with a bound far above the
+ * clock tick, so the test asserts growth, never a duration).
  */
 #include "../harness.h"
 
@@ -50,7 +50,7 @@ static void test_cpu_of_this_process(void **state)
 {
 	long self = (long)getpid();
 	double t0 = qwt_proc_cpu_s(self), k0 = qwt_proc_cpu_ticks_s(self);
-	double user, sys, t = t0, k = k0;
+	double user = 0, sys = 0, user0, sys0, t = t0, k = k0;
 	volatile uint64_t x = 1;
 
 	(void)state;
@@ -60,18 +60,24 @@ static void test_cpu_of_this_process(void **state)
 	assert_true(qwt_proc_cpu_ticks_s(-5) < 0);
 	assert_true(qwt_proc_cpu_s(99999999) < 0);	/* above any pid_max */
 	assert_true(qwt_proc_cpu_ticks_s(99999999) < 0);
-	for (long i = 0; i < 4000000000L && (t <= t0 || k <= k0); i++) {
+	qwt_self_cpu(&user0, &sys0);
+	assert_true(user0 >= 0);
+	assert_true(sys0 >= 0);
+	/* user time is charged by tick: the tick may land in the /proc reads
+	 * (system time), so the spin goes on until all three readers grew */
+	for (long i = 0; i < 4000000000L && (t <= t0 || k <= k0 || user <= user0);
+	     i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		if (i % 1000000 == 0) {
 			t = qwt_proc_cpu_s(self);
 			k = qwt_proc_cpu_ticks_s(self);
+			qwt_self_cpu(&user, &sys);
 		}
 	}
 	assert_true(t > t0);
 	assert_true(k > k0);
-	qwt_self_cpu(&user, &sys);
-	assert_true(user > 0);
-	assert_true(sys >= 0);
+	assert_true(user > user0);
+	assert_true(sys >= sys0);
 }
 
 static const struct CMUnitTest procstat_tests[] = {
