@@ -12,6 +12,7 @@
  *   refuses octal and short forms) and an optional decimal port with no
  *   sign.  net_addr_parse never blocks; net_addr_resolve falls back to
  *   getaddrinfo for names and may block on DNS, so it is for start-up.
+ *   A fuzzing build resolves numeric addresses only (no DNS wait per input).
  */
 #include <qwd/net.h>
 
@@ -124,6 +125,9 @@ bool net_addr_resolve(const char *s, uint16_t default_port,
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_DGRAM;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	hints.ai_flags = AI_NUMERICHOST;
+#endif
 	rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc != 0 || !res || res->ai_addrlen < sizeof(sa)) {
 		snprintf(err, errsize, "cannot resolve \"%s\": %s", host,
