@@ -524,8 +524,13 @@ void game_client_userinfo(struct game *g, int slot, const char *name,
  * touches, weapons), as MVDSV's SV_RunCmd with the QuakeC around it. */
 void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd);
 
-/* entity number of a player slot (see the layout above) */
-int game_player_entity(const struct game *g, int slot);
+/* entity number of a player slot (see the layout above): the stock
+ * slots are entities 1..32, the extension's sit from g->top up; inline,
+ * since every reply asks it for every player it tests */
+static inline int game_player_entity(const struct game *g, int slot)
+{
+	return slot < MAX_CLIENTS ? slot + 1 : g->top + (slot - MAX_CLIENTS);
+}
 /* the client's STAT_* values (health, ammo, items, weapon model...) */
 void game_client_stats(const struct game *g, int slot, int32_t *stats,
 		       int num_stats);

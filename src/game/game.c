@@ -114,13 +114,6 @@ struct game_client *g_client(struct game *g, struct game_entity *e)
 	return e && e->client >= 0 ? &g->clients[e->client] : NULL;
 }
 
-int game_player_entity(const struct game *g, int slot)
-{
-	if (slot < MAX_CLIENTS_STOCK)
-		return slot + 1;
-	return g->top + (slot - MAX_CLIENTS_STOCK);
-}
-
 static void clear_entity(struct game_entity *e)
 {
 	int num = e->num;
@@ -459,7 +452,7 @@ struct game *game_create(const struct game_config *cfg)
 	struct game *g;
 
 	if (cfg->max_clients < 1 || cfg->max_clients > 4096 ||
-	    cfg->max_entities < 1 + MAX_CLIENTS_STOCK + cfg->max_clients + 16)
+	    cfg->max_entities < 1 + MAX_CLIENTS + cfg->max_clients + 16)
 		return NULL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -474,8 +467,8 @@ struct game *game_create(const struct game_config *cfg)
 	g->max_clients = cfg->max_clients;
 	g->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
 	g->top = cfg->max_entities -
-		 (cfg->max_clients > MAX_CLIENTS_STOCK ?
-		  cfg->max_clients - MAX_CLIENTS_STOCK : 0);
+		 (cfg->max_clients > MAX_CLIENTS ?
+		  cfg->max_clients - MAX_CLIENTS : 0);
 	pmove_vars_default(&g->movevars);
 	for (int i = 0; i < g->max_entities; i++) {
 		g->ents[i].num = i;
@@ -584,7 +577,7 @@ static void spawn_map_entities(struct game *g)
 {
 	const struct ent_list *el = &g->map->ents;
 
-	g->first_free = 1 + MAX_CLIENTS_STOCK;
+	g->first_free = 1 + MAX_CLIENTS;
 	for (uint32_t i = 0; i < el->num_ents; i++) {
 		const char *cls = ent_value(el, i, "classname");
 		const char *model;
@@ -678,7 +671,7 @@ int game_load_level(struct game *g, struct world *w,
 		clear_entity(e);
 		e->freetime = 0;
 	}
-	g->num_entities = 1 + MAX_CLIENTS_STOCK;
+	g->num_entities = 1 + MAX_CLIENTS;
 	{
 		struct game_entity *world = init_entity(g, 0);
 
@@ -715,7 +708,7 @@ void game_frame(struct game *g, double time)
 	/* players move by their commands; all else here, in number order
 	 * (QuakeWorld's SV_Physics) */
 	phys_run_think(g, &g->ents[0]);
-	for (int i = 1 + MAX_CLIENTS_STOCK; i < g->num_entities && i < g->top; i++) {
+	for (int i = 1 + MAX_CLIENTS; i < g->num_entities && i < g->top; i++) {
 		struct game_entity *e = &g->ents[i];
 
 		if (!e->inuse)

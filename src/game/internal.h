@@ -25,9 +25,6 @@ enum { DEAD_NO, DEAD_DYING, DEAD_DEAD, DEAD_RESPAWNABLE };
 
 #define SPAWNFLAG_NOT_DEATHMATCH 2048
 
-/* player slots a stock client can see: entities 1..32 */
-enum { MAX_CLIENTS_STOCK = 32 };
-
 static inline void g_vscale(const vec3_t v, float s, vec3_t out)
 {
 	out[0] = v[0] * s;

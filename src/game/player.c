@@ -373,7 +373,7 @@ void player_put_in_server(struct game *g, int slot)
 	e->nextthink = 0;
 	e->frame = 0;
 	e->skin = 0;
-	e->colormap = slot < MAX_CLIENTS_STOCK ? slot + 1 : 0;
+	e->colormap = slot < MAX_CLIENTS ? slot + 1 : 0;
 	e->netname = cl->name;
 	cl->ammo_shells = 25;
 	cl->ammo_nails = cl->ammo_rockets = cl->ammo_cells = 0;

@@ -304,6 +304,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->baselines = calloc((size_t)sv->max_entities, sizeof(*sv->baselines));
 	sv->frame_states = calloc((size_t)sv->max_entities, sizeof(*sv->frame_states));
 	sv->frame_stamp = calloc((size_t)sv->max_entities, sizeof(*sv->frame_stamp));
+	sv->send_list = calloc((size_t)sv->max_entities, sizeof(*sv->send_list));
 	sv->objs = calloc((size_t)sv->max_entities, sizeof(*sv->objs));
 	{
 		struct game_config gc = {
@@ -330,7 +331,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->state_ring = calloc(sv->state_ring_size, sizeof(*sv->state_ring));
 	sv->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
-	    !sv->frame_states || !sv->frame_stamp ||
+	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
 	    !sv->game || !sv->hash ||
 	    !sv->state_ring || !sv->fatpvs) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
@@ -439,6 +440,7 @@ void server_shutdown(struct server *sv)
 	free(sv->baselines);
 	free(sv->frame_states);
 	free(sv->frame_stamp);
+	free(sv->send_list);
 	free(sv->objs);
 	game_destroy(sv->game);
 	sv->game = NULL;

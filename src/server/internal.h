@@ -31,6 +31,7 @@
 #define QWD_SERVER_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -112,6 +113,10 @@ struct entity_state {
 	uint8_t angles[3];	/* 256 per turn */
 	uint8_t frame, colormap, skinnum, effects;
 };
+/* send.c compares modelindex..effects as one run of bytes */
+_Static_assert(offsetof(struct entity_state, effects) + 1 -
+	       offsetof(struct entity_state, modelindex) == 15,
+	       "entity_state: padding between modelindex and effects");
 
 /* ---- files served to clients (download.c) ---------------------------- */
 
@@ -166,6 +171,7 @@ struct sv_player_key {
 };
 struct sv_player_entry {
 	struct sv_player_key key;
+	uint32_t stamp;		/* reply phase in which key was last checked */
 	bool valid;
 	bool has_msec;
 	uint8_t len;
@@ -509,6 +515,10 @@ struct server {
 	struct entity_state *frame_states;
 	uint32_t *frame_stamp;
 	uint32_t reply_stamp;
+	/* the entities a reply may carry (sv_entity_sendable), ascending,
+	 * listed once per reply phase: a reply tests only these */
+	int32_t *send_list;		/* max_entities */
+	int send_count;
 	const char *model_precache[MAX_MODELS];
 	int num_models;
 	const char *sound_precache[MAX_SOUNDS];
@@ -617,6 +627,10 @@ int sv_overload_shed(struct server *sv, int n);
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);
+/* a new reply phase: the world is taken to stay as it is until the next
+ * one (entity states, player entries and the list of sendable entities
+ * are made once per phase); sv_send_replies starts one */
+void sv_reply_phase(struct server *sv);
 void sv_grid_init(struct server *sv);
 void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
@@ -666,6 +680,12 @@ void sv_write_nail(const struct server *sv, int num, struct msg_buf *m);
 /* level.c */
 int sv_player_entity(const struct server *sv, int slot);
 void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
+/* an entity that replies and demos carry in their entity lists (or in
+ * svc_nails): in use, drawn, neither static nor a player */
+static inline bool sv_entity_sendable(const struct game_entity *e)
+{
+	return e->inuse && e->modelindex && !e->is_static && e->client < 0;
+}
 /* the folder of the bundled maps (QWD_MAPDIR) */
 const char *sv_bundled_map_dir(void);
 /* level.c: precache list index of a name (added when new), 0 when full */

@@ -405,7 +405,7 @@ static void write_entities(struct server *sv, struct msg_buf *b)
 	for (int num = MAX_CLIENTS + 1; num < limit; num++) {
 		const struct game_entity *e = &g->ents[num];
 
-		if (!e->inuse || !e->modelindex || e->is_static || e->client >= 0)
+		if (!sv_entity_sendable(e))
 			continue;
 		if (e->nail) {
 			if (num_nails < SV_MAX_NAILS)

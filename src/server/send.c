@@ -34,6 +34,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +66,8 @@ static void update_stats(struct server *sv, struct client *cl)
 
 /* ---- visibility ------------------------------------------------------- */
 
-static bool obj_visible(const struct world_obj *o, const uint8_t *pvs)
+static inline __attribute__((always_inline)) bool
+obj_visible(const struct world_obj *o, const uint8_t *pvs)
 {
 	if (o->leafs_overflow)
 		return true;
@@ -188,20 +190,32 @@ static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
 
 /* One svc_playerinfo (or its extension form), one record; false when it
  * did not fit.  Another player's entry is the same for every viewer but
- * for its number: it is copied from the player's cached entry when the
- * entry's inputs have not changed since it was encoded. */
+ * for its number and msec: it is copied from the player's cached entry,
+ * whose inputs are read and compared once per reply phase (the world does
+ * not change within one) and encoded again only when they changed. */
 bool sv_write_player(struct server *sv, struct client *cl, int j,
 		     struct msg_buf *m)
 {
 	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
 	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
 	struct client *pc = &sv->clients[j];
-	struct sv_player_key k;
+	struct sv_player_entry *c = &pc->entry;
 	size_t mark = m->cursize;
 	int msec = (int)(1000.0 * (sv->time - pc->localtime));
 
 	msec = msec > 255 ? 255 : (msec < 0 ? 0 : msec);
-	player_key(sv, j, &k);
+	if (!c->valid || c->stamp != sv->reply_stamp) {
+		struct sv_player_key k;
+
+		player_key(sv, j, &k);
+		if (!c->valid || memcmp(&c->key, &k, sizeof(k)) != 0) {
+			c->key = k;
+			c->len = (uint8_t)(put_player_body(c->bytes, &k, 0, false, 0) - c->bytes);
+			c->has_msec = !k.spectator;
+			c->valid = true;
+		}
+		c->stamp = sv->reply_stamp;
+	}
 	start = msg_record_begin(m, scratch, sizeof(scratch));
 	p = start;
 	if (j >= MAX_CLIENTS || cl->extended) {
@@ -212,17 +226,11 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 		p = msg_put_byte(p, j);
 	}
 	if (pc == cl) {
-		p = put_player_body(p, &k, msec, true, sv->game->clients[j].weaponframe);
+		p = put_player_body(p, &c->key, msec, true, sv->game->clients[j].weaponframe);
 	} else {
-		struct sv_player_entry *c = &pc->entry;
-
-		if (!c->valid || memcmp(&c->key, &k, sizeof(k)) != 0) {
-			c->key = k;
-			c->len = (uint8_t)(put_player_body(c->bytes, &k, 0, false, 0) - c->bytes);
-			c->has_msec = !k.spectator;
-			c->valid = true;
-		}
-		memcpy(p, c->bytes, c->len);
+		/* the whole buffer (a fixed size: a few wide moves), of which
+		 * len bytes count; the record has room for the largest entry */
+		memcpy(p, c->bytes, sizeof(c->bytes));
 		if (c->has_msec)
 			p[SV_PLAYER_MSEC_AT] = (uint8_t)msec;
 		p += c->len;
@@ -236,8 +244,8 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 	return true;
 }
 
-static bool player_shown(struct server *sv, struct client *cl, int j,
-			 const uint8_t *pvs)
+static inline __attribute__((always_inline)) bool
+player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 {
 	const struct client *pc = &sv->clients[j];
 
@@ -381,6 +389,12 @@ static void write_delta(const struct entity_state *from,
 	uint8_t scratch[ENTITY_DELTA_MAX], *start, *p;
 	int bits = 0;
 
+	/* most entities of a delta did not change: the fields from
+	 * modelindex to effects are 15 bytes with no padding among them */
+	if (!force && memcmp(&to->modelindex, &from->modelindex,
+			     offsetof(struct entity_state, effects) + 1 -
+			     offsetof(struct entity_state, modelindex)) == 0)
+		return;
 	for (int k = 0; k < 3; k++)
 		if (to->origin[k] != from->origin[k])
 			bits |= U_ORIGIN1 << k;
@@ -471,26 +485,23 @@ static void write_entities(struct server *sv, struct client *cl,
 	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
 	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
 	const struct game *g = sv->game;
-	/* the map's and run-time entities: players travel in svc_playerinfo,
-	 * and the extension's player slots sit from g->top up */
-	int limit = g->num_entities < g->top ? g->num_entities : g->top;
-
-	if (!cl->extended && limit > MAX_EDICTS_P28)
-		limit = MAX_EDICTS_P28;
+	/* the phase's list (sv_reply_phase) ends below g->top; a stock
+	 * client can be told of numbers below MAX_EDICTS_P28 only */
+	int limit = cl->extended ? INT32_MAX : MAX_EDICTS_P28;
 	struct client_frame *from = NULL;
 	uint32_t first = sv->state_ring_next;
 	int count = 0;
 
 	*num_nails = 0;
-	/* gather this reply's states into the ring */
-	for (int num = MAX_CLIENTS + 1; num < limit; num++) {
-		const struct game_entity *e = &g->ents[num];
+	/* gather this reply's states into the ring, from the phase's list */
+	for (int i = 0; i < sv->send_count; i++) {
+		int num = sv->send_list[i];
 
-		if (!e->inuse || !e->modelindex || e->is_static || e->client >= 0)
-			continue;
+		if (num >= limit)
+			break;
 		if (!obj_visible(&sv->objs[num], pvs))
 			continue;
-		if (e->nail) {
+		if (g->ents[num].nail) {
 			if (*num_nails < SV_MAX_NAILS)
 				nails[(*num_nails)++] = num;
 			continue;
@@ -709,13 +720,30 @@ static void send_reply(struct server *sv, struct client *cl)
 	sv->stats.replies++;
 }
 
-void sv_send_replies(struct server *sv)
+void sv_reply_phase(struct server *sv)
 {
-	/* a new reply phase: every entity's state is made anew, once */
+	const struct game *g = sv->game;
+
+	/* stamps older than this phase are stale; after a wrap, all are */
 	if (++sv->reply_stamp == 0) {
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
+		for (int i = 0; i < sv->maxclients; i++)
+			sv->clients[i].entry.stamp = 0;
 		sv->reply_stamp = 1;
 	}
+	/* the map's and run-time entities: players travel in svc_playerinfo,
+	 * and the extension's player slots sit from g->top up */
+	int limit = g->num_entities < g->top ? g->num_entities : g->top;
+
+	sv->send_count = 0;
+	for (int num = MAX_CLIENTS + 1; num < limit; num++)
+		if (sv_entity_sendable(&g->ents[num]))
+			sv->send_list[sv->send_count++] = num;
+}
+
+void sv_send_replies(struct server *sv)
+{
+	sv_reply_phase(sv);
 	/* every 2 s, the scoreboard's pings and loss to stock clients (an
 	 * extension client asks with "pings": to a thousand players the
 	 * broadcast would be a million messages) */

@@ -188,8 +188,9 @@ static void assert_entry_direct(struct server *sv, int v, int j)
 }
 
 /* Another player's playerinfo entry is copied from a cache kept by its
- * inputs: after each input changes, every viewer still gets the bytes a
- * fresh encoding gives (a stale copy would differ). */
+ * inputs, checked once per reply phase: after each input changes (and a
+ * new phase begins), every viewer still gets the bytes a fresh encoding
+ * gives (a stale copy would differ). */
 static void test_player_entry_cache(void **state)
 {
 	struct srvfix *f = *state;
@@ -237,6 +238,8 @@ static void test_player_entry_cache(void **state)
 		case 14: pc->spectator = true; break;
 		default: pc->spectator = false; break;
 		}
+		/* the world changes between reply phases, never within one */
+		sv_reply_phase(sv);
 	}
 }
 
