@@ -519,6 +519,11 @@ struct server {
 	 * listed once per reply phase: a reply tests only these */
 	int32_t *send_list;		/* max_entities */
 	int send_count;
+	/* the scoreboard's pings and losses as every stock client gets them,
+	 * made in the reply phase stock_pings_stamp (reliable.c) */
+	uint8_t stock_pings[MAX_CLIENTS * 12];
+	size_t stock_pings_len;
+	uint32_t stock_pings_stamp;
 	const char *model_precache[MAX_MODELS];
 	int num_models;
 	const char *sound_precache[MAX_SOUNDS];
@@ -640,6 +645,8 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 		     struct msg_buf *m);
 /* reliable.c: the scoreboard's pings and losses to one client */
 void sv_send_pings(struct server *sv, struct client *cl);
+/* the same to a stock client, in a reply phase (made once per phase) */
+void sv_send_stock_pings(struct server *sv, struct client *cl);
 int sv_client_ping(const struct client *c);
 /* reliable.c: the reliable stream */
 void sv_reliable_write(struct client *cl, const void *data, size_t len);

@@ -403,29 +403,56 @@ int sv_client_ping(const struct client *c)
 	return n ? (int)(t / (float)n * 1000.0f) : 0;
 }
 
-/* Everyone's ping and packet loss to one client (the scoreboard); slots
- * past 32 only to extension clients. */
+/* Everyone's ping and packet loss (the scoreboard), slots from *from
+ * below limit, into m while they fit; *from is left at the first slot not
+ * written. */
+static void write_pings(struct server *sv, int *from, int limit,
+			struct msg_buf *m)
+{
+	for (; *from < limit; (*from)++) {
+		const struct client *c = &sv->clients[*from];
+
+		if (c->state != CS_SPAWNED)
+			continue;
+		if (m->cursize + 12 > m->maxsize)
+			return;
+		write_slot(m, svc_updateping, svcx_updateping, *from);
+		msg_write_short(m, sv_client_ping(c));
+		write_slot(m, svc_updatepl, svcx_updatepl, *from);
+		msg_write_byte(m, c->lossage);
+	}
+}
+
+/* Everyone's ping and packet loss to one client; slots past 32 only to
+ * extension clients. */
 void sv_send_pings(struct server *sv, struct client *cl)
 {
 	int limit = cl->extended ? sv->maxclients
 				 : (sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS);
 	uint8_t buf[MAX_MSGLEN];
 	struct msg_buf m;
+	int from = 0;
 
-	msg_init(&m, buf, sizeof(buf));
-	for (int i = 0; i < limit; i++) {
-		struct client *c = &sv->clients[i];
+	do {
+		msg_init(&m, buf, sizeof(buf));
+		write_pings(sv, &from, limit, &m);
+		sv_reliable_write(cl, m.data, m.cursize);
+	} while (from < limit);
+}
 
-		if (c->state != CS_SPAWNED)
-			continue;
-		if (m.cursize + 12 > sizeof(buf)) {
-			sv_reliable_write(cl, m.data, m.cursize);
-			msg_clear(&m);
-		}
-		write_slot(&m, svc_updateping, svcx_updateping, i);
-		msg_write_short(&m, sv_client_ping(c));
-		write_slot(&m, svc_updatepl, svcx_updatepl, i);
-		msg_write_byte(&m, c->lossage);
+/* The same to a stock client during a reply phase: every stock client
+ * gets the same bytes, so they are made once per phase. */
+void sv_send_stock_pings(struct server *sv, struct client *cl)
+{
+	struct msg_buf m;
+	int from = 0;
+
+	if (sv->stock_pings_stamp != sv->reply_stamp) {
+		msg_init(&m, sv->stock_pings, sizeof(sv->stock_pings));
+		write_pings(sv, &from, sv->maxclients < MAX_CLIENTS ? sv->maxclients
+								   : MAX_CLIENTS, &m);
+		sv->stock_pings_len = m.cursize;
+		sv->stock_pings_stamp = sv->reply_stamp;
 	}
-	sv_reliable_write(cl, m.data, m.cursize);
+	sv_reliable_write(cl, sv->stock_pings, sv->stock_pings_len);
 }

@@ -729,6 +729,7 @@ void sv_reply_phase(struct server *sv)
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
 		for (int i = 0; i < sv->maxclients; i++)
 			sv->clients[i].entry.stamp = 0;
+		sv->stock_pings_stamp = 0;
 		sv->reply_stamp = 1;
 	}
 	/* the map's and run-time entities: players travel in svc_playerinfo,
@@ -764,7 +765,7 @@ void sv_send_replies(struct server *sv)
 		 * next ones come 2 s later) */
 		if (pings && cl->state == CS_SPAWNED && !cl->extended &&
 		    cl->backlog_len == 0)
-			sv_send_pings(sv, cl);
+			sv_send_stock_pings(sv, cl);
 		if (!cl->send_reply)
 			continue;
 		cl->send_reply = false;
