@@ -125,6 +125,8 @@ struct net_recv_batch {
 	size_t count;
 	struct net_packet packets[NET_BATCH];
 
+	size_t used;		/* headers the last call wrote (udp.c) */
+
 	struct mmsghdr hdr[NET_BATCH];
 	struct iovec iov[NET_BATCH];
 	struct sockaddr_in name[NET_BATCH];

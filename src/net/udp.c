@@ -107,11 +107,17 @@ void net_udp_close(int fd)
 
 /* ---- receive ---------------------------------------------------------- */
 
-/* Point every header of the batch at its own buffer and name; namelen and
- * msg_flags are outputs of the previous call, so this runs before each. */
+/* Point every header of the batch at its own buffer and name.  namelen,
+ * msg_flags and msg_len are outputs of a call, written only for the
+ * datagrams it returned, so after the first call only those headers are
+ * set again; a batch never prepared (or copied elsewhere: its pointers
+ * lead to the old place) gets all of them. */
 static void recv_prepare(struct net_recv_batch *b)
 {
-	for (size_t i = 0; i < NET_BATCH; i++) {
+	size_t n = b->hdr[0].msg_hdr.msg_iov == &b->iov[0] && b->used <= NET_BATCH
+			   ? b->used : NET_BATCH;
+
+	for (size_t i = 0; i < n; i++) {
 		struct msghdr *h = &b->hdr[i].msg_hdr;
 
 		b->iov[i].iov_base = b->buf[i];
@@ -123,6 +129,7 @@ static void recv_prepare(struct net_recv_batch *b)
 		h->msg_iovlen = 1;
 		b->hdr[i].msg_len = 0;
 	}
+	b->used = 0;
 }
 
 int net_udp_recv_batch(int fd, struct net_recv_batch *b, struct net_stats *st)
@@ -139,8 +146,10 @@ int net_udp_recv_batch(int fd, struct net_recv_batch *b, struct net_stats *st)
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
 		st->recv_errors++;
+		b->used = NET_BATCH;	/* what the kernel wrote is unknown */
 		return -1;
 	}
+	b->used = (size_t)n;
 	for (int i = 0; i < n; i++) {
 		const struct msghdr *h = &b->hdr[i].msg_hdr;
 		struct net_packet *p;
