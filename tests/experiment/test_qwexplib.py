@@ -140,6 +140,30 @@ class SeriesTest(unittest.TestCase):
         self.assertEqual(rows[1]["rt_p99_ms"], 4.383)
         self.assertEqual(series.summary(rows, "response_rate"), (0.9896, 0.9995))
 
+    def test_counts_between(self):
+        rows = [{"t": 1.0, "requests_per_s": 100.0, "replies_per_s": 90.0},
+                {"t": 2.0, "requests_per_s": 200.0, "replies_per_s": 200.0},
+                {"t": 4.0, "requests_per_s": 50.0, "replies_per_s": 40.0}]
+        # 0.5 s of the first row, all of the second, 1 s of the 2 s third
+        self.assertEqual(series.counts_between(rows, 0.5, 3.0),
+                         (0.5 * 100 + 200 + 50.0, 0.5 * 90 + 200 + 40.0))
+        # inside one row
+        self.assertEqual(series.counts_between(rows, 2.5, 3.0), (25.0, 20.0))
+        self.assertEqual(series.counts_between(rows, 0.0, 4.0), (400.0, 370.0))
+        self.assertEqual(series.counts_between(rows, 1.0, 1.0), (0.0, 0.0))
+        # past the last row, before 0, backwards, no rows: not covered
+        self.assertIsNone(series.counts_between(rows, 3.0, 4.5))
+        self.assertIsNone(series.counts_between(rows, -0.1, 1.0))
+        self.assertIsNone(series.counts_between(rows, 2.0, 1.0))
+        self.assertIsNone(series.counts_between([], 0.0, 0.0))
+
+    def test_series_start_unix(self):
+        doc = {"totals": {"window_start_unix": 1000.5, "join_phase_s": 2.25}}
+        # the window opened 3 s (--warmup) after the join, 2.25 s in
+        self.assertEqual(series.series_start_unix(doc, "3"), 1000.5 - 2.25 - 3.0)
+        self.assertIsNone(series.series_start_unix({"totals": {"join_phase_s": 2}}, 3))
+        self.assertIsNone(series.series_start_unix(None, 3))
+
     def test_series_wrong_header(self):
         path = write(self.dir.name, "x.csv", "a,b,c\n1,2,3\n")
         with self.assertRaises(ValueError):

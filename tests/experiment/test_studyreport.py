@@ -107,6 +107,77 @@ class ReportTest(unittest.TestCase):
         self.assertIn("players (CCU) 1 to 4; 30 requests/s per player; requests 25-25 B", text)
 
 
+def callgrind_rows(mvdsv_rr="0.9990", mvdsv_kept="yes"):
+    """compare-callgrind.csv's rows as studyreport.read_csv gives them."""
+    return [{"server": "qwd", "players": "32", "in_game": "32", "rate": "20", "map": "lqdm1",
+             "window_s": "20.001", "requests": "12800", "replies": "12790",
+             "response_rate": "0.9992", "kept_up": "yes", "instructions": "383700000",
+             "instructions_per_reply": "30000", "control_ms": "9"},
+            {"server": "mvdsv", "players": "32", "in_game": "32", "rate": "20",
+             "map": "lqdm1", "window_s": "19.998", "requests": "12800", "replies": "12780",
+             "response_rate": mvdsv_rr, "kept_up": mvdsv_kept, "instructions": "1533600000",
+             "instructions_per_reply": "120000", "control_ms": "12"}]
+
+
+class CompareCallgrindTest(unittest.TestCase):
+    def test_verdict(self):
+        ratio, text = studyreport.compare_callgrind_verdict(callgrind_rows())
+        self.assertEqual(ratio, 0.25)                     # 30000 / 120000
+        self.assertEqual(text, "qwd 30000 instructions per reply (response rate 0.9992), "
+                               "MVDSV + KTX 120000 (response rate 0.9990): qwd / MVDSV + KTX "
+                               "= 0.250")
+        ratio, text = studyreport.compare_callgrind_verdict(callgrind_rows("0.9780", "no"))
+        self.assertIsNone(ratio)
+        self.assertTrue(text.endswith("; MVDSV + KTX did not keep up (response rate under "
+                                      "0.99): no ratio"), text)
+        ratio, text = studyreport.compare_callgrind_verdict(callgrind_rows()[:1])
+        self.assertIsNone(ratio)
+        self.assertEqual(text, "no instructions per reply for MVDSV + KTX")
+        ratio, text = studyreport.compare_callgrind_verdict([])
+        self.assertEqual(text, "no instructions per reply for qwd and MVDSV + KTX")
+
+    def test_report_section(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        report.write_env(os.path.join(d, "env.txt"), {
+            "date": "2026-11-26", "machine_short": "m",
+            "compare_cmd": "qwexp.py compare --warmup 5 --callgrind-rate 20"})
+        with open(os.path.join(d, "compare.csv"), "w") as f:
+            f.write(measure.COMPARE_HEADER + "\n")
+            for server in ("qwd", "mvdsv"):
+                f.write(",".join([server, "1", "32", "lqdm1"]
+                                 + [""] * (len(measure.COMPARE_HEADER.split(",")) - 4)) + "\n")
+        cols = measure.COMPARE_CALLGRIND_HEADER.split(",")
+        with open(os.path.join(d, "compare-callgrind.csv"), "w") as f:
+            f.write(measure.COMPARE_CALLGRIND_HEADER + "\n")
+            for r in callgrind_rows():
+                f.write(",".join(r[c] for c in cols) + "\n")
+        with open(os.path.join(d, "compare-callgrind-objects.csv"), "w") as f:
+            f.write(measure.CALLGRIND_OBJECTS_HEADER + "\n")
+            f.write("mvdsv,/usr/games/mvdsv,1200000000,78.25\n"
+                    "mvdsv,/usr/lib/quakeworld/ktx/qwprogs.so,333600000,21.75\n")
+        text = studyreport.make(d, report.read_env(os.path.join(d, "env.txt")), PARAMS)
+        lines = text.splitlines()
+        self.assertIn("### Instructions per reply (callgrind)", lines)
+        self.assertIn("| MVDSV + KTX | 32 | 20 | 20.0 | 12800 | 12780 | 0.9990 | yes | "
+                      "1533600000 | 120000 |", lines)
+        self.assertIn("**qwd / MVDSV + KTX, instructions per reply: 0.250** (30000 / 120000, "
+                      "both kept up).", lines)
+        self.assertIn("- MVDSV + KTX, by object: mvdsv 78.2%, qwprogs.so 21.8%.", lines)
+        self.assertIn("warms up for 5 s and measures", text)
+        rows = callgrind_rows("0.9780", "no")
+        with open(os.path.join(d, "compare-callgrind.csv"), "w") as f:
+            f.write(measure.COMPARE_CALLGRIND_HEADER + "\n")
+            for r in rows:
+                f.write(",".join(r[c] for c in cols) + "\n")
+        text = studyreport.make(d, report.read_env(os.path.join(d, "env.txt")), PARAMS)
+        self.assertIn("**Not comparable:** qwd 30000 instructions per reply (response rate "
+                      "0.9992), MVDSV + KTX 120000 (response rate 0.9780); MVDSV + KTX did "
+                      "not keep up (response rate under 0.99): no ratio.", text)
+        self.assertNotIn("instructions per reply: 0.250", text)
+        self.assertIn("`compare-callgrind.csv` (instructions per reply", text)
+
+
 class CommittedResultsTest(unittest.TestCase):
     """The reports of docs/results/, remade from their CSVs."""
 

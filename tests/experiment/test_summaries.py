@@ -258,6 +258,28 @@ class MeasureTest(unittest.TestCase):
         self.assertEqual((fl["qwd_us_per_request"], fl["multiple"]), ("18.0", "4.5"))
         fl = measure.floor_row(4, 30, 25, 500, {}, "")
         self.assertEqual(fl[-2:], ["", ""])
+        cols = measure.COMPARE_CALLGRIND_HEADER.split(",")
+        cg = dict(zip(cols, measure.compare_callgrind_row(
+            "mvdsv", 32, 32, 20.0, "lqdm1", 19.9996, (12800.4, 12736.0), 1536000000, 31.25)))
+        self.assertEqual(len(cg), len(cols))
+        self.assertEqual((cg["rate"], cg["window_s"], cg["requests"], cg["replies"]),
+                         ("20", "20.000", "12800", "12736"))
+        self.assertEqual(cg["response_rate"], "0.9950")          # 12736 / 12800.4
+        self.assertEqual(cg["kept_up"], "yes")                   # >= 0.99
+        self.assertEqual(cg["instructions_per_reply"], "120603")  # 1536000000 / 12736
+        self.assertEqual(cg["control_ms"], "31")
+        behind = dict(zip(cols, measure.compare_callgrind_row(
+            "mvdsv", 32, 32, 30.0, "lqdm1", 20, (19200.0, 18900.0), 2e9, 8)))
+        self.assertEqual((behind["response_rate"], behind["kept_up"]), ("0.9844", "no"))
+        none = dict(zip(cols, measure.compare_callgrind_row(
+            "qwd", 32, None, 20.0, "lqdm1", 20, None, 5e8, 8)))
+        self.assertEqual([none[k] for k in ("in_game", "requests", "replies", "response_rate",
+                                             "kept_up", "instructions_per_reply")],
+                         [""] * 6)
+        objs = measure.callgrind_object_rows("mvdsv", [("/usr/games/mvdsv", 750),
+                                                       ("qwprogs.so", 250)], 1000)
+        self.assertEqual(objs, [["mvdsv", "/usr/games/mvdsv", "750", "75.00"],
+                                ["mvdsv", "qwprogs.so", "250", "25.00"]])
         bad = measure.failed_row(measure.SCALE_HEADER, [8, 30, "small"])
         self.assertEqual(bad[:7], ["8", "30", "small", "", "", "", "server-failed"])
         self.assertEqual(len(bad), len(measure.SCALE_HEADER.split(",")))

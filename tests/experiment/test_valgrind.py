@@ -72,6 +72,99 @@ LACKEY = """\
 """
 
 
+# a dump taken while main and __libc_start_main were under way (the
+# "calls=0" line holds the inclusive cost of main so far), cut down from
+# a real one of qwd; summary (the thread's counter) and totals (the sum of
+# the functions' self costs) differ slightly, as in real dumps
+CALLGRIND = """\
+# callgrind format
+version: 1
+creator: callgrind-3.19.0
+pid: 8475
+cmd:  /w/build/qwd -port 28903
+part: 1
+
+
+desc: Timerange: Basic block 0 - 152092477
+desc: Trigger: dump
+
+positions: line
+events: Ir
+summary: 705
+
+
+ob=(3) /usr/lib/libc.so.6
+fl=(202) ./string/memset.S
+fn=(936) memset
+167 100
++5 20
+
+ob=(18) /w/build/qwd
+fl=(195) /w/src/server/main.c
+fn=(900) main
+58 300
+cob=(3)
+cfi=(202)
+cfn=(936)
+calls=3 167
+* 120
++2 50
+
+fl=(196) /w/src/server/send.c
+fn=(901) send_reply
+10 200
+fi=(195)
+20 30
+fe=(196)
+12 10
+
+ob=(3)
+fl=(190) ./csu/libc-start.c
+fn=(874) __libc_start_main
+cob=(18)
+cfi=(195)
+cfn=(900)
+calls=0 29
+360 1000
+fn=(936)
+-190 7
+
+totals: 717
+"""
+
+
+class CallgrindTest(unittest.TestCase):
+    def test_self_costs(self):
+        cg = valgrind.parse_callgrind(CALLGRIND)
+        self.assertEqual((cg["summary"], cg["totals"]), (705, 717))
+        # main: 300 + 50 (the 120 after "calls=" is memset's); send_reply:
+        # 200 + 10 in send.c, 30 inlined from main.c; memset: 100 + 20, and
+        # 7 more where it is named again by its number alone;
+        # __libc_start_main: nothing of its own (its line is main's, so far)
+        self.assertEqual(cg["entries"], [
+            (350, "/w/src/server/main.c:main [/w/build/qwd]"),
+            (210, "/w/src/server/send.c:send_reply [/w/build/qwd]"),
+            (120, "./string/memset.S:memset [/usr/lib/libc.so.6]"),
+            (30, "/w/src/server/main.c:send_reply [/w/build/qwd]"),
+            (7, "./csu/libc-start.c:memset [/usr/lib/libc.so.6]")])
+        self.assertEqual(valgrind.object_costs(cg["entries"]),
+                         [("/w/build/qwd", 590), ("/usr/lib/libc.so.6", 127)])
+
+    def test_listing_reads_back(self):
+        cg = valgrind.parse_callgrind(CALLGRIND)
+        text = valgrind.listing(cg)
+        self.assertIn("705 (100.0%)  PROGRAM TOTALS", text)
+        self.assertIn("350 (49.65%)  /w/src/server/main.c:main [/w/build/qwd]", text)
+        self.assertEqual(valgrind.parse_annotate(text), (705, cg["entries"]))
+
+    def test_incomplete(self):
+        # cut before "totals:", a cost missing, no summary
+        self.assertIsNone(valgrind.parse_callgrind(CALLGRIND.replace("totals: 717", "")))
+        self.assertIsNone(valgrind.parse_callgrind(CALLGRIND.replace("+2 50\n", "")))
+        self.assertIsNone(valgrind.parse_callgrind(CALLGRIND.replace("summary: 705", "")))
+        self.assertIsNone(valgrind.parse_callgrind(""))
+
+
 class AnnotateTest(unittest.TestCase):
     def test_totals_and_entries(self):
         total, entries = valgrind.parse_annotate(ANNOTATE)
@@ -91,6 +184,20 @@ class AnnotateTest(unittest.TestCase):
 
     def test_no_listing(self):
         self.assertEqual(valgrind.parse_annotate(""), (None, []))
+
+    def test_object_costs(self):
+        _, entries = valgrind.parse_annotate(ANNOTATE)
+        # qwd: 377825 + 256033 + 75446 + 12000 + 3000 + 700 + 400; libc: 2500
+        self.assertEqual(valgrind.object_costs(entries),
+                         [("/w/build/qwd", 725404), ("/usr/lib/libc.so.6", 2500)])
+        # a game module is an object of its own; an entry without one is "?"
+        more = [(10, "???:0x00d7e70 [/usr/lib/quakeworld/ktx/qwprogs.so]"),
+                (30, "???:0x0021170 [/usr/games/mvdsv]"), (10, "x.c:f [/usr/games/mvdsv]"),
+                (5, "no object")]
+        self.assertEqual(valgrind.object_costs(more),
+                         [("/usr/games/mvdsv", 40), ("/usr/lib/quakeworld/ktx/qwprogs.so", 10),
+                          ("?", 5)])
+        self.assertEqual(valgrind.object_costs([]), [])
 
 
 class CachegrindTest(unittest.TestCase):

@@ -21,7 +21,10 @@ Design note
              warms up, measures; stop both; one row of scale.csv
     compare  MVDSV+KTX and qwd, same real map, same workload (stock
              protocol 28, 32 players), alternating, --repeat times;
-             server CPU-seconds per 1000 replies and response times
+             server CPU-seconds per 1000 replies and response times;
+             then each once under callgrind with a lighter load (both
+             must keep up there): instructions per reply, counted the
+             same way for both (below)
     floor    the network floor: tools/udpecho (a bare recvmmsg/sendmmsg
              echo) with the request and reply sizes and rates of the
              scale points; qwd's CPU per request over the echo's
@@ -50,6 +53,17 @@ Design note
   before that exit, its ends interpolated; peak RSS (VmHWM); the
   machine's load from /proc/stat; qwd's own figures from its stats
   intervals inside the window (qwexplib.qwdstats).
+  Instructions per reply (compare): each server runs under callgrind as
+  a whole process (every object it runs: KTX's qwprogs.so inside MVDSV
+  too; neither forks), instrumented from its start, so the code of the
+  window is translated already; just after the second --series row of
+  qwbots' window, vgdb sends "zero", and just after the row
+  --callgrind-duration seconds (whole) later, "dump": the dump's total
+  over the replies of the bots' series rows over the same span
+  (series.counts_between; the span placed in the series' time by
+  qwbots' --json).  Both servers are thus counted by one clock and one
+  client-side count.  A row whose response rate is under
+  measure.KEEP_UP did not keep up and gives no ratio.
   Bounded: every load generator has a deadline; servers get SIGTERM,
   then SIGKILL after 5 s; everything started is stopped on exit or
   interruption, by pid.  Only 127.0.0.1 is ever a target.
@@ -60,6 +74,7 @@ Design note
 
 import argparse
 import datetime
+import math
 import os
 import shutil
 import signal
@@ -319,18 +334,184 @@ def run_compare(st, in_all):
     n = players[0]
     if n > 32:
         raise runs.RunError("compare: MVDSV speaks protocol 28, at most 32 players")
+    callgrind_defaults(a, n, "20", "20")
+    if a.callgrind and a.callgrind_bots > 32:
+        raise runs.RunError("compare: --callgrind-bots %d: stock protocol, at most 32"
+                            % a.callgrind_bots)
     with open(os.path.join(st.out, "compare.csv"), "w") as f:
         f.write(measure.COMPARE_HEADER + "\n")
     report.write_env(st.env_path, [("compare_cmd", "qwexp.py compare --map %s --players %d "
-                                    "--repeat %d --rate %s --duration %s --warmup %s" % (
+                                    "--repeat %d --rate %s --duration %s --warmup %s%s" % (
                                         st.map_name, n, a.repeat, a.rate, a.duration,
-                                        a.warmup))])
+                                        a.warmup, callgrind_options(a)))])
     for rep in range(1, a.repeat + 1):
         # alternate which goes first, so a drift of the machine hits both
         order = ("qwd", "mvdsv") if rep % 2 else ("mvdsv", "qwd")
         for server in order:
             compare_run(st, server, rep, n)
+    if a.callgrind:
+        run_compare_callgrind(st)
     return 0
+
+
+# qwbots measures this many seconds more than compare's callgrind pass
+# counts: the counting opens at the second --series row of qwbots' window
+# (up to 2 s in) and closes a row or so late, so it ends inside qwbots'
+CG_TAIL = 4
+
+
+def callgrind_defaults(a, bots, rate, duration):
+    """The mode's sizes of its callgrind pass where the options gave none."""
+    a.callgrind_bots = a.callgrind_bots or bots
+    a.callgrind_rate = a.callgrind_rate or rate
+    a.callgrind_duration = a.callgrind_duration or duration
+
+
+def callgrind_options(a):
+    return (" --callgrind-bots %d --callgrind-rate %s --callgrind-duration %s" % (
+        a.callgrind_bots, a.callgrind_rate, a.callgrind_duration)
+        if a.callgrind else " --no-callgrind")
+
+
+def wait_for_measure(path, bots, deadline):
+    """True once qwbots' --series has a row of its measure phase; False
+    when qwbots exits or the deadline passes first."""
+    while time.monotonic() < deadline and bots.poll() is None:
+        try:
+            rows = series.read_series(path) if os.path.isfile(path) else []
+        except (OSError, ValueError):
+            rows = []
+        if any(r["phase"] == "measure" for r in rows):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def series_lines(path):
+    try:
+        with open(path) as f:
+            return f.read().count("\n")
+    except OSError:
+        return 0
+
+
+def next_series_row(path, bots, deadline):
+    """Waits for qwbots' next --series row (one a second); True when it
+    came.  The valgrind commands go out just after a row: the server's
+    stop each causes (40-120 ms, see the README) then falls in one row,
+    on the side of the window's end where it belongs, and the rows' even
+    split moves little of it across."""
+    n = series_lines(path)
+    while time.monotonic() < deadline and bots.poll() is None:
+        if series_lines(path) > n:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def compare_callgrind_run(st, server):
+    """One server under callgrind (whole process) with the callgrind
+    load; its row of compare-callgrind.csv and its objects' rows."""
+    a = st.a
+    n = a.callgrind_bots
+    d = st.point_dir("compare", "callgrind-" + server)
+    port = st.ctl.free_port()
+    out_file = os.path.join(d, "callgrind.out")
+    wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out_file]
+    say("compare: callgrind, %s: %d bots at %s requests/s, %s s counted, port %d"
+        % (server, n, a.callgrind_rate, a.callgrind_duration, port))
+    try:
+        if server == "qwd":
+            srv = st.start_qwd(d, port, max(32, n), None, wrapper=wrapper, timeout=120)
+        else:
+            base = runs.mvdsv_basedir(st.out, ROOT, st.ctl.build, st.map_path, st.map_name, n)
+            srv = st.ctl.start_mvdsv(d, port, st.map_name, base, cpu=a.server_cpu,
+                                     wrapper=wrapper, timeout=120)
+    except runs.RunError as e:
+        say("compare: callgrind: " + str(e))
+        return
+    series_path = os.path.join(d, "series.csv")
+    json_path = os.path.join(d, "qwbots.json")
+    rows_counted = max(1, int(math.ceil(float(a.callgrind_duration))))
+    bots = st.ctl.start_bots(
+        d, "qwbots", port, n, rows_counted + CG_TAIL, st.map_path,
+        cpu=a.client_cpu, qwdx="off", rate=a.callgrind_rate,
+        extra=["--warmup", a.warmup, "--join-rate", "20", "--join-timeout", "120",
+               "--seed", a.seed, "--behaviour", a.behaviour, "--quiet"],
+        files={"--json": json_path, "--series": series_path})
+    deadline = (time.monotonic() + n / 20.0 + 120 + float(a.warmup) + rows_counted + CG_TAIL
+                + 60)
+    marks = None
+    # from the row after the first of qwbots' window (whose start it may
+    # straddle) to the row rows_counted later
+    if (wait_for_measure(series_path, bots, deadline)
+            and next_series_row(series_path, bots, deadline)):
+        try:
+            zero = runs.vgdb(srv.pid, "zero")
+            time.sleep(rows_counted - 0.5)
+            if next_series_row(series_path, bots, deadline):
+                marks = (zero, runs.vgdb(srv.pid, "dump"))
+        except runs.RunError as e:
+            say("compare: callgrind: " + str(e))
+    status = exit_status(st.ctl.wait(bots, deadline, say))
+    st.ctl.stop(srv, grace=60)
+    dump = out_file + ".1"
+    if marks is None or not os.path.isfile(dump):
+        say("compare: callgrind, %s: no count (qwbots exit %s; see %s)"
+            % (server, status, os.path.join(d, "server.log")))
+        return
+    cg = valgrind.parse_callgrind(valgrind.read_text(dump))
+    doc = series.read_json(json_path)
+    t0 = series.series_start_unix(doc, a.warmup)
+    ws = series.value(doc or {}, "totals.window_start_unix")
+    we = series.value(doc or {}, "totals.window_end_unix")
+    (za, zb), (da, db) = marks
+    if cg is None or t0 is None or ws is None or we is None:
+        say("compare: callgrind, %s: no totals (%s, %s)" % (server, dump, json_path))
+        return
+    with open(os.path.join(d, "functions.txt"), "w") as f:
+        f.write(valgrind.listing(cg))
+    if za < ws or db > we:
+        say("compare: callgrind, %s: the counting window is not inside qwbots' (qwbots exit "
+            "%s): no row" % (server, status))
+        return
+    a_t, b_t = (za + zb) / 2 - t0, (da + db) / 2 - t0
+    counts = series.counts_between(series.read_series(series_path), a_t, b_t)
+    row = measure.compare_callgrind_row(
+        server, n, series.value(doc, "totals.bots_in_game"), float(a.callgrind_rate),
+        st.map_name, b_t - a_t, counts, cg["summary"], 1000 * max(zb - za, db - da))
+    append_line(os.path.join(st.out, "compare-callgrind.csv"), row)
+    for line in measure.callgrind_object_rows(server, valgrind.object_costs(cg["entries"]),
+                                              cg["totals"]):
+        append_line(os.path.join(st.out, "compare-callgrind-objects.csv"), line)
+    r = dict(zip(measure.COMPARE_CALLGRIND_HEADER.split(","), row))
+    say("compare: callgrind, %s: %s instructions over %s replies in %s s: %s per reply, "
+        "response rate %s%s" % (server, r["instructions"], r["replies"] or "?", r["window_s"],
+                                r["instructions_per_reply"] or "?", r["response_rate"] or "?",
+                                "" if r["kept_up"] == "yes" else " (did not keep up)"))
+
+
+def run_compare_callgrind(st):
+    """qwd, then MVDSV + KTX, under callgrind; the ratio of their
+    instructions per reply."""
+    def installed():
+        return all(shutil.which(x) for x in ("valgrind", "vgdb"))
+
+    if not runs.ensure_packages(["valgrind"], installed, say):
+        say("compare: valgrind (callgrind, vgdb) is not installed: no instruction counts "
+            "(Debian: apt-get install valgrind)")
+        return
+    for name, header in (("compare-callgrind.csv", measure.COMPARE_CALLGRIND_HEADER),
+                         ("compare-callgrind-objects.csv", measure.CALLGRIND_OBJECTS_HEADER)):
+        with open(os.path.join(st.out, name), "w") as f:
+            f.write(header + "\n")
+    version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout
+    report.write_env(st.env_path, [("valgrind", version.strip())])
+    for server in ("qwd", "mvdsv"):
+        compare_callgrind_run(st, server)
+    _, text = studyreport.compare_callgrind_verdict(
+        studyreport.read_csv(os.path.join(st.out, "compare-callgrind.csv")))
+    say("compare: callgrind: " + text)
 
 
 # ---- floor: the bare UDP echo ----
@@ -498,15 +679,13 @@ def run_overhead(st):
     if len(players) != 1:
         raise runs.RunError("overhead takes one player count")
     n = players[0]
+    callgrind_defaults(a, 64, "5", "10")
     with open(os.path.join(st.out, "overhead.csv"), "w") as f:
         f.write(measure.OVERHEAD_HEADER + "\n")
-    cg = (" --callgrind-bots %d --callgrind-rate %s --callgrind-duration %s" % (
-        a.callgrind_bots, a.callgrind_rate, a.callgrind_duration)
-        if a.callgrind else " --no-callgrind")
     report.write_env(st.env_path, [
         ("overhead_cmd", "qwexp.py overhead --map %s --players %d --repeat %d --rate %s "
          "--duration %s --warmup %s%s" % (st.map_name, n, a.repeat, a.rate, a.duration,
-                                          a.warmup, cg)),
+                                          a.warmup, callgrind_options(a))),
         ("overhead_players", n)])
     configs = list(OVERHEAD_OPTIONS)
     for rep in range(1, a.repeat + 1):
@@ -700,10 +879,15 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--size-out", type=positive, help="floor: reply bytes")
     p.add_argument("--append", action="store_true",
                    help="scale: add rows to the folder's scale.csv")
-    p.add_argument("--callgrind-bots", type=whole(1), default=64)
-    p.add_argument("--callgrind-rate", type=positive, default="5")
-    p.add_argument("--callgrind-duration", type=positive, default="10")
-    p.add_argument("--no-callgrind", dest="callgrind", action="store_false")
+    p.add_argument("--callgrind-bots", type=whole(1),
+                   help="bots of the callgrind pass (overhead 64; compare: --players, 32)")
+    p.add_argument("--callgrind-rate", type=positive,
+                   help="their requests/s each (overhead 5; compare 20)")
+    p.add_argument("--callgrind-duration", type=positive,
+                   help="overhead: its window; compare: the counting window, whole s "
+                        "(10; 20)")
+    p.add_argument("--no-callgrind", dest="callgrind", action="store_false",
+                   help="overhead, compare: no callgrind pass")
     p.add_argument("--no-plots", dest="plots", action="store_false")
     p.set_defaults(func=cmd_study)
 

@@ -15,7 +15,7 @@ Design note
     qwdstats     qwd's stats lines (qwd -stats) over a window
     measure      the figures of one run and the rows of the study's CSVs
     stats        medians, spreads and the summaries of repeated runs
-    valgrind     callgrind_annotate, cachegrind and lackey outputs
+    valgrind     callgrind_annotate, callgrind, cachegrind and lackey outputs
     runs         starting and stopping qwd, MVDSV, qwbots, udpecho,
                  bounded in time, pinned with taskset, all stopped on exit
     report       the machine's description, env.txt, number formatting,

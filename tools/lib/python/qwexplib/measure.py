@@ -1,5 +1,6 @@
 """measure.py -- the figures of one finished run, and the rows of the
-scaling study's CSVs (scale.csv, compare.csv, overhead.csv, floor.csv).
+scaling study's CSVs (scale.csv, compare.csv, compare-callgrind.csv,
+overhead.csv, floor.csv).
 
 Design note
   A run is a server and a load generator; the figures come from three
@@ -15,6 +16,13 @@ Design note
   sample taken when qwbots exited: qwbots leaves and writes its report
   milliseconds after its window ends.  A counter's growth over the window
   is interpolated between the samples around its ends (proc.growth).
+  The instruction count of the comparison (compare-callgrind.csv) is the
+  exception: its window is the runner's own (valgrind's counters zeroed,
+  then dumped, inside qwbots' window), its requests and replies what the
+  bots' --series rows give over that span (series.counts_between).  A
+  server kept up when it answered at least KEEP_UP of the requests
+  there: a server that falls behind merges requests into fewer replies,
+  and its instructions per reply would be a figure of another workload.
   Derived figures are None when an input is missing (an empty CSV field),
   never 0.  The rows are lists of text in the CSVs' column order, numbers
   written as the runner's first version wrote them (report.num), so the
@@ -55,6 +63,15 @@ FLOOR_HEADER = (
     "players,rate,size_in,size_out,window_s,requests_per_s,replies_per_s,"
     "response_rate,rt_mean_ms,rt_p50_ms,rt_p99_ms,rt_max_ms,echo_cpu_s,echo_cpu_pct,"
     "echo_us_per_request,sender_us_per_request,qwd_us_per_request,multiple")
+
+
+COMPARE_CALLGRIND_HEADER = (
+    "server,players,in_game,rate,map,window_s,requests,replies,response_rate,kept_up,"
+    "instructions,instructions_per_reply,control_ms")
+
+CALLGRIND_OBJECTS_HEADER = "server,object,instructions,share_pct"
+
+KEEP_UP = 0.99
 
 
 def ratio(a, b, scale=1.0):
@@ -198,6 +215,28 @@ def floor_row(players, rate, size_in, size_out, doc, qwd_us):
         value(doc, "cpu.server_s"), value(doc, "cpu.server_percent"), echo_us,
         value(doc, "cpu.client_us_per_request"), qwd_us,
         num(ratio(number(qwd_us), echo_us), "%.9g")])
+
+
+def compare_callgrind_row(server, players, in_game, rate, map_name, window_s, counts,
+                          instructions, control_ms):
+    """A compare-callgrind.csv row: counts the (requests, replies) of
+    the window (None: not measured), instructions callgrind's total over
+    it, control_ms the longest of the two valgrind commands that opened
+    and closed it (how far its ends are uncertain)."""
+    requests, replies = counts if counts else (None, None)
+    rr = ratio(replies, requests)
+    kept = None if rr is None else ("yes" if rr >= KEEP_UP else "no")
+    return _cells([
+        server, players, in_game, rate, map_name, num(window_s, "%.3f"), num(requests, "%.0f"),
+        num(replies, "%.0f"), num(rr, "%.4f"), kept, instructions,
+        num(ratio(instructions, replies), "%.0f"), num(control_ms, "%.0f")])
+
+
+def callgrind_object_rows(server, objects, total):
+    """compare-callgrind-objects.csv rows: objects the (object, cost)
+    pairs of valgrind.object_costs, each with its share of total."""
+    return [_cells([server, name, cost, num(ratio(cost, total, 100.0), "%.2f")])
+            for name, cost in objects]
 
 
 def failed_row(header, lead):

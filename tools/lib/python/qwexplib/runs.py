@@ -15,8 +15,10 @@ Design note
   Maps: a name is looked up in BUILD/maps (the bundled maps), then in
   $QWD_REALMAPS or ../shared/realmaps beside the tree; a path is taken as
   it is.  Each server gets a base directory in the run folder that links
-  the map where it looks for it.  Missing programs are built with make,
-  missing Debian packages installed with apt-get when the runner is root.
+  the map where it looks for it.  A server run under valgrind takes
+  monitor commands through vgdb (callgrind's zero and dump).  Missing
+  programs are built with make, missing Debian packages installed with
+  apt-get when the runner is root.
 """
 
 import atexit
@@ -297,18 +299,19 @@ class Ctl:
         return self.start_server(argv, log_path or os.path.join(out, "server.log"),
                                  "map %s loaded" % map_name, timeout, cpu=cpu, cwd=out)
 
-    def start_mvdsv(self, out, port, map_name, basedir, cpu=None):
+    def start_mvdsv(self, out, port, map_name, basedir, cpu=None, wrapper=(), timeout=10.0):
         """MVDSV + KTX on the port (every address: bound to one, MVDSV
         refused most bots with "No challenge for address" in our runs),
         up when KTX has run its ffa config; then 2 s more, since MVDSV
-        forgets the challenges it hands out in its first second or so."""
+        forgets the challenges it hands out in its first second or so.
+        wrapper: a command MVDSV runs under (valgrind ...)."""
         mv = shutil.which("mvdsv") or MVDSV
         if not os.access(mv, os.X_OK):
             raise RunError("MVDSV is not installed (Debian packages mvdsv, ktx)")
-        p = self.start_server([mv, "-basedir", basedir, "-game", "ktx", "-port", str(port),
-                               "+map", map_name], os.path.join(out, "server.log"),
-                              "usermodes/ffa/default.cfg", 10, cpu=cpu, cwd=basedir,
-                              what="MVDSV")
+        p = self.start_server(list(wrapper) + [mv, "-basedir", basedir, "-game", "ktx",
+                                               "-port", str(port), "+map", map_name],
+                              os.path.join(out, "server.log"), "usermodes/ffa/default.cfg",
+                              timeout, cpu=cpu, cwd=basedir, what="MVDSV")
         time.sleep(2)
         return p
 
@@ -327,6 +330,28 @@ class Ctl:
             argv += [opt, path]
         argv += list(extra)
         return self.start(argv, os.path.join(out, name + ".log"), cpu=cpu)
+
+
+def vgdb(pid, command, timeout=60.0):
+    """Sends a monitor command ("zero", "dump") to the valgrind gdbserver
+    of process pid with vgdb (what callgrind_control runs, without its
+    Perl start-up, so the command's moment is known within milliseconds).
+    Returns (Unix time before, Unix time after); RunError when vgdb is
+    missing, fails or outlasts timeout."""
+    exe = shutil.which("vgdb")
+    if not exe:
+        raise RunError("vgdb (Debian package valgrind) is not installed")
+    before = time.time()
+    try:
+        r = subprocess.run([exe, "--pid=%d" % pid, command], capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RunError("vgdb %s to pid %d: no answer in %.0f s" % (command, pid, timeout))
+    after = time.time()
+    if r.returncode != 0:
+        raise RunError("vgdb %s to pid %d failed: %s" % (command, pid,
+                                                        (r.stderr or r.stdout).strip()))
+    return before, after
 
 
 def count_lines(path, *texts):

@@ -24,6 +24,13 @@ Design note
   the response rate falls below 0.95 or the p99 exceeds one time slot.
   Rows of a scale.csv are read as text (the file may come from an older
   run); a row whose replies_per_s is empty failed and is no point.
+  A span of time that is not qwbots' window (the instruction count of
+  qwexp compare: the runner's own window inside qwbots'): the requests
+  and replies of the --series rows over it, each row's counts taken as
+  spread evenly over the row (the time since the row before), and the
+  row times placed in Unix time from the --json: the window opened
+  --warmup seconds after the join ended (join_phase_s into the run), at
+  window_start_unix.
 """
 
 import csv
@@ -83,6 +90,34 @@ def value(doc, path):
             return None
         v = v[k]
     return v
+
+
+def series_start_unix(doc, warmup):
+    """The Unix time of t = 0 of a qwbots --series (its start), from its
+    --json document and its --warmup; None when a figure is missing."""
+    start = value(doc or {}, "totals.window_start_unix")
+    join = value(doc or {}, "totals.join_phase_s")
+    if start is None or join is None:
+        return None
+    return start - join - float(warmup)
+
+
+def counts_between(rows, a, b):
+    """(requests, replies) the bots sent and received between a and b
+    (seconds of the series: its t) from the --series rows, a row's counts
+    (its rates times its span, from the row before or from 0) spread
+    evenly over its span; None when the rows do not cover a..b."""
+    if not rows or a < 0 or b < a or rows[-1]["t"] < b:
+        return None
+    requests = replies = 0.0
+    start = 0.0
+    for r in rows:
+        lo, hi = max(start, a), min(r["t"], b)
+        if hi > lo:
+            requests += r["requests_per_s"] * (hi - lo)
+            replies += r["replies_per_s"] * (hi - lo)
+        start = r["t"]
+    return requests, replies
 
 
 def read_report(path):

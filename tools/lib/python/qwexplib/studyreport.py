@@ -2,12 +2,13 @@
 
 Design note
   The report is made from whatever the folder holds (scale.csv,
-  compare.csv, floor.csv, overhead.csv, overhead-callgrind.csv, env.txt,
-  fig-*.png), so `qwexp.py report DIR` remakes it for any folder, old
-  ones included (the CSVs of the first, shell version of the runner have
-  the same columns).  Sections: the test description (hardware, OS,
-  pinning, workload, timing, settings: ../shared/BENCHMARKS.md asks each
-  figure to carry them), then one per CSV found, then the list of files.
+  compare.csv, compare-callgrind.csv, floor.csv, overhead.csv,
+  overhead-callgrind.csv, env.txt, fig-*.png), so `qwexp.py report DIR`
+  remakes it for any folder, old ones included (the CSVs of the first,
+  shell version of the runner have the same columns).  Sections: the
+  test description (hardware, OS, pinning, workload, timing, settings:
+  ../shared/BENCHMARKS.md asks each figure to carry them), then one per
+  CSV found, then the list of files.
   A figure not measured (empty field) is written "-"; a column an older
   CSV lacks reads as not measured.
   params: the run's parameters (rate, duration, warmup, join_rate,
@@ -20,7 +21,7 @@ import glob
 import os
 import re
 
-from . import series, stats
+from . import measure, series, stats
 from .report import num
 
 FIGURES = (
@@ -166,6 +167,11 @@ def make(out, env, params):
         "samples)",
         "stay in the run folder's `scale/`, `compare/` and `floor/`.",
     ]
+    if os.path.isfile(os.path.join(out, "compare-callgrind.csv")):
+        w += ["`compare-callgrind.csv` (instructions per reply, one row per server) and "
+              "`compare-callgrind-objects.csv` (their instructions by object); callgrind's "
+              "dump, its functions (`functions.txt`) and the bots' outputs in "
+              "`compare/callgrind-<server>/`."]
     return "\n".join(w) + "\n"
 
 
@@ -393,6 +399,96 @@ def compare_section(out, env, p):
               "*Server CPU per 1000 replies and response-time percentiles, medians; %s players "
               "(CCU), %s requests/s each, map %s, %s s per run; %s.*"
               % (np_, num(p["rate"]), m, win, hw_short(env)), ""]
+    cg = read_csv(os.path.join(out, "compare-callgrind.csv"))
+    if cg:
+        w += compare_callgrind_section(out, cg, env, p)
+    return w
+
+
+SERVER_NAMES = {"qwd": "qwd", "mvdsv": "MVDSV + KTX"}
+
+
+def compare_callgrind_verdict(rows):
+    """(qwd's instructions per reply / MVDSV + KTX's, or None when they
+    are not comparable; one sentence with both figures and the ratio, or
+    why there is none) of compare-callgrind.csv's rows."""
+    by = {r.get("server"): r for r in rows}
+    missing = [SERVER_NAMES[k] for k in ("qwd", "mvdsv")
+               if _v(by.get(k, {}), "instructions_per_reply") is None]
+    if missing:
+        return None, "no instructions per reply for %s" % " and ".join(missing)
+    q, m = by["qwd"], by["mvdsv"]
+    text = ("qwd %.0f instructions per reply (response rate %s), MVDSV + KTX %.0f (response "
+            "rate %s)" % (_v(q, "instructions_per_reply"), f(q, "response_rate", "%.4f"),
+                          _v(m, "instructions_per_reply"), f(m, "response_rate", "%.4f")))
+    behind = [SERVER_NAMES[k] for k in ("qwd", "mvdsv") if by[k].get("kept_up") != "yes"]
+    if behind:
+        return None, "%s; %s did not keep up (response rate under %.2f): no ratio" % (
+            text, " and ".join(behind), measure.KEEP_UP)
+    ratio = _v(q, "instructions_per_reply") / _v(m, "instructions_per_reply")
+    return ratio, "%s: qwd / MVDSV + KTX = %.3f" % (text, ratio)
+
+
+def compare_callgrind_section(out, rows, env, p):
+    first = rows[0]
+    w = ["### Instructions per reply (callgrind)", ""]
+    w.append("Each server once under `valgrind --tool=callgrind`, counting the whole process "
+             "(every thread and every object it runs: for MVDSV, the KTX game module it loads, "
+             "qwprogs.so), with one load: %s %s bots at %s requests/s, stock protocol 28, seed "
+             "%s, map %s. qwbots joins them, warms up for %s s and measures, writing a row of "
+             "figures a second; just after its second row, the runner zeroes callgrind's "
+             "counters (valgrind's monitor command `zero`, sent with vgdb), and just after the "
+             "row that ends the window it has them written out (`dump`): instructions = the "
+             "total of that dump; requests and replies = what the bots sent and received over "
+             "the same span (their per-second rows, pro-rated at the ends). The server kept "
+             "up when it answered at least %.0f%% of the requests there: one that falls behind "
+             "merges requests into fewer replies, which makes its figure another workload's. "
+             "Under callgrind the servers run some 50 times slower, hence a lighter load than "
+             "the runs above." % (
+                 first.get("players", ""), p["behaviour"], first.get("rate", ""), p["seed"],
+                 first.get("map", ""), cmd_warmup(env, "compare_cmd", p),
+                 100 * measure.KEEP_UP))
+    w.append("")
+    w.append("| server | players | requests/s each | window (s) | requests | replies | response "
+             "rate | kept up | instructions | instructions per reply |")
+    w.append("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
+    for r in rows:
+        w.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            SERVER_NAMES.get(r.get("server"), r.get("server", "")), r.get("players", ""),
+            r.get("rate", ""), f(r, "window_s", "%.1f"), f(r, "requests", "%d"),
+            f(r, "replies", "%d"), f(r, "response_rate", "%.4f"),
+            r.get("kept_up") or "-", f(r, "instructions", "%d"),
+            f(r, "instructions_per_reply", "%.0f")))
+    w.append("")
+    ratio, text = compare_callgrind_verdict(rows)
+    if ratio is None:
+        w.append("**Not comparable:** %s." % text)
+    else:
+        by = {r.get("server"): r for r in rows}
+        w.append("**qwd / MVDSV + KTX, instructions per reply: %.3f** (%s / %s, both kept up)."
+                 % (ratio, f(by["qwd"], "instructions_per_reply", "%.0f"),
+                    f(by["mvdsv"], "instructions_per_reply", "%.0f")))
+    w.append("")
+    objects = read_csv(os.path.join(out, "compare-callgrind-objects.csv"))
+    for key in ("qwd", "mvdsv"):
+        mine = [o for o in objects if o.get("server") == key]
+        if mine:
+            w.append("- %s, by object: %s." % (SERVER_NAMES[key], ", ".join(
+                "%s %s%%" % (os.path.basename(o.get("object", "")), f(o, "share_pct", "%.1f"))
+                for o in mine[:5])))
+    if objects:
+        w.append("")
+    w.append("Caveats: callgrind counts instructions, not cycles (nor cache misses), and only in "
+             "user space: the kernel's part of each system call (the network path, which `qwexp."
+             "py floor` measures) is not counted, and under valgrind a clock read is a system "
+             "call instead of a vDSO read. Each valgrind command stops the server for tens of "
+             "milliseconds; the stop after `zero` falls inside the window and shows in its "
+             "response rate. One run per server: the walkers' game differs from run to run "
+             "(their moves follow the replies), so the figures do too by a few percent; rerun "
+             "for a spread. Each server's functions, the largest first, are in "
+             "`compare/callgrind-<server>/functions.txt` (MVDSV's binary is stripped: "
+             "addresses).")
+    w.append("")
     return w
 
 

@@ -1,10 +1,11 @@
 """valgrind.py -- what valgrind's tools wrote about a qwd run, read into
-numbers: callgrind_annotate's listing, cachegrind's out file, lackey's
-counts.
+numbers: callgrind_annotate's listing, callgrind's out file, cachegrind's
+out file, lackey's counts.
 
 Design note
-  Three readers, one per tool, shared by qwexp overhead (the profiler's
-  own instructions under callgrind) and qwprof (simulated counters):
+  The readers, shared by qwexp overhead (the profiler's own instructions
+  under callgrind), qwexp compare (qwd's and MVDSV's instructions per
+  reply) and qwprof (simulated counters):
     callgrind_annotate  "3,570,140 (100.0%)  PROGRAM TOTALS" gives the
                         total; below the "file:function" header each line
                         is "COST (SHARE)  FILE:FUNCTION [OBJECT]" (self
@@ -12,6 +13,18 @@ Design note
                         with "=>" (calls, under --tree) are not functions.
                         A recursive function's deeper levels are named
                         FUNCTION'2 and so on: they are other entries.
+    callgrind out       one dump of callgrind itself: "summary:" (the
+                        instructions of the dump's span), "ob=", "fl=",
+                        "fn=" (names compressed: "(N) name" once, "(N)"
+                        after), cost lines "POSITION COST", "calls=" lines
+                        each followed by the callee's inclusive cost, and
+                        "totals:" (the sum of the self costs).  Read here
+                        rather than through callgrind_annotate, which
+                        counts the calls still under way at a mid-run dump
+                        ("calls=0") as their callers' own cost.  summary
+                        and totals are callgrind's two counts of the same
+                        span (the thread's counter; the functions' costs)
+                        and differ by ~0.1% in a mid-run dump.
     cachegrind out      "desc: I1 cache: 32768 B, 64 B, 8-way associative"
                         lines, "events: Ir I1mr ..." and at the end
                         "summary: N N ..." (one count per event).
@@ -20,6 +33,9 @@ Design note
                         the line "total: N", and the IR-level table, one
                         line per type: "I32  loads  stores  aluops".
   Numbers carry thousands separators in the listings; they are removed.
+  The self costs summed by OBJECT say where a whole process's
+  instructions went: the server's binary, libc, a game module it loaded
+  (KTX's qwprogs.so under MVDSV).
   A reader of an incomplete output returns None (or leaves the figure
   out), never a figure made of part of it.
 """
@@ -57,6 +73,84 @@ def parse_annotate(text):
     return total, entries
 
 
+_NAMED = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl",
+          "cfl": "fl", "jfi": "fl", "fn": "fn", "cfn": "fn", "jfn": "fn"}
+
+
+def parse_callgrind(text):
+    """A callgrind out file (one dump) read into {"summary": the
+    instructions of the dump's span (its "summary:" line, what
+    callgrind_annotate calls PROGRAM TOTALS), "totals": its "totals:"
+    line, "entries": [(self cost, "FILE:FUNCTION [OBJECT]")], the largest
+    first}; the first event's costs.  The line after "calls=" is the
+    callee's inclusive cost, never the caller's own: a dump taken while
+    calls are under way lists them with "calls=0" (which
+    callgrind_annotate 3.19 adds to the caller's self cost).  None when a
+    line is missing or the self costs do not add up to "totals:"."""
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    npos = 1
+    summary = totals = None
+    obj = fl = fn = fn_obj = ""
+    self_cost = {}
+    skip_next = False
+
+    def name(kind, value):
+        m = re.match(r"^\((\d+)\)(?: (.*))?$", value)
+        if not m:
+            return value
+        if m.group(2) is not None:
+            names[kind][m.group(1)] = m.group(2)
+            return m.group(2)
+        return names[kind].get(m.group(1), "?")
+
+    for line in text.splitlines():
+        if not line:
+            continue
+        if line[0].isdigit() or line[0] in "+-*":
+            if skip_next:
+                skip_next = False
+                continue
+            f = line.split()
+            key = "%s:%s [%s]" % (fl, fn, fn_obj)
+            self_cost[key] = self_cost.get(key, 0) + (int(f[npos]) if len(f) > npos else 0)
+            continue
+        key, sep, value = line.partition("=")
+        if sep and key in _NAMED:
+            v = name(_NAMED[key], value)
+            if key == "ob":
+                obj = v
+            elif key in ("fl", "fi", "fe"):
+                fl = v
+            elif key == "fn":
+                fn, fn_obj = v, obj
+        elif key == "calls":
+            skip_next = True
+        elif line.startswith("positions:"):
+            npos = len(line.split()) - 1
+        elif line.startswith("summary:"):
+            summary = int(line.split()[1])
+        elif line.startswith("totals:"):
+            totals = int(line.split()[1])
+    if summary is None or totals is None or sum(self_cost.values()) != totals:
+        return None
+    entries = sorted(((v, k) for k, v in self_cost.items() if v), key=lambda e: (-e[0], e[1]))
+    return {"summary": summary, "totals": totals, "entries": entries}
+
+
+def listing(parsed):
+    """parse_callgrind's figures as callgrind_annotate lists them (its
+    PROGRAM TOTALS line, then one line per function under the
+    "file:function" header, shares of the total): parse_annotate reads it
+    back."""
+    total = parsed["summary"]
+    out = ["Self cost (instructions) of each function, the largest first",
+           "%s (100.0%%)  PROGRAM TOTALS" % format(total, ","), "", "Ir  file:function"]
+    for cost, where in parsed["entries"]:
+        out.append("%s (%5.2f%%)  %s" % (format(cost, ","), 100.0 * cost / total if total else 0,
+                                          where))
+    return "\n".join(out) + "\n"
+
+
 def function_name(where):
     """"FUNCTION" of "FILE:FUNCTION [OBJECT]"."""
     return re.sub(r" \[.*$", "", where).rsplit(":", 1)[-1]
@@ -69,6 +163,22 @@ def by_function(entries):
     for cost, where in entries:
         out.setdefault(function_name(where), cost)
     return out
+
+
+def object_name(where):
+    """"OBJECT" of "FILE:FUNCTION [OBJECT]" ("?" without one)."""
+    m = re.search(r" \[([^]]*)\]$", where)
+    return m.group(1) if m else "?"
+
+
+def object_costs(entries):
+    """[(object, cost)] of a self-cost listing: each object's entries
+    summed, the largest first (ties by name)."""
+    out = {}
+    for cost, where in entries:
+        name = object_name(where)
+        out[name] = out.get(name, 0) + cost
+    return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 # qwd's profiler: its module, and the two pieces of src/common that only
