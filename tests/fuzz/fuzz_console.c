@@ -14,7 +14,10 @@
  *   the next input meets are blanked first (FZ_DENIED: a level change
  *   reloads the map, quit ends the server's loop, capture, cmdrecord and
  *   the demo commands write or remove files (sv_demoAutoRecord starts
- *   them), qtv_streamport opens a TCP port, counters open perf_event
+ *   them), so do the log files (logfile, logrcon, fraglogfile: a new
+ *   numbered file each time, and the search for a free number grows with
+ *   the files left by earlier inputs, to 10,000 stat calls),
+ *   qtv_streamport opens a TCP port, counters open perf_event
  *   descriptors); their own parsers are reached by the tests.
  *   sv_execlimit is 64 here (4096 by default), so a self-exec costs
  *   64 commands, not 4096: the cut is the same code either way.
@@ -42,6 +45,7 @@ static const char *const FZ_DENIED[] = {
 	"map", "changelevel", "quit", "capture", "cmdrecord", "counters",
 	"record", "sv_demorecord", "easyrecord", "sv_demoeasyrecord",
 	"rmdemo", "sv_demoremove", "qtv_streamport", "sv_demoAutoRecord",
+	"logfile", "logrcon", "fraglogfile",
 };
 
 struct console_fix {
