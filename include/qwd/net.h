@@ -8,7 +8,9 @@
  *
  *   net_addr / net_udp   IPv4 addresses (network byte order) and a
  *                        non-blocking UDP socket read with recvmmsg and
- *                        written with sendto/sendmmsg in fixed batches.
+ *                        written with sendto/sendmmsg in fixed batches;
+ *                        or, for a server driven in-process, queues in
+ *                        memory that stand in for the socket (net_mem).
  *   netchan              protocol 28 sequencing, one side of a connection;
  *                        the same code serves the server (reads the qport)
  *                        and a client or bot (writes it).
@@ -88,6 +90,8 @@ void net_addr_from_sockaddr(const struct sockaddr_in *sa, struct net_addr *a);
 
 /* ---- UDP socket ------------------------------------------------------- */
 
+struct net_mem;
+
 /* Counters of one socket; the caller owns it and may zero it at any time. */
 struct net_stats {
 	uint64_t packets_in, bytes_in;
@@ -149,6 +153,7 @@ bool net_udp_send(int fd, const struct net_addr *to, const void *data,
  * always available.  Same size advice as net_recv_batch. */
 struct net_send_batch {
 	int fd;
+	struct net_mem *mem;	/* non-NULL: flushed into this queue, not fd */
 	struct net_stats *stats;
 	size_t count;
 
@@ -170,6 +175,45 @@ void net_send_commit(struct net_send_batch *b, const struct net_addr *to,
  * the kernel refuses is counted in send_errors and skipped; when the socket
  * buffer is full (EAGAIN) the rest of the batch is dropped and counted. */
 size_t net_send_flush(struct net_send_batch *b);
+
+/* ---- in-memory datagrams: a socket's stand-in (mem.c) ------------------ */
+
+/* A queue of datagrams in one buffer sized at creation, for a server
+ * driven without the kernel's network stack (tools/framebench, tests):
+ * what a socket would carry, in order, each with its peer's address (the
+ * sender's on the way in, the destination's on the way out).  Puts
+ * append; gets take the oldest; once every datagram put has been taken
+ * the buffer starts over, so a producer and a consumer that take turns
+ * (a frame's requests, then its replies) never run out of room as long as
+ * one turn fits.  Nothing allocates after net_mem_init. */
+struct net_mem {
+	uint8_t *buf;
+	size_t size;		/* bytes of buf */
+	size_t head, tail;	/* the oldest datagram; where the next goes */
+	uint64_t dropped;	/* puts that did not fit (counted, lost) */
+};
+
+/* 0, or -1 when out of memory */
+int net_mem_init(struct net_mem *q, size_t bytes);
+void net_mem_free(struct net_mem *q);
+/* Queue one datagram (len <= NET_MAX_UDP_PACKET); false when it does not
+ * fit (counted in dropped). */
+bool net_mem_put(struct net_mem *q, const struct net_addr *addr,
+		 const void *data, size_t len);
+/* The oldest datagram: its address and bytes (valid until the next put),
+ * taken off the queue; false when the queue is empty. */
+bool net_mem_get(struct net_mem *q, struct net_addr *addr,
+		 const uint8_t **data, size_t *len);
+/* net_udp_recv_batch's contract, from q instead of a socket: up to
+ * NET_BATCH datagrams copied into b, counted in st. */
+int net_mem_recv_batch(struct net_mem *q, struct net_recv_batch *b,
+		       struct net_stats *st);
+/* net_udp_send's, into q */
+bool net_mem_send(struct net_mem *q, const struct net_addr *to,
+		  const void *data, size_t len, struct net_stats *st);
+/* A send batch whose flushes go into q. */
+void net_send_init_mem(struct net_send_batch *b, struct net_mem *q,
+		       struct net_stats *st);
 
 /* ---- netchan ---------------------------------------------------------- */
 

@@ -31,6 +31,22 @@
 #include "qwd/common.h"
 
 struct server;
+struct net_mem;
+struct prof;
+
+/* A server with no socket and no clock of its own, driven in-process (the
+ * frame benchmark, tools/framebench): it reads its datagrams from `in`
+ * (net_mem, qwd/net.h), queues everything it sends into `out`, and its
+ * time is `now`, which the driver sets before server_create and advances
+ * between frames.  server_frame then never waits (no select, no
+ * sys_ticrate sleep) and the console is not read.  The load (overload.c)
+ * is measured on that clock too: a frame takes no time on it, so no join
+ * is refused and no player let go for load. */
+struct server_link {
+	struct net_mem *in;
+	struct net_mem *out;
+	double now;
+};
 
 struct server_options {
 	const char *basedir;
@@ -45,6 +61,10 @@ struct server_options {
 	const char *stats_path;	/* -stats FILE: JSON lines per interval */
 	double stats_interval;	/* seconds, <= 0: 10 */
 	bool stats_console;	/* the one-line report on the console */
+	bool quiet;		/* log warnings and errors only */
+	struct server_link *link;	/* NULL: the socket and the real clock;
+					 * else see struct server_link (kept by
+					 * the caller for the server's life) */
 };
 
 /* A server (socket, buffers, cvars); no level yet.  NULL with the reason
@@ -77,6 +97,9 @@ bool server_quitting(const struct server *sv);
 bool server_stop(struct server *sv, const char *why);
 /* the server's log */
 const struct qwd_log *server_log(const struct server *sv);
+/* its phase timers and figures (qwd/prof.h), for a driver that reads them
+ * frame by frame */
+struct prof *server_prof(struct server *sv);
 
 /* monotonic seconds */
 double server_clock(void);

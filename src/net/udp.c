@@ -6,7 +6,9 @@
  *   client at the end of it, so both directions go through batches of
  *   NET_BATCH datagrams: one recvmmsg reads up to 64 packets, one sendmmsg
  *   writes up to 64 replies.  The batches are fixed structs the caller
- *   allocates once; no call here allocates.
+ *   allocates once; no call here allocates.  A send batch may instead be
+ *   bound to an in-memory queue (mem.c), for a server driven in-process:
+ *   one branch per flush.
  *
  *   Receive buffers are NET_MAX_UDP_PACKET (8192) bytes.  The kernel cuts a
  *   bigger datagram to fit and says so with MSG_TRUNC in msg_flags; such a
@@ -199,6 +201,7 @@ bool net_udp_send(int fd, const struct net_addr *to, const void *data,
 void net_send_init(struct net_send_batch *b, int fd, struct net_stats *st)
 {
 	b->fd = fd;
+	b->mem = NULL;
 	b->stats = st;
 	b->count = 0;
 }
@@ -236,11 +239,29 @@ void net_send_commit(struct net_send_batch *b, const struct net_addr *to,
 	b->count++;
 }
 
+/* a batch bound to a memory queue (mem.c): every datagram put there */
+static size_t flush_mem(struct net_send_batch *b)
+{
+	size_t sent = 0;
+
+	for (size_t i = 0; i < b->count; i++) {
+		struct net_addr to;
+
+		net_addr_from_sockaddr(&b->name[i], &to);
+		if (net_mem_send(b->mem, &to, b->buf[i], b->len[i], b->stats))
+			sent++;
+	}
+	b->count = 0;
+	return sent;
+}
+
 size_t net_send_flush(struct net_send_batch *b)
 {
 	struct net_stats *st = b->stats;
 	size_t i = 0, sent = 0;
 
+	if (b->mem)
+		return flush_mem(b);
 	while (i < b->count) {
 		int n;
 

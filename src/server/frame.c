@@ -8,7 +8,9 @@
  *              arrives or `wait` runs out; with sys_ticrate > 0 a frame
  *              first sleeps until that long after the previous one, so
  *              that one wakeup serves the requests that came meanwhile
- *              (off by default: as in QuakeWorld, a frame per wakeup)
+ *              (off by default: as in QuakeWorld, a frame per wakeup).
+ *              A server driven in-process (struct server_link: memory
+ *              queues for the socket, the driver's clock) skips it.
  *     WORLD    advance game time; game_frame runs thinks, doors, plats,
  *              missiles and the rules, at most once per sv_mintic
  *              (0.013 s, QuakeWorld's rule); a level change the game
@@ -54,6 +56,12 @@ double server_clock(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the server's time: the real clock, or its driver's (struct server_link) */
+static double sv_clock(const struct server *sv)
+{
+	return sv->link ? sv->link->now : server_clock();
 }
 
 static void log_stderr(void *ctx, int level, const char *line)
@@ -262,7 +270,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 
 	memset(sv, 0, sizeof(*sv));
 	sv->log.sink = log_stderr;
-	sv->log.min_level = QWD_LOG_INFO;
+	sv->log.min_level = opt->quiet ? QWD_LOG_WARN : QWD_LOG_INFO;
 	sv->console_fd = -1;
 	strlcpy(sv->basedir, opt->basedir ? opt->basedir : ".", sizeof(sv->basedir));
 	strlcpy(sv->gamedir, opt->gamedir ? opt->gamedir : "qw", sizeof(sv->gamedir));
@@ -353,19 +361,26 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv_logs_init(sv);
 	sv_rcon_init(sv);
 
-	sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
-	if (sv->sock < 0) {
-		qwd_logf(&sv->log, QWD_LOG_ERROR, "%s", err);
-		return -1;
-	}
-	net_udp_set_buffers(sv->sock, 4 << 20);
-	if (sv->port == 0) {
-		struct net_addr a;
+	sv->link = opt->link;
+	if (sv->link) {
+		/* driven in-process: the driver's queues stand for the socket */
+		sv->sock = -1;
+		net_send_init_mem(sv->tx, sv->link->out, &sv->net);
+	} else {
+		sv->sock = net_udp_open(sv->bind_ip, sv->port, err, sizeof(err));
+		if (sv->sock < 0) {
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "%s", err);
+			return -1;
+		}
+		net_udp_set_buffers(sv->sock, 4 << 20);
+		if (sv->port == 0) {
+			struct net_addr a;
 
-		if (net_udp_local_addr(sv->sock, &a))
-			sv->port = ntohs(a.port);
+			if (net_udp_local_addr(sv->sock, &a))
+				sv->port = ntohs(a.port);
+		}
+		net_send_init(sv->tx, sv->sock, &sv->net);
 	}
-	net_send_init(sv->tx, sv->sock, &sv->net);
 
 	struct prof_config pc = {
 		.log = &sv->log,
@@ -394,7 +409,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 		setvbuf(sv->stats_file, NULL, _IOLBF, 0);
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
-	sv->realtime = sv->start_time = server_clock();
+	sv->realtime = sv->start_time = sv_clock(sv);
 	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
@@ -514,6 +529,11 @@ const struct qwd_log *server_log(const struct server *sv)
 	return &sv->log;
 }
 
+struct prof *server_prof(struct server *sv)
+{
+	return sv->prof;
+}
+
 void sv_defence_counts(const struct server *sv, char *out, size_t size)
 {
 	const struct server_stats *st = &sv->stats;
@@ -564,7 +584,10 @@ void sv_log_bad_counts(struct server *sv)
 void sv_send_raw(struct server *sv, const struct net_addr *to,
 		 const void *data, size_t len)
 {
-	net_udp_send(sv->sock, to, data, len, &sv->net);
+	if (sv->link)
+		net_mem_send(sv->link->out, to, data, len, &sv->net);
+	else
+		net_udp_send(sv->sock, to, data, len, &sv->net);
 	if (sv->capture)
 		capture_out(sv->capture, to, data, len, sv->realtime);
 }
@@ -665,13 +688,13 @@ static void read_console(struct server *sv)
 		sv->console_len = 0;	/* a line longer than the buffer: dropped */
 }
 
-void server_frame(struct server *sv, double wait)
+/* The wait that opens a frame: the sys_ticrate sleep, then select() on
+ * the socket and the console; *fds says which of them is readable. */
+static void frame_wait(struct server *sv, double wait, fd_set *fds)
 {
-	fd_set fds;
 	struct timeval tv;
 	int maxfd = sv->sock;
-	double now, since;
-	bool backlog = false;
+	double since;
 
 	/* coalesce: a frame that comes sooner than sys_ticrate after the last
 	 * one sleeps out the rest first, and the packets that arrive meanwhile
@@ -689,26 +712,37 @@ void server_frame(struct server *sv, double wait)
 		nanosleep(&ts, NULL);
 	}
 
-	FD_ZERO(&fds);
-	FD_SET(sv->sock, &fds);
+	FD_SET(sv->sock, fds);
 	if (sv->console_fd >= 0) {
-		FD_SET(sv->console_fd, &fds);
+		FD_SET(sv->console_fd, fds);
 		if (sv->console_fd > maxfd)
 			maxfd = sv->console_fd;
 	}
 	tv.tv_sec = (time_t)wait;
 	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
-	if (select(maxfd + 1, &fds, NULL, NULL, &tv) < 0) {
+	if (select(maxfd + 1, fds, NULL, NULL, &tv) < 0) {
 		/* the set is as we filled it, not as select found it: a
 		 * console read on it would block (a signal, EINTR) */
-		FD_ZERO(&fds);
+		FD_ZERO(fds);
 		if (errno != EINTR)
 			qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
 	}
+}
+
+void server_frame(struct server *sv, double wait)
+{
+	fd_set fds;
+	double now;
+	bool backlog = false;
+
+	FD_ZERO(&fds);
+	/* driven in-process (a link): nothing to wait for */
+	if (!sv->link)
+		frame_wait(sv, wait, &fds);
 
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);
-	now = server_clock();
+	now = sv_clock(sv);
 	sv->time += now - sv->realtime;
 	sv->realtime = now;
 	if (sv->map) {
@@ -735,7 +769,8 @@ void server_frame(struct server *sv, double wait)
 	/* RECEIVE + EXECUTE (switched per packet in user.c) */
 	prof_switch(sv->prof, PROF_RECEIVE);
 	for (int round = 0; round < RECV_ROUNDS; round++) {
-		int n = net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
+		int n = sv->link ? net_mem_recv_batch(sv->link->in, sv->rx, &sv->net)
+				 : net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
 
 		if (n <= 0)
 			break;
@@ -764,7 +799,7 @@ void server_frame(struct server *sv, double wait)
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;
-	sv_load_frame(sv, now, server_clock(), backlog);
+	sv_load_frame(sv, now, sv_clock(sv), backlog);
 	prof_net_totals(sv->prof, sv->net.packets_in, sv->net.bytes_in,
 			sv->net.packets_out, sv->net.bytes_out);
 	prof_frame_end(sv->prof);

@@ -465,7 +465,8 @@ struct server {
 	char infokey_value[256];	/* the game's last infokey answer */
 
 	/* network */
-	int sock;
+	int sock;			/* -1 with a link */
+	struct server_link *link;	/* NULL: the socket, the real clock */
 	struct net_stats net;
 	struct net_recv_batch *rx;
 	struct net_send_batch *tx;
