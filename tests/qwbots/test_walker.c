@@ -14,25 +14,25 @@
 
 #include "../../tools/qwbots/qwbots.h"
 
-static const struct qwb_walker_params study = {10, 5, 5, 400};
+static const struct qwt_walker_params study = {10, 5, 5, 400};
 
 static void test_schedule(void **state)
 {
-	struct qwb_walker w;
-	struct qwb_rng r;
+	struct qwt_walker w;
+	struct qwt_rng r;
 	struct usercmd cmd;
 	float yaw = 90.0f;
 	int actions = 0;
 
 	(void)state;
-	qwb_rng_seed(&r, 42, 7);
-	qwb_walker_start(&w, yaw);
+	qwt_rng_seed(&r, 42, 7);
+	qwt_walker_start(&w, yaw);
 	for (int f = 0; f < 200; f++) {
-		enum qwb_walker_action a;
+		enum qwt_walker_action a;
 
 		memset(&cmd, 0xab, sizeof(cmd));
 		cmd.msec = 33;
-		a = qwb_walker_step(&w, &study, &r, &cmd);
+		a = qwt_walker_step(&w, &study, &r, &cmd);
 		/* msec is the client library's, untouched */
 		assert_int_equal(cmd.msec, 33);
 		assert_true(cmd.angles[0] == 0.0f && cmd.angles[2] == 0.0f);
@@ -41,22 +41,22 @@ static void test_schedule(void **state)
 		assert_int_equal(cmd.impulse, 0);
 		assert_int_equal(cmd.forwardmove, f % 20 >= 10 ? 400 : 0);
 		if (f % 20 != 15) {
-			assert_int_equal(a, QWB_ACT_NONE);
+			assert_int_equal(a, QWT_ACT_NONE);
 			assert_int_equal(cmd.buttons, 0);
 			assert_true(cmd.angles[1] == yaw);
 			continue;
 		}
 		actions++;
 		switch (a) {
-		case QWB_ACT_JUMP:
+		case QWT_ACT_JUMP:
 			assert_int_equal(cmd.buttons, BUTTON_JUMP);
 			assert_true(cmd.angles[1] == yaw);
 			break;
-		case QWB_ACT_FIRE:
+		case QWT_ACT_FIRE:
 			assert_int_equal(cmd.buttons, BUTTON_ATTACK);
 			assert_true(cmd.angles[1] == yaw);
 			break;
-		case QWB_ACT_TURN:
+		case QWT_ACT_TURN:
 			assert_int_equal(cmd.buttons, 0);
 			assert_true(cmd.angles[1] >= 0.0f && cmd.angles[1] < 360.0f);
 			yaw = cmd.angles[1];	/* kept from now on */
@@ -66,8 +66,8 @@ static void test_schedule(void **state)
 		}
 	}
 	assert_int_equal(actions, 10);
-	assert_int_equal(w.actions[QWB_ACT_JUMP] + w.actions[QWB_ACT_FIRE] +
-				 w.actions[QWB_ACT_TURN],
+	assert_int_equal(w.actions[QWT_ACT_JUMP] + w.actions[QWT_ACT_FIRE] +
+				 w.actions[QWT_ACT_TURN],
 			 10);
 }
 
@@ -75,14 +75,14 @@ static void test_schedule(void **state)
 static void run_walker(uint64_t seed, uint64_t stream, struct usercmd *out,
 		       int frames)
 {
-	struct qwb_walker w;
-	struct qwb_rng r;
+	struct qwt_walker w;
+	struct qwt_rng r;
 
-	qwb_rng_seed(&r, seed, stream);
-	qwb_walker_start(&w, 0);
+	qwt_rng_seed(&r, seed, stream);
+	qwt_walker_start(&w, 0);
 	for (int f = 0; f < frames; f++) {
 		memset(&out[f], 0, sizeof(out[f]));
-		qwb_walker_step(&w, &study, &r, &out[f]);
+		qwt_walker_step(&w, &study, &r, &out[f]);
 	}
 }
 
@@ -102,51 +102,51 @@ static void test_seeded(void **state)
 
 static void test_action_mix(void **state)
 {
-	struct qwb_walker w;
-	struct qwb_rng r;
+	struct qwt_walker w;
+	struct qwt_rng r;
 	struct usercmd cmd;
 	const int cycles = 3000;
 
 	(void)state;
-	qwb_rng_seed(&r, 1, 1);
-	qwb_walker_start(&w, 0);
+	qwt_rng_seed(&r, 1, 1);
+	qwt_walker_start(&w, 0);
 	for (int f = 0; f < cycles * 20; f++)
-		qwb_walker_step(&w, &study, &r, &cmd);
-	for (int k = QWB_ACT_JUMP; k <= QWB_ACT_TURN; k++) {
+		qwt_walker_step(&w, &study, &r, &cmd);
+	for (int k = QWT_ACT_JUMP; k <= QWT_ACT_TURN; k++) {
 		/* each a third, give or take (binomial sd ~ 26) */
 		assert_true(w.actions[k] > 850 && w.actions[k] < 1150);
 	}
-	assert_string_equal(qwb_action_name(QWB_ACT_TURN), "turn");
+	assert_string_equal(qwt_action_name(QWT_ACT_TURN), "turn");
 }
 
 static void test_other_params(void **state)
 {
-	const struct qwb_walker_params p = {2, 1, 1, 320};
-	struct qwb_walker w;
-	struct qwb_rng r;
+	const struct qwt_walker_params p = {2, 1, 1, 320};
+	struct qwt_walker w;
+	struct qwt_rng r;
 	struct usercmd cmd;
 
 	(void)state;
-	qwb_rng_seed(&r, 5, 5);
-	qwb_walker_start(&w, 10);
+	qwt_rng_seed(&r, 5, 5);
+	qwt_walker_start(&w, 10);
 	for (int f = 0; f < 40; f++) {
-		enum qwb_walker_action a = qwb_walker_step(&w, &p, &r, &cmd);
+		enum qwt_walker_action a = qwt_walker_step(&w, &p, &r, &cmd);
 
 		assert_int_equal(cmd.forwardmove, f % 4 >= 2 ? 320 : 0);
-		assert_int_equal(a != QWB_ACT_NONE, f % 4 == 3);
+		assert_int_equal(a != QWT_ACT_NONE, f % 4 == 3);
 	}
 }
 
 static void test_rng(void **state)
 {
-	struct qwb_rng r;
+	struct qwt_rng r;
 	int seen[10] = {0};
 
 	(void)state;
-	qwb_rng_seed(&r, 0, 0);
+	qwt_rng_seed(&r, 0, 0);
 	for (int i = 0; i < 10000; i++) {
-		double u = qwb_rng_unit(&r);
-		uint32_t k = qwb_rng_below(&r, 10);
+		double u = qwt_rng_unit(&r);
+		uint32_t k = qwt_rng_below(&r, 10);
 
 		assert_true(u >= 0.0 && u < 1.0);
 		assert_true(k < 10);

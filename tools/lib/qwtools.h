@@ -17,6 +17,9 @@
  *                 of this one (getrusage); the machine's description
  *                 (/proc/cpuinfo, /proc/meminfo); used by qwbots,
  *                 udpecho and the benchmarks
+ *     walker.c    the bots' seeded generator and the random walker of the
+ *                 parallel-QuakeWorld study; used by qwbots (its walker
+ *                 behaviour) and framebench (its players)
  */
 #ifndef QWTOOLS_H
 #define QWTOOLS_H
@@ -26,6 +29,7 @@
 #include <stdint.h>
 
 #include "qwd/net.h"
+#include "qwd/common.h"
 
 /* ---- packet captures (pcapread.c) ---------------------------------------- */
 
@@ -80,5 +84,55 @@ void qwt_self_cpu(double *user_s, double *sys_s);
  * (always terminated); "unknown" when the file or the key is missing. */
 void qwt_proc_value(const char *file, const char *key, char *out,
 		    size_t outsize);
+
+/* ---- seeded bots: generator and random walker (walker.c) ----------------- */
+
+/* SplitMix64 (Steele, Lea, Flood 2014): one 64-bit word of state, every
+ * seed valid, good enough statistics for choosing actions and jitter.  One
+ * generator per bot, seeded from (run seed, bot number), so a bot's
+ * choices do not depend on how the others were scheduled. */
+struct qwt_rng {
+	uint64_t state;
+};
+
+void qwt_rng_seed(struct qwt_rng *r, uint64_t seed, uint64_t stream);
+uint64_t qwt_rng_next(struct qwt_rng *r);
+/* uniform in [0, 1) */
+double qwt_rng_unit(struct qwt_rng *r);
+/* uniform in [0, n), n > 0 */
+uint32_t qwt_rng_below(struct qwt_rng *r, uint32_t n);
+
+/* The random walker: frames counted from the bot's spawn; each cycle is
+ * `idle` frames standing, then walking; `walk` frames after the start of
+ * the walk one action (jump, fire or a turn to a random yaw) is taken;
+ * `after` frames later the bot stops and the cycle repeats.  The study's
+ * numbers are 10, 5, 5. */
+struct qwt_walker_params {
+	int idle, walk, after;
+	int speed;		/* forwardmove while walking */
+};
+
+enum qwt_walker_action {
+	QWT_ACT_NONE = 0,
+	QWT_ACT_JUMP,
+	QWT_ACT_FIRE,
+	QWT_ACT_TURN
+};
+
+struct qwt_walker {
+	uint32_t frame;		/* frames since the start */
+	float yaw;		/* the current facing */
+	uint32_t actions[4];	/* how often each action was taken */
+};
+
+void qwt_walker_start(struct qwt_walker *w, float yaw);
+/* Fill cmd (all but msec) for the next frame; returns the action taken in
+ * it (QWT_ACT_NONE on most frames). */
+enum qwt_walker_action qwt_walker_step(struct qwt_walker *w,
+				       const struct qwt_walker_params *p,
+				       struct qwt_rng *r, struct usercmd *cmd);
+const char *qwt_action_name(enum qwt_walker_action a);
+/* zero every field of cmd but msec (what a behaviour fills afresh) */
+void qwt_cmd_clear(struct usercmd *cmd);
 
 #endif

@@ -246,9 +246,9 @@ static void json_bot(struct json_out *j, const struct qwb_bot_stats *s, double w
 	json_num(j, "moved", s->moved_max);
 	json_num(j, "path", s->path);
 	json_begin(j, "actions", '{');
-	json_u64(j, "jump", s->walker_actions[QWB_ACT_JUMP]);
-	json_u64(j, "fire", s->walker_actions[QWB_ACT_FIRE]);
-	json_u64(j, "turn", s->walker_actions[QWB_ACT_TURN]);
+	json_u64(j, "jump", s->walker_actions[QWT_ACT_JUMP]);
+	json_u64(j, "fire", s->walker_actions[QWT_ACT_FIRE]);
+	json_u64(j, "turn", s->walker_actions[QWT_ACT_TURN]);
 	json_end(j);
 	if (s->actions_file >= 0) {
 		json_i64(j, "actions_file", s->actions_file);

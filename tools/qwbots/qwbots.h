@@ -9,9 +9,10 @@
  *   plus its own metrics.  The files:
  *
  *     args.c     the command line into struct qwb_config
- *     behave.c   the seeded generator and the behaviours: the random
- *                walker of the parallel-QuakeWorld study, action-file
- *                replay (and the spawn matching it needs), idle
+ *     behave.c   the behaviours: action-file replay (and the spawn
+ *                matching it needs), idle; the random walker of the
+ *                parallel-QuakeWorld study and the seeded generator are
+ *                the tools' library's (tools/lib/walker.c, qwtools.h)
  *     pcap.c     a capture of a real client's session into an action file
  *     metrics.c  totals, JSON / CSV / progress
  *     run.c      the run: the event loop, its phases, the bots' states,
@@ -42,28 +43,12 @@
 #include "qwd/client.h"
 #include "qwd/common.h"
 #include "qwd/net.h"
+#include "qwtools.h"
 
 enum {
 	QWB_MAX_ACTION_FILES = 64,
 	QWB_NAME_MAX = 16		/* bot names: prefix and 4+ digits */
 };
-
-/* ---- seeded generator -------------------------------------------------- */
-
-/* SplitMix64 (Steele, Lea, Flood 2014): one 64-bit word of state, every
- * seed valid, good enough statistics for choosing actions and jitter.  One
- * generator per bot, seeded from (run seed, bot number), so a bot's
- * choices do not depend on how the others were scheduled. */
-struct qwb_rng {
-	uint64_t state;
-};
-
-void qwb_rng_seed(struct qwb_rng *r, uint64_t seed, uint64_t stream);
-uint64_t qwb_rng_next(struct qwb_rng *r);
-/* uniform in [0, 1) */
-double qwb_rng_unit(struct qwb_rng *r);
-/* uniform in [0, n), n > 0 */
-uint32_t qwb_rng_below(struct qwb_rng *r, uint32_t n);
 
 /* ---- behaviours -------------------------------------------------------- */
 
@@ -72,37 +57,6 @@ enum qwb_behaviour {
 	QWB_REPLAY,
 	QWB_IDLE
 };
-
-/* The random walker: frames counted from the bot's spawn; each cycle is
- * `idle` frames standing, then walking; `walk` frames after the start of
- * the walk one action (jump, fire or a turn to a random yaw) is taken;
- * `after` frames later the bot stops and the cycle repeats.  The study's
- * numbers are 10, 5, 5. */
-struct qwb_walker_params {
-	int idle, walk, after;
-	int speed;		/* forwardmove while walking */
-};
-
-enum qwb_walker_action {
-	QWB_ACT_NONE = 0,
-	QWB_ACT_JUMP,
-	QWB_ACT_FIRE,
-	QWB_ACT_TURN
-};
-
-struct qwb_walker {
-	uint32_t frame;		/* frames since the start */
-	float yaw;		/* the current facing */
-	uint32_t actions[4];	/* how often each action was taken */
-};
-
-void qwb_walker_start(struct qwb_walker *w, float yaw);
-/* Fill cmd (all but msec) for the next frame; returns the action taken in
- * it (QWB_ACT_NONE on most frames). */
-enum qwb_walker_action qwb_walker_step(struct qwb_walker *w,
-				       const struct qwb_walker_params *p,
-				       struct qwb_rng *r, struct usercmd *cmd);
-const char *qwb_action_name(enum qwb_walker_action a);
 
 /* ---- action files (qwd/actions.h): replay -------------------------- */
 
@@ -246,7 +200,7 @@ struct qwb_config {
 	enum qwb_behaviour behaviour;
 	const char *actions[QWB_MAX_ACTION_FILES];
 	int nactions;
-	struct qwb_walker_params walker;
+	struct qwt_walker_params walker;
 	int match_spawn;	/* replay: kills allowed to reach the spawn */
 	bool replay_loop;	/* at the end of a stream: again, or idle */
 	uint64_t seed;

@@ -54,7 +54,7 @@ static void enter_game(struct run *r, struct bot *b, double now)
 	vec_copy(b->q.setangle, b->idle_angles);
 	b->idle_angles[0] = 0;
 	b->idle_angles[2] = 0;
-	qwb_walker_start(&b->walker, b->q.setangle[1]);
+	qwt_walker_start(&b->walker, b->q.setangle[1]);
 	if (b->actions) {
 		b->replaying = false;
 		b->replay_over = false;
@@ -238,7 +238,7 @@ void run_deliver(struct run *r, struct bot *b, const uint8_t *data,
 static int make_bots(struct run *r, char *err, size_t errsize)
 {
 	const struct qwb_config *c = r->cfg;
-	struct qwb_rng qr;
+	struct qwt_rng qr;
 	uint32_t qbase;
 
 	r->bots = calloc((size_t)r->n, sizeof(*r->bots));
@@ -250,8 +250,8 @@ static int make_bots(struct run *r, char *err, size_t errsize)
 	}
 	/* qports: distinct for every bot (bots sharing an address are told
 	 * apart by them), starting at a seeded offset */
-	qwb_rng_seed(&qr, c->seed, 0xfffffffful);
-	qbase = qwb_rng_below(&qr, 65000);
+	qwt_rng_seed(&qr, c->seed, 0xfffffffful);
+	qbase = qwt_rng_below(&qr, 65000);
 	for (int i = 0; i < r->n; i++) {
 		struct bot *b = &r->bots[i];
 		struct qwc_options o = {0};
@@ -266,7 +266,7 @@ static int make_bots(struct run *r, char *err, size_t errsize)
 		b->st->state = "disconnected";
 		qwd_hist_clear(&b->st->rt);
 		snprintf(b->st->name, sizeof(b->st->name), "%s%04d", c->name_prefix, i);
-		qwb_rng_seed(&b->rng, c->seed, (uint64_t)i + 1);
+		qwt_rng_seed(&b->rng, c->seed, (uint64_t)i + 1);
 		b->sock = r->pktinfo ? i / r->per_sock : i;
 		b->ip = r->pktinfo ? r->first_ip + (uint32_t)(i % r->per_sock) : r->first_ip;
 		if (c->userinfo_extra)
@@ -278,8 +278,8 @@ static int make_bots(struct run *r, char *err, size_t errsize)
 		snprintf(b->info, sizeof(b->info),
 			 "\\name\\%s\\topcolor\\%u\\bottomcolor\\%u\\rate\\%d"
 			 "\\pmodel\\33168\\emodel\\6967%s",
-			 b->st->name, qwb_rng_below(&b->rng, 14),
-			 qwb_rng_below(&b->rng, 14), c->client_rate, info_extra);
+			 b->st->name, qwt_rng_below(&b->rng, 14),
+			 qwt_rng_below(&b->rng, 14), c->client_rate, info_extra);
 		if (c->behaviour == QWB_REPLAY && r->nactions > 0) {
 			b->actions = &r->actions[i % r->nactions];
 			b->st->actions_file = i % r->nactions;

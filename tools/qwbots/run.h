@@ -51,14 +51,14 @@ struct bot {
 	int sock;			/* index into run->fds */
 	uint32_t ip;			/* source address, host order (pktinfo) */
 	char info[MAX_INFO_STRING];
-	struct qwb_rng rng;
+	struct qwt_rng rng;
 	double next_send;
 	double connect_time;
 	bool in_game;
 	bool out;			/* refused or dropped */
 	bool track;
 
-	struct qwb_walker walker;
+	struct qwt_walker walker;
 	struct qwb_replay replay;
 	struct qwb_spawnmatch spawn;
 	const struct actions *actions;

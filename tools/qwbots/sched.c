@@ -119,7 +119,7 @@ static void behave(struct run *r, struct bot *b, double now)
 	}
 	switch (r->cfg->behaviour) {
 	case QWB_WALKER:
-		qwb_walker_step(&b->walker, &r->cfg->walker, &b->rng, cmd);
+		qwt_walker_step(&b->walker, &r->cfg->walker, &b->rng, cmd);
 		memcpy(b->st->walker_actions, b->walker.actions,
 		       sizeof(b->st->walker_actions));
 		break;
@@ -135,7 +135,7 @@ static void behave(struct run *r, struct bot *b, double now)
 
 static void reschedule(struct run *r, struct bot *b, double now)
 {
-	double f = 1.0 + r->cfg->jitter * (2.0 * qwb_rng_unit(&b->rng) - 1.0);
+	double f = 1.0 + r->cfg->jitter * (2.0 * qwt_rng_unit(&b->rng) - 1.0);
 
 	b->next_send += r->interval * f;
 	if (b->next_send < now - r->interval)
@@ -186,7 +186,7 @@ void sched_start_joins(struct run *r, double now)
 
 		qwc_connect(&b->q, now);
 		b->connect_time = now;
-		b->next_send = now + qwb_rng_unit(&b->rng) * r->interval;
+		b->next_send = now + qwt_rng_unit(&b->rng) * r->interval;
 		heap_push(r, b->id);
 	}
 }
