@@ -1,0 +1,556 @@
+/*
+ * bench.c -- one run of the frame benchmark: a server and its players in
+ * lockstep through memory (framebench.h has the design of the whole).
+ *
+ * Design note
+ *   Lockstep, one round per server frame:
+ *     1. every player builds its next datagram with the client library
+ *        (qwc_packet, forced: one request a frame, as a client at 77 Hz
+ *        sends) and puts it in the server's in-queue from its address;
+ *     2. the clock advances 13 ms and server_frame runs: WORLD (sv_mintic
+ *        is 0, so the world's physics runs every frame), RECEIVE+EXECUTE
+ *        of every request, REPLY.  A frame reads at most 1024 datagrams
+ *        (the server's cap, RECV_ROUNDS * NET_BATCH, so that replies are
+ *        not starved); with more players the round runs frames until
+ *        every request was read, the later ones at the same time, and its
+ *        figures are those frames' together;
+ *     3. every datagram the server queued goes to the player whose
+ *        address it names (qwc_receive): the replies acknowledge the
+ *        requests, so the next requests ask for deltas from them, as in a
+ *        real game.
+ *   Nothing waits and nothing is lost: the server's budgets and rate
+ *   limits are those of a public server except where the lockstep needs
+ *   otherwise (connectionless limits off, as every join comes at once;
+ *   sv_mintic 0; sv_maxrate and the players' rate both --rate, by
+ *   default the highest a channel takes, NETCHAN_MAX_RATE).  The rate is
+ *   real: a crowd whose replies outgrow it at 77 requests a second gets
+ *   some of them choked, as on the network, and the figures say how many
+ *   (requests not answered in their frame).
+ *   Players: addresses 10.0.0.1 and up (one host each), qport 1 and up,
+ *   stock protocol 28 up to 32 players, QWDX beyond (the server gives
+ *   stock clients the first 32 slots only).  They start connecting
+ *   join_per_frame a frame; once all are in the game (or refused), warmup
+ *   frames pass, then the measured frames.  In the game a player is the
+ *   random walker (tools/lib/walker.c, qwbots' walker: the study's
+ *   10/5/5 cycle, speed 400), its generator seeded from (seed, player).
+ *   Phase times are qwd's own (prof_last_frame after each frame: world,
+ *   receive, execute, reply); the run's clocks are read around
+ *   server_frame only (frame_*) and around the whole round (loop_*).
+ *   Everything is allocated before the first frame.
+ */
+#include "framebench.h"
+#include "qwtools.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "qwd/client.h"
+#include "qwd/net.h"
+#include "qwd/server.h"
+#include "qwd/world.h"
+
+static const double FB_FRAME_S = 0.013;	/* game time a frame */
+static const double FB_START = 1000.0;	/* the run's clock at start */
+
+enum {
+	FB_FIRST_IP = 0x0a000001,	/* 10.0.0.1 */
+	FB_PORT = 27001,
+	FB_TRACKED_PLAYERS = 64		/* slots a player's client tracks */
+};
+
+struct player {
+	struct qwc q;
+	struct net_addr addr;
+	char info[192];
+	struct qwt_rng rng;
+	struct qwt_walker walker;
+	bool started, walking;
+};
+
+struct bench {
+	const struct fb_config *cfg;
+	struct fb_result *r;
+	struct player *pl;
+	struct net_mem in, out;
+	struct server_link link;
+	struct server *sv;
+	char base[64];		/* temporary base directory */
+	char map_link[224];	/* dir (128) / mapname (64) .bsp */
+	char mapname[64];
+	uint32_t checksum2;
+	double now;
+	uint8_t pkt[NETCHAN_MAX_PACKET];
+};
+
+static const char *const phase_names[FB_PHASES] = {
+	"world", "receive", "execute", "reply"
+};
+
+const char *fb_phase_name(int phase)
+{
+	return phase >= 0 && phase < FB_PHASES ? phase_names[phase] : "?";
+}
+
+void fb_config_default(struct fb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->map = "small";
+	c->players = 512;
+	c->frames = 500;
+	c->warmup = 20;
+	c->join_per_frame = 32;
+	c->join_frames_max = 5000;
+	c->seed = 1;
+	c->rate = NETCHAN_MAX_RATE;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- the map and the base directory ---------------------------------- */
+
+static bool readable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A bundled map's file: beside the program (build/maps for build/X,
+ * build/tests/X), or installed (../share/qwd/maps). */
+static bool find_bundled(const char *name, char *path, size_t size)
+{
+	static const char *const rel[] = { "maps", "../maps", "../share/qwd/maps" };
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (len <= 0)
+		return false;
+	exe[len] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		int n = snprintf(path, size, "%s/%s/%s.bsp", exe, rel[i], name);
+
+		if (n > 0 && (size_t)n < size && readable(path))
+			return true;
+	}
+	return false;
+}
+
+/* The map's file, its name for the server, its checksum; the server gets
+ * a base directory of its own holding qw/maps/<name>.bsp, a link to the
+ * file, so any path loads as a plain map name. */
+static int prepare_map(struct bench *b, char *err, size_t errsize)
+{
+	const char *m = b->cfg->map;
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX], dir[128], *dot;
+	struct bsp_map *map;
+	char e[256];
+
+	if (strchr(m, '/') || (strlen(m) > 4 && !strcmp(m + strlen(m) - 4, ".bsp")))
+		strlcpy(path, m, sizeof(path));
+	else if (!find_bundled(m, path, sizeof(path))) {
+		snprintf(err, errsize, "no bundled map \"%s\" beside the program "
+			 "(make builds build/maps; or give a .bsp path)", m);
+		return -1;
+	}
+	if (!realpath(path, b->r->map_path)) {
+		snprintf(err, errsize, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	map = bsp_load(b->r->map_path, e, sizeof(e));
+	if (!map) {
+		snprintf(err, errsize, "%s: %s", b->r->map_path, e);
+		return -1;
+	}
+	b->checksum2 = map->checksum2;
+	bsp_free(map);
+	strlcpy(b->mapname, strrchr(b->r->map_path, '/') + 1, sizeof(b->mapname));
+	dot = strrchr(b->mapname, '.');
+	if (dot)
+		*dot = '\0';
+	snprintf(b->base, sizeof(b->base), "%s/framebench-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(b->base)) {
+		snprintf(err, errsize, "mkdtemp %s: %s", b->base, strerror(errno));
+		b->base[0] = '\0';
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/qw", b->base);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof(dir), "%s/qw/maps", b->base);
+	mkdir(dir, 0700);
+	snprintf(b->map_link, sizeof(b->map_link), "%s/%s.bsp", dir, b->mapname);
+	if (symlink(b->r->map_path, b->map_link) != 0) {
+		snprintf(err, errsize, "symlink %s: %s", b->map_link, strerror(errno));
+		b->map_link[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static void remove_base(struct bench *b)
+{
+	char dir[128];
+
+	if (!b->base[0])
+		return;
+	if (b->map_link[0])
+		unlink(b->map_link);
+	snprintf(dir, sizeof(dir), "%s/qw/maps", b->base);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/qw", b->base);
+	rmdir(dir);
+	rmdir(b->base);
+}
+
+/* ---- the server -------------------------------------------------------- */
+
+static void set(struct bench *b, const char *line)
+{
+	server_command(b->sv, line, stderr);
+}
+
+static int start_server(struct bench *b, char *err, size_t errsize)
+{
+	const struct fb_config *c = b->cfg;
+	struct server_options o = { 0 };
+	size_t per = 2 * (size_t)NETCHAN_MAX_PACKET + 64;
+	char line[128];
+
+	/* a frame's requests, and its replies and connectionless answers:
+	 * at most one of each per player (record headers included) */
+	if (net_mem_init(&b->in, (size_t)c->players * per + 65536) != 0 ||
+	    net_mem_init(&b->out, (size_t)c->players * 2 * per + 65536) != 0) {
+		snprintf(err, errsize, "out of memory for the queues");
+		return -1;
+	}
+	b->now = FB_START;
+	b->link.in = &b->in;
+	b->link.out = &b->out;
+	b->link.now = b->now;
+	o.basedir = b->base;
+	o.gamedir = "qw";
+	o.port = FB_PORT - 1;
+	o.maxclients = c->players;
+	o.link = &b->link;
+	o.quiet = !c->log;
+	b->sv = server_create(&o);
+	if (!b->sv) {
+		snprintf(err, errsize, "the server did not start");
+		return -1;
+	}
+	/* every join comes in the first frames: no connectionless limits */
+	set(b, "sv_oob_getchallenge \"1e9 1e12 0 1\"");
+	set(b, "sv_oob_connect \"1e9 1e12 0 1\"");
+	set(b, "sv_mintic 0");
+	set(b, "sv_maxclientsperip 0");
+	snprintf(line, sizeof(line), "sv_maxrate %d", c->rate);
+	set(b, line);
+	if (server_map(b->sv, b->mapname, line, sizeof(line)) != 0) {
+		snprintf(err, errsize, "map %s: %s", b->mapname, line);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the players ------------------------------------------------------- */
+
+static int make_players(struct bench *b, char *err, size_t errsize)
+{
+	const struct fb_config *c = b->cfg;
+	bool qwdx = c->players > MAX_CLIENTS;
+
+	b->pl = calloc((size_t)c->players, sizeof(*b->pl));
+	if (!b->pl) {
+		snprintf(err, errsize, "out of memory for %d players", c->players);
+		return -1;
+	}
+	for (int i = 0; i < c->players; i++) {
+		struct player *p = &b->pl[i];
+		struct qwc_options o = { 0 };
+
+		p->addr.ip = htonl(FB_FIRST_IP + (uint32_t)i);
+		p->addr.port = htons(FB_PORT);
+		qwt_rng_seed(&p->rng, c->seed, (uint64_t)i + 1);
+		snprintf(p->info, sizeof(p->info),
+			 "\\name\\fb%d\\topcolor\\%u\\bottomcolor\\%u\\rate\\%d",
+			 i, qwt_rng_below(&p->rng, 14), qwt_rng_below(&p->rng, 14),
+			 c->rate);
+		o.server.ip = htonl(0x7f000001);
+		o.server.port = htons(FB_PORT - 1);
+		o.qport = (uint16_t)(i + 1);
+		o.userinfo = p->info;
+		o.extension = qwdx;
+		o.checksum2 = b->checksum2;
+		o.max_players = FB_TRACKED_PLAYERS;
+		o.resend_interval = 1.0;
+		if (qwc_init(&p->q, &o) != 0) {
+			snprintf(err, errsize, "out of memory for player %d", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool out_of_game(const struct player *p)
+{
+	return p->q.state == QWC_REFUSED || p->q.state == QWC_DROPPED;
+}
+
+/* step 1: every started player's datagram into the in-queue; returns the
+ * moves sent by players in the game */
+static uint64_t send_requests(struct bench *b)
+{
+	uint64_t moves = 0;
+
+	for (int i = 0; i < b->cfg->players; i++) {
+		struct player *p = &b->pl[i];
+		size_t n;
+
+		if (!p->started || out_of_game(p))
+			continue;
+		if (p->q.state == QWC_ACTIVE) {
+			if (!p->walking) {
+				qwt_walker_start(&p->walker, p->q.setangle[1]);
+				p->walking = true;
+			}
+			qwt_walker_step(&p->walker, &(struct qwt_walker_params){
+						10, 5, 5, 400}, &p->rng, &p->q.cmd);
+		}
+		n = qwc_packet(&p->q, b->now, p->q.state >= QWC_CONNECTED,
+			       b->pkt, sizeof(b->pkt));
+		if (!n)
+			continue;
+		net_mem_put(&b->in, &p->addr, b->pkt, n);
+		if (p->q.state == QWC_ACTIVE)
+			moves++;
+	}
+	return moves;
+}
+
+/* step 3: the server's datagrams to their players */
+static void deliver_replies(struct bench *b)
+{
+	const uint8_t *data;
+	struct net_addr to;
+	size_t len;
+
+	while (net_mem_get(&b->out, &to, &data, &len)) {
+		uint32_t k = ntohl(to.ip) - FB_FIRST_IP;
+
+		if (k < (uint32_t)b->cfg->players && to.port == htons(FB_PORT))
+			qwc_receive(&b->pl[k].q, data, len, b->now);
+	}
+}
+
+/* One lockstep round: the requests, then server frames until every
+ * request was read (one frame up to RECV_ROUNDS * NET_BATCH = 1024
+ * datagrams, the server's cap; more players take more frames, the clock
+ * advanced only before the first), then the replies.  With r, the frames
+ * are timed and their phase records summed into *sum. */
+static uint64_t round_trip(struct bench *b, struct fb_result *r,
+			   struct prof_frame_record *sum)
+{
+	uint64_t moves = send_requests(b);
+	struct prof *prof = server_prof(b->sv);
+
+	b->now += FB_FRAME_S;
+	b->link.now = b->now;
+	if (sum)
+		memset(sum, 0, sizeof(*sum));
+	do {
+		double w0 = 0, c0 = 0;
+
+		if (r) {
+			w0 = clock_s(CLOCK_MONOTONIC);
+			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		}
+		server_frame(b->sv, 0);
+		if (r) {
+			r->frame_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+			r->frame_wall_s += clock_s(CLOCK_MONOTONIC) - w0;
+			r->server_frames++;
+		}
+		if (sum) {
+			const struct prof_frame_record *f = prof_last_frame(prof);
+
+			for (int k = 0; k < PROF_PHASES; k++)
+				sum->phase_ns[k] += f->phase_ns[k];
+			sum->requests += f->requests;
+			sum->replies += f->replies;
+		}
+	} while (b->in.head < b->in.tail);
+	deliver_replies(b);
+	return moves;
+}
+
+static int join(struct bench *b, char *err, size_t errsize)
+{
+	const struct fb_config *c = b->cfg;
+	int started = 0;
+
+	for (int f = 0; f < c->join_frames_max; f++) {
+		int waiting = 0;
+
+		for (int k = 0; k < c->join_per_frame && started < c->players; k++) {
+			b->pl[started].started = true;
+			qwc_connect(&b->pl[started].q, b->now);
+			started++;
+		}
+		round_trip(b, NULL, NULL);
+		for (int i = 0; i < c->players; i++)
+			if (!b->pl[i].started ||
+			    (b->pl[i].q.state != QWC_ACTIVE && !out_of_game(&b->pl[i])))
+				waiting++;
+		if (waiting == 0) {
+			b->r->join_frames = f + 1;
+			return 0;
+		}
+	}
+	snprintf(err, errsize, "the join did not finish in %d frames",
+		 c->join_frames_max);
+	return -1;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static void player_totals(struct bench *b, uint64_t *acks, uint64_t *replies)
+{
+	*acks = *replies = 0;
+	for (int i = 0; i < b->cfg->players; i++) {
+		*acks += b->pl[i].q.stats.acks;
+		*replies += b->pl[i].q.stats.replies;
+	}
+}
+
+static void add_frame(struct fb_result *r, const struct prof_frame_record *f)
+{
+	uint64_t busy = 0;
+
+	for (int k = 0; k < FB_PHASES; k++) {
+		uint64_t ns = f->phase_ns[PROF_WORLD + k];
+
+		qwd_hist_add(&r->phase_frame[k], ns);
+		if (f->requests)
+			qwd_hist_add(&r->phase_request[k], ns / f->requests);
+		r->phase_ns[k] += ns;
+		busy += ns;
+	}
+	qwd_hist_add(&r->busy_frame, busy);
+}
+
+static void measure(struct bench *b)
+{
+	struct fb_result *r = b->r;
+	struct prof *prof = server_prof(b->sv);
+	struct prof_frame_record sum;
+	uint64_t acks0, replies0, acks1, replies1;
+	double w0, c0;
+
+	for (int k = 0; k < FB_PHASES; k++) {
+		qwd_hist_clear(&r->phase_frame[k]);
+		qwd_hist_clear(&r->phase_request[k]);
+	}
+	qwd_hist_clear(&r->busy_frame);
+	player_totals(b, &acks0, &replies0);
+	server_begin(b->sv, -1);	/* the figures start now */
+	w0 = clock_s(CLOCK_MONOTONIC);
+	c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	for (int f = 0; f < b->cfg->frames; f++) {
+		r->requests += round_trip(b, r, &sum);
+		add_frame(r, &sum);
+	}
+	r->loop_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	r->loop_wall_s = clock_s(CLOCK_MONOTONIC) - w0;
+	r->frames = b->cfg->frames;
+	prof_get_stats(prof, PROF_SCOPE_TOTAL, &r->prof);
+	player_totals(b, &acks1, &replies1);
+	r->answered = acks1 - acks0;
+	r->replies = replies1 - replies0;
+}
+
+static void finish(struct bench *b)
+{
+	struct fb_result *r = b->r;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < b->cfg->players; i++) {
+		const struct qwc *q = &b->pl[i].q;
+		int32_t v[4] = { q->playernum, 0, 0, 0 };
+
+		for (int k = 0; k < 3; k++)
+			v[k + 1] = (int32_t)(q->self_origin[k] * 8.0f);
+		if (i == 0)
+			memcpy(r->first_origin, v + 1, sizeof(r->first_origin));
+		for (size_t k = 0; k < sizeof(v); k++)
+			h = (h ^ ((const uint8_t *)v)[k]) * 0x100000001b3ull;
+		if (q->state == QWC_ACTIVE)
+			r->in_game++;
+		for (int k = 0; k < QWC_BAD_KINDS; k++)
+			r->bad += q->stats.bad[k];
+	}
+	r->digest = h;
+	r->dropped_datagrams = b->in.dropped + b->out.dropped;
+}
+
+int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
+	   size_t errsize)
+{
+	struct bench *b = calloc(1, sizeof(*b));
+	int rc = -1;
+
+	if (!b) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	r->players = c->players;
+	b->cfg = c;
+	b->r = r;
+	if (c->players < 1 || c->players > FB_MAX_PLAYERS) {
+		snprintf(err, errsize, "players: 1 to %d", FB_MAX_PLAYERS);
+		goto out;
+	}
+	if (prepare_map(b, err, errsize) != 0 ||
+	    start_server(b, err, errsize) != 0 ||
+	    make_players(b, err, errsize) != 0 || join(b, err, errsize) != 0)
+		goto out;
+	for (int i = 0; i < c->players; i++)
+		r->joined += b->pl[i].walking || b->pl[i].q.state == QWC_ACTIVE;
+	for (int f = 0; f < c->warmup; f++)
+		round_trip(b, NULL, NULL);
+	measure(b);
+	finish(b);
+	rc = 0;
+out:
+	if (b->sv)
+		server_destroy(b->sv);
+	if (b->pl)
+		for (int i = 0; i < c->players; i++)
+			qwc_free(&b->pl[i].q);
+	free(b->pl);
+	net_mem_free(&b->in);
+	net_mem_free(&b->out);
+	remove_base(b);
+	free(b);
+	return rc;
+}

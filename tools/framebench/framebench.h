@@ -1,0 +1,97 @@
+/*
+ * framebench.h -- what the frame benchmark's files share: its options, a
+ * run, and the figures of that run.
+ *
+ * Design note
+ *   A run (bench.c) is a real server (server_create on a map) driven
+ *   in-process through a struct server_link: N players, each a client of
+ *   the protocol library (src/client, QWDX past 32 players), join through
+ *   the connectionless and signon path, then every frame each player
+ *   sends one request, the server runs one frame (world, receive+execute,
+ *   reply) and each player reads its replies.  The datagrams go through
+ *   memory queues (net_mem), never the kernel, and the server's clock is
+ *   the run's: 13 ms of game time a frame, whatever the frame cost, so a
+ *   seed gives the same requests, the same game and the same figures but
+ *   the times.  main.c is the program (arguments, the report, JSON);
+ *   bench.c is also linked into tests/framebench.
+ */
+#ifndef FRAMEBENCH_H
+#define FRAMEBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qwd/common.h"
+#include "qwd/prof.h"
+
+enum {
+	FB_MAX_PLAYERS = 2048,
+	FB_PHASES = 4		/* world, receive, execute, reply (prof's) */
+};
+
+struct fb_config {
+	const char *map;	/* "small", "large" (the bundled maps), or a
+				   path to a .bsp */
+	int players;
+	int frames;		/* measured */
+	int warmup;		/* frames after the join, not measured */
+	int join_per_frame;	/* players starting to connect each frame */
+	int join_frames_max;	/* a join that takes longer fails */
+	uint64_t seed;
+	int rate;		/* the players' "rate", bytes/s; sv_maxrate
+				   is set to it */
+	bool log;		/* the server's whole log (else warnings and
+				   errors only) */
+};
+
+void fb_config_default(struct fb_config *c);
+
+/* the measured frames' figures */
+struct fb_result {
+	char map_path[1024];	/* the file the map came from */
+	int players;
+	int joined;		/* reached the game */
+	int in_game;		/* in the game at the end */
+	int join_frames;	/* rounds the join took */
+	int frames;		/* measured rounds (one request per player) */
+	uint64_t server_frames;	/* server_frame calls in them: more than
+				   rounds past 1024 players */
+
+	/* players' side, over the measured frames */
+	uint64_t requests;	/* moves sent by players in the game */
+	uint64_t answered;	/* of those, acknowledged by a reply in the
+				   same frame */
+	uint64_t replies;	/* netchan packets the players accepted */
+	uint64_t bad;		/* datagrams the client library rejected or
+				   could not read, over the whole run */
+	uint64_t dropped_datagrams;	/* memory queues full (must be 0) */
+
+	/* server's side: qwd's own phase timers, per round and per request
+	 * of the round (that round's phase time / its requests), ns */
+	struct qwd_hist phase_frame[FB_PHASES];
+	struct qwd_hist phase_request[FB_PHASES];
+	struct qwd_hist busy_frame;	/* the four phases together */
+	uint64_t phase_ns[FB_PHASES];	/* totals */
+	struct prof_stats prof;	/* prof_get_stats over the measured frames */
+
+	/* clocks around the server's frames only, and around the whole
+	 * measured loop (the players' work included) */
+	double frame_wall_s, frame_cpu_s;
+	double loop_wall_s, loop_cpu_s;
+
+	/* the world at the end: every player's slot and origin (as its own
+	 * client last saw it) hashed; equal for equal seeds */
+	uint64_t digest;
+	int32_t first_origin[3];	/* player 0's, 1/8 units */
+};
+
+/* Run c; 0, or -1 with the reason in err.  r is large (histograms):
+ * allocate it. */
+int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
+	   size_t errsize);
+
+/* "world", "receive", "execute", "reply" */
+const char *fb_phase_name(int phase);
+
+#endif

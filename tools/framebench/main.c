@@ -1,0 +1,305 @@
+/*
+ * main.c -- the frame benchmark's program: options, the report and its
+ * JSON (docs/framebench.md says how to read them).
+ *
+ * Design note
+ *   The run itself is bench.c.  Rates are over the server's frames only
+ *   (the wall time spent inside server_frame): frames/s is what the frame
+ *   costs, not what the players' side in the same thread costs; the
+ *   whole loop's wall and CPU time are printed beside it.  Percentiles
+ *   are the project's (qwd_hist), as qwd's and gamebench's.
+ *
+ *   usage: framebench [--players N] [--frames F] [--warmup W] [--map M]
+ *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
+ *                     [--json FILE]
+ */
+#include "framebench.h"
+#include "qwtools.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qwd/net.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: framebench [--players N] [--frames F] [--warmup W] [--map M]\n"
+		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
+		"                  [--json FILE]\n"
+		"  a qwd server in-process, N walker players in lockstep through memory\n"
+		"  (no sockets); qwd's phase timers per frame and per request.\n"
+		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
+		"  (or large, or a .bsp path), seed 1, rate 100000 (the highest),\n"
+		"  32 players starting to join a frame\n");
+}
+
+static int number(const char *opt, const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long n;
+
+	if (!v) {
+		fprintf(stderr, "framebench: %s needs a value\n", opt);
+		return -1;
+	}
+	n = strtol(v, &end, 10);
+	if (*v == '\0' || *end != '\0' || n < lo || n > hi) {
+		fprintf(stderr, "framebench: %s: \"%s\" is not a number in %ld..%ld\n",
+			opt, v, lo, hi);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct fb_config *c,
+		      const char **json)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		long n = 0;
+		int rc = 0;
+
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			usage();
+			exit(0);
+		} else if (!strcmp(o, "--log")) {
+			c->log = true;
+			continue;
+		} else if (!strcmp(o, "--map") && v) {
+			c->map = v;
+		} else if (!strcmp(o, "--json") && v) {
+			*json = v;
+		} else if (!strcmp(o, "--players")) {
+			rc = number(o, v, 1, FB_MAX_PLAYERS, &n);
+			c->players = (int)n;
+		} else if (!strcmp(o, "--frames")) {
+			rc = number(o, v, 1, 10000000, &n);
+			c->frames = (int)n;
+		} else if (!strcmp(o, "--warmup")) {
+			rc = number(o, v, 0, 1000000, &n);
+			c->warmup = (int)n;
+		} else if (!strcmp(o, "--seed")) {
+			rc = number(o, v, 0, INT64_MAX, &n);
+			c->seed = (uint64_t)n;
+		} else if (!strcmp(o, "--rate")) {
+			rc = number(o, v, NETCHAN_MIN_RATE, NETCHAN_MAX_RATE, &n);
+			c->rate = (int)n;
+		} else if (!strcmp(o, "--join-rate")) {
+			rc = number(o, v, 1, FB_MAX_PLAYERS, &n);
+			c->join_per_frame = (int)n;
+		} else {
+			fprintf(stderr, "framebench: unknown option or missing value: %s\n", o);
+			usage();
+			return -1;
+		}
+		if (rc != 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+struct figures {
+	double mean, p99;	/* us */
+};
+
+static struct figures us(const struct qwd_hist *h)
+{
+	struct qwd_hist_summary s;
+
+	qwd_hist_summarize(h, &s);
+	return (struct figures){ s.mean / 1000.0, (double)s.p99 / 1000.0 };
+}
+
+static double per_s(double n, double s)
+{
+	return s > 0 ? n / s : 0.0;
+}
+
+static void json_figures(struct json_out *j, const char *key, const struct qwd_hist *h)
+{
+	struct figures f = us(h);
+
+	json_begin(j, key, '{');
+	json_fixed(j, "mean", f.mean, 3);
+	json_fixed(j, "p99", f.p99, 3);
+	json_end(j);
+}
+
+static void write_json(const char *file, const struct fb_config *c,
+		       const struct fb_result *r, const char *cpu,
+		       const char *ram, const char *date)
+{
+	FILE *f = fopen(file, "w");
+	struct json_out j;
+	char digest[24];
+
+	if (!f) {
+		perror(file);
+		return;
+	}
+	snprintf(digest, sizeof(digest), "%016" PRIx64, r->digest);
+	json_init(&j, f, NULL, 0);
+	json_begin(&j, NULL, '{');
+	json_break(&j, 2);
+	json_str(&j, "tool", "framebench");
+	json_break(&j, 2);
+	json_str(&j, "date", date);
+	json_break(&j, 2);
+	json_str(&j, "cpu", cpu);
+	json_break(&j, 2);
+	json_str(&j, "ram", ram);
+	json_break(&j, 2);
+	json_i64(&j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	json_break(&j, 2);
+	json_str(&j, "map", r->map_path);
+	json_break(&j, 2);
+	json_i64(&j, "players", r->players);
+	json_i64(&j, "joined", r->joined);
+	json_i64(&j, "in_game", r->in_game);
+	json_i64(&j, "join_frames", r->join_frames);
+	json_break(&j, 2);
+	json_u64(&j, "seed", c->seed);
+	json_i64(&j, "rate", c->rate);
+	json_i64(&j, "warmup", c->warmup);
+	json_i64(&j, "frames", r->frames);
+	json_fixed(&j, "frame_game_ms", 13.0, 1);
+	json_break(&j, 2);
+	json_fixed(&j, "frames_per_s", per_s(r->frames, r->frame_wall_s), 2);
+	json_fixed(&j, "requests_per_s", per_s((double)r->prof.requests, r->frame_wall_s), 1);
+	json_fixed(&j, "replies_per_s", per_s((double)r->prof.replies, r->frame_wall_s), 1);
+	json_break(&j, 2);
+	json_begin(&j, "server", '{');
+	json_u64(&j, "requests", r->prof.requests);
+	json_u64(&j, "replies", r->prof.replies);
+	json_u64(&j, "frames", r->server_frames);
+	json_fixed(&j, "frame_wall_s", r->frame_wall_s, 6);
+	json_fixed(&j, "frame_cpu_s", r->frame_cpu_s, 6);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "players_side", '{');
+	json_u64(&j, "requests", r->requests);
+	json_u64(&j, "answered", r->answered);
+	json_u64(&j, "replies", r->replies);
+	json_u64(&j, "bad", r->bad);
+	json_u64(&j, "queue_drops", r->dropped_datagrams);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "phase_us_per_frame", '{');
+	for (int k = 0; k < FB_PHASES; k++)
+		json_figures(&j, fb_phase_name(k), &r->phase_frame[k]);
+	json_figures(&j, "busy", &r->busy_frame);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "phase_us_per_request", '{');
+	for (int k = 0; k < FB_PHASES; k++)
+		json_figures(&j, fb_phase_name(k), &r->phase_request[k]);
+	json_end(&j);
+	json_break(&j, 2);
+	json_begin(&j, "request_time_us", '{');
+	json_fixed(&j, "mean", r->prof.request_time_ns.mean / 1000.0, 3);
+	json_fixed(&j, "p99", (double)r->prof.request_time_ns.p99 / 1000.0, 3);
+	json_end(&j);
+	json_break(&j, 2);
+	json_fixed(&j, "loop_wall_s", r->loop_wall_s, 6);
+	json_fixed(&j, "loop_cpu_s", r->loop_cpu_s, 6);
+	json_break(&j, 2);
+	json_str(&j, "world_digest", digest);
+	json_break(&j, 0);
+	json_end(&j);
+	json_raw(&j, "\n");
+	if (json_finish(&j, NULL) != 0 || fclose(f) != 0)
+		fprintf(stderr, "framebench: %s: write failed\n", file);
+}
+
+static void report(const struct fb_config *c, const struct fb_result *r,
+		   const char *cpu, const char *ram, const char *date)
+{
+	double busy = 0;
+
+	for (int k = 0; k < FB_PHASES; k++)
+		busy += (double)r->phase_ns[k];
+	printf("framebench: qwd's frame in-process, players in lockstep through memory\n");
+	printf("  map        %s\n", r->map_path);
+	printf("  players    %d (%d joined in %d frames, %d in the game at the end), "
+	       "random walkers (seed %" PRIu64 "), %s, rate %d\n", r->players,
+	       r->joined, r->join_frames, r->in_game, c->seed,
+	       r->players > 32 ? "QWDX" : "protocol 28", c->rate);
+	printf("  frames     %d measured after %d of warm-up; 13 ms of game time each, "
+	       "one request per player per frame\n", r->frames, c->warmup);
+	printf("  machine    %s, %ld CPUs online, RAM %s\n", cpu,
+	       sysconf(_SC_NPROCESSORS_ONLN), ram);
+	printf("  date       %s\n", date);
+#if defined(__SANITIZE_ADDRESS__)
+	printf("  build      with AddressSanitizer: figures not comparable\n");
+#endif
+	printf("rates over the frames' wall time (%.3f s in server_frame, CPU %.3f s):\n",
+	       r->frame_wall_s, r->frame_cpu_s);
+	if (r->server_frames > (uint64_t)r->frames)
+		printf("  (%" PRIu64 " server frames for %d rounds: a frame reads at most 1024 "
+		       "requests; figures per round below)\n", r->server_frames, r->frames);
+	printf("  %.1f frames/s, %.0f requests/s, %.0f replies/s\n",
+	       per_s(r->frames, r->frame_wall_s),
+	       per_s((double)r->prof.requests, r->frame_wall_s),
+	       per_s((double)r->prof.replies, r->frame_wall_s));
+	printf("phases (qwd's timers)   per frame: mean     p99  |  per request: mean    p99   share\n");
+	for (int k = 0; k < FB_PHASES; k++) {
+		struct figures f = us(&r->phase_frame[k]), q = us(&r->phase_request[k]);
+
+		printf("  %-8s             %10.1f us %8.1f us | %10.3f us %7.3f us %5.1f%%\n",
+		       fb_phase_name(k), f.mean, f.p99, q.mean, q.p99,
+		       busy > 0 ? 100.0 * (double)r->phase_ns[k] / busy : 0.0);
+	}
+	{
+		struct figures f = us(&r->busy_frame);
+
+		printf("  %-8s             %10.1f us %8.1f us\n", "all four", f.mean, f.p99);
+	}
+	printf("request time (receive to reply queued): mean %.1f us, p99 %.1f us\n",
+	       r->prof.request_time_ns.mean / 1000.0,
+	       (double)r->prof.request_time_ns.p99 / 1000.0);
+	printf("players' side: %" PRIu64 " requests, %" PRIu64 " answered in their frame "
+	       "(%" PRIu64 " choked by the rate), %" PRIu64 " replies read, %" PRIu64
+	       " bad, %" PRIu64 " queue drops\n", r->requests, r->answered,
+	       r->requests - r->answered, r->replies, r->bad, r->dropped_datagrams);
+	printf("whole loop (players' work included): wall %.3f s, CPU %.3f s\n",
+	       r->loop_wall_s, r->loop_cpu_s);
+	printf("world digest (equal for equal options): %016" PRIx64 "\n", r->digest);
+}
+
+int main(int argc, char **argv)
+{
+	struct fb_config c;
+	struct fb_result *r;
+	const char *json = NULL;
+	char err[512], cpu[256], ram[64], date[64];
+	time_t now = time(NULL);
+
+	fb_config_default(&c);
+	if (parse_args(argc, argv, &c, &json) != 0)
+		return 2;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "framebench: out of memory\n");
+		return 1;
+	}
+	if (fb_run(&c, r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "framebench: %s\n", err);
+		free(r);
+		return 1;
+	}
+	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	qwt_proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+	report(&c, r, cpu, ram, date);
+	if (json)
+		write_json(json, &c, r, cpu, ram, date);
+	free(r);
+	return 0;
+}
