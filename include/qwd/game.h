@@ -462,6 +462,8 @@ struct game {
 	bool changed_level;
 	int total_secrets;	/* trigger_secrets of the level */
 	int found_secrets;	/* of them fired by players */
+	int spawn_cursor;	/* where the last search for a free place
+				 * around the spots ended (player.c) */
 
 	/* precache indices */
 	int m_player, m_eyes, m_missile, m_grenade, m_spike, m_s_spike;

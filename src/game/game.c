@@ -657,6 +657,7 @@ int game_load_level(struct game *g, struct world *w,
 	g->changed_level = false;
 	g->num_unknown = 0;
 	g->total_secrets = g->found_secrets = 0;
+	g->spawn_cursor = 0;
 	/* new services: their cvars are found anew */
 	for (int i = 0; i < GAME_RULES; i++)
 		g->rule_vars[i] = NULL;

@@ -8,8 +8,10 @@
  *   Spawning (deathmatch): a random info_player_deathmatch with no player
  *   within 84 units (QuakeC's SelectSpawnPoint); when every spot is taken
  *   (more players than spots), a free place on rings of 40 units around
- *   the spots, reachable from the spot; only when that fails too, a spot
- *   at random, whose occupant is telefragged.
+ *   the spots, reachable from the spot, searched on from where the last
+ *   search ended (at most SPAWN_TRIES places a spawn); only when that
+ *   fails too, a spot at random, whose occupant is telefragged.  The players near a spot or a place are found through
+ *   the areanode tree, so a spawn costs what is near it, not every slot.
  *   Death: the backpack drops, the body falls (PM_DEAD), below -40 health
  *   it gibs; after 1 s (the death animation) the buttons must be released
  *   and pressed again to respawn, leaving the body behind (the last four
@@ -142,46 +144,105 @@ static bool is_spot(const struct game_entity *e, const char *cls)
 	return e->inuse && strcmp(e->classname, cls) == 0;
 }
 
+/* A player another player's spawn must keep clear of: in the game, solid
+ * (not dead, not a spectator) and not the one spawning. */
+static struct game_entity *spawn_obstacle(struct game *g, int slot,
+					  const struct game_entity *self)
+{
+	struct game_entity *p = &g->ents[game_player_entity(g, slot)];
+
+	if (!g->clients[slot].active || p == self || p->obj->solid != SOLID_SLIDEBOX)
+		return NULL;
+	return p;
+}
+
+enum { SPAWN_NEAR_MAX = 256 };
+
+/* The slots of the players whose boxes may touch [mins, maxs], found
+ * through the areanode tree (a solid player is linked there), so a test
+ * costs what is near, not every slot; -1 when the tree holds more objects
+ * there than fit, and the caller tests every slot. */
+static int players_in_box(struct game *g, const vec3_t mins, const vec3_t maxs,
+			  int *slots)
+{
+	struct world_obj *objs[SPAWN_NEAR_MAX];
+	int n = world_area_objs(g->world, mins, maxs, AREA_SOLID, objs, SPAWN_NEAR_MAX);
+	int k = 0;
+
+	if (n > SPAWN_NEAR_MAX)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		int slot = g->ents[objs[i]->id].client;
+
+		if (slot >= 0)
+			slots[k++] = slot;
+	}
+	return k;
+}
+
+static bool near_one(struct game *g, int slot, const vec3_t org, float radius,
+		     const struct game_entity *self)
+{
+	const struct game_entity *p = spawn_obstacle(g, slot, self);
+	vec3_t d;
+
+	if (!p)
+		return false;
+	vec_sub(p->obj->origin, org, d);
+	return g_vlen(d) <= radius;
+}
+
 static bool player_near(struct game *g, const vec3_t org, float radius,
 			const struct game_entity *self)
 {
-	for (int s = 0; s < g->max_clients; s++) {
-		struct game_entity *p = &g->ents[game_player_entity(g, s)];
-		vec3_t d;
+	int slots[SPAWN_NEAR_MAX], n;
+	vec3_t mins, maxs;
 
-		if (!g->clients[s].active || p == self || p->obj->solid != SOLID_SLIDEBOX)
-			continue;
-		vec_sub(p->obj->origin, org, d);
-		if (g_vlen(d) <= radius)
-			return true;
+	for (int k = 0; k < 3; k++) {
+		mins[k] = org[k] - radius;
+		maxs[k] = org[k] + radius;
 	}
+	n = players_in_box(g, mins, maxs, slots);
+	for (int s = 0; s < (n < 0 ? g->max_clients : n); s++)
+		if (near_one(g, n < 0 ? s : slots[s], org, radius, self))
+			return true;
 	return false;
+}
+
+/* the box at org and a player's overlap (touching is apart) */
+static bool overlaps_one(struct game *g, int slot, const vec3_t mins,
+			 const vec3_t maxs, const struct game_entity *self)
+{
+	const struct game_entity *p = spawn_obstacle(g, slot, self);
+
+	if (!p)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if (mins[k] >= p->obj->origin[k] + p->obj->maxs[k] ||
+		    maxs[k] <= p->obj->origin[k] + p->obj->mins[k])
+			return false;
+	return true;
 }
 
 static bool box_free(struct game *g, const vec3_t org, struct game_entity *self)
 {
+	int slots[SPAWN_NEAR_MAX], n;
 	vec3_t mins, maxs;
 
 	if (world_test_box(g->world, org, player_mins, player_maxs, self->obj))
 		return false;
-	for (int s = 0; s < g->max_clients; s++) {
-		struct game_entity *p = &g->ents[game_player_entity(g, s)];
-
-		if (!g->clients[s].active || p == self || p->obj->solid != SOLID_SLIDEBOX)
-			continue;
-		vec_add(org, player_mins, mins);
-		vec_add(org, player_maxs, maxs);
-		bool apart = false;
-
-		for (int k = 0; k < 3; k++)
-			if (mins[k] >= p->obj->origin[k] + p->obj->maxs[k] ||
-			    maxs[k] <= p->obj->origin[k] + p->obj->mins[k])
-				apart = true;
-		if (!apart)
+	vec_add(org, player_mins, mins);
+	vec_add(org, player_maxs, maxs);
+	n = players_in_box(g, mins, maxs, slots);
+	for (int s = 0; s < (n < 0 ? g->max_clients : n); s++)
+		if (overlaps_one(g, n < 0 ? s : slots[s], mins, maxs, self))
 			return false;
-	}
 	return true;
 }
+
+/* rings around the spots, and places tried per spawn, when every spot
+ * is taken */
+enum { SPAWN_RINGS = 12, SPAWN_TRIES = 1024 };
 
 static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			 vec3_t ang)
@@ -214,33 +275,45 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 		vec_copy(s->mangle, ang);
 		return;
 	}
-	/* every spot taken: a free place near one, in turn from a random one */
-	int first = (int)(g_random(g) * n) % n;
+	/* every spot taken: a free place near one.  The places (SPAWN_RINGS
+	 * rings of 40 units around each spot, 8 more on each ring) are one
+	 * sequence, ring by ring, and a search goes on from where the last
+	 * one ended, at most SPAWN_TRIES places: a map filling up finds its
+	 * next place in a few tries, not after every place already taken */
+	int first = (int)(g_random(g) * n) % n, total = 0;
 
-	for (int ring = 1; ring <= 12; ring++) {
-		for (int j = 0; j < n; j++) {
-			struct game_entity *s = spots[(first + j) % n];
+	for (int ring = 1; ring <= SPAWN_RINGS; ring++)
+		total += 8 * ring * n;
+	int at = g->spawn_cursor >= 0 ? g->spawn_cursor % total : 0;
 
-			for (int k = 0; k < 8 * ring; k++) {
-				float a = (float)k * 6.2831853f / (float)(8 * ring);
-				vec3_t p = {s->obj->origin[0] + 40.0f * (float)ring * cosf(a),
-					    s->obj->origin[1] + 40.0f * (float)ring * sinf(a),
-					    s->obj->origin[2] + 1};
-				struct trace tr;
+	for (int t = 0; t < total && t < SPAWN_TRIES; t++, at = (at + 1) % total) {
+		int ring = 1, rem = at;
 
-				if (!box_free(g, p, self))
-					continue;
-				world_move(g->world, s->obj->origin, player_mins, player_maxs,
-					   p, MOVE_NOMONSTERS, self->obj, &tr);
-				if (tr.fraction < 1.0f || tr.startsolid)
-					continue;
-				vec_copy(p, org);
-				org[2] -= 1;
-				vec_copy(s->mangle, ang);
-				return;
-			}
+		while (rem >= 8 * ring * n) {
+			rem -= 8 * ring * n;
+			ring++;
 		}
+		struct game_entity *s = spots[rem / (8 * ring)];
+		int k = rem % (8 * ring);
+		float a = (float)k * 6.2831853f / (float)(8 * ring);
+		vec3_t p = {s->obj->origin[0] + 40.0f * (float)ring * cosf(a),
+			    s->obj->origin[1] + 40.0f * (float)ring * sinf(a),
+			    s->obj->origin[2] + 1};
+		struct trace tr;
+
+		if (!box_free(g, p, self))
+			continue;
+		world_move(g->world, s->obj->origin, player_mins, player_maxs,
+			   p, MOVE_NOMONSTERS, self->obj, &tr);
+		if (tr.fraction < 1.0f || tr.startsolid)
+			continue;
+		g->spawn_cursor = at;
+		vec_copy(p, org);
+		org[2] -= 1;
+		vec_copy(s->mangle, ang);
+		return;
 	}
+	g->spawn_cursor = at;	/* the next search looks further on */
 	vec_copy(spots[first]->obj->origin, org);
 	vec_copy(spots[first]->mangle, ang);
 }
