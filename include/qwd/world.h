@@ -317,8 +317,9 @@ enum solid_kind {
 enum move_kind { MOVE_NORMAL, MOVE_NOMONSTERS, MOVE_MISSILE };
 
 enum {
-	AREA_DEPTH = 4,
-	AREA_NODES = 32,
+	AREA_DEPTH = 4,		/* QuakeWorld's tree: 16 leaves */
+	AREA_MAX_DEPTH = 8,	/* for servers of hundreds of players */
+	AREA_NODES = (2 << AREA_MAX_DEPTH) - 1,
 	WORLD_MAX_OBJ_LEAFS = 16
 };
 
@@ -353,6 +354,7 @@ struct world {
 	const struct bsp_map *map;
 	struct area_node nodes[AREA_NODES];
 	int num_nodes;
+	int depth;		/* of the tree: AREA_DEPTH unless chosen */
 	struct world_obj *objs;	/* caller-owned array, objs[i].id == i */
 	int max_objs;
 };
@@ -361,6 +363,16 @@ struct world {
  * caller's object array (all unlinked; objs[0] stands for the world). */
 void world_init(struct world *w, const struct bsp_map *map,
 		struct world_obj *objs, int max_objs);
+/* The same with a tree of the given depth (clamped to 1..AREA_MAX_DEPTH):
+ * deeper, each node's lists hold fewer objects when hundreds are linked;
+ * the order in which a move meets objects then differs from QuakeWorld's
+ * (which object wins a tie at equal fractions), so servers that play
+ * QuakeWorld's game for 32 players keep AREA_DEPTH. */
+void world_init_depth(struct world *w, const struct bsp_map *map,
+		      struct world_obj *objs, int max_objs, int depth);
+/* the depth for a server of max_clients players: AREA_DEPTH up to 32, one
+ * level more per doubling past it, at most AREA_MAX_DEPTH */
+int world_depth_for(int max_clients);
 /* (Re)link obj after its origin/mins/maxs/solid changed: sets absmin/
  * absmax (a 1-unit margin, as QuakeWorld), the touched leafs, and puts it
  * in the areanode list it fits in. */

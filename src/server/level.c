@@ -327,7 +327,8 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	read_levelname(sv);
 	memset(sv->baselines, 0, sizeof(*sv->baselines) * (size_t)sv->max_entities);
 	memset(sv->objs, 0, sizeof(*sv->objs) * (size_t)sv->max_entities);
-	world_init(&sv->world, map, sv->objs, sv->max_entities);
+	world_init_depth(&sv->world, map, sv->objs, sv->max_entities,
+			 world_depth_for(sv->maxclients));
 	sv_grid_init(sv);
 
 	/* model list: the map and its submodels first, as clients expect */

@@ -57,7 +57,10 @@ static void multicast_one(struct server *sv, struct client *cl,
 {
 	const struct msg_buf *m = cl->extended ? wide : narrow;
 
-	if (cl->state != CS_SPAWNED || !m)
+	/* a datagram already full would drop it: no visibility test (in a
+	 * crowd most of a frame's sounds meet full datagrams) */
+	if (cl->state != CS_SPAWNED || !m ||
+	    cl->datagram_len + m->cursize > sizeof(cl->datagram))
 		return;
 	if (row) {
 		const struct world_obj *o =

@@ -4,7 +4,9 @@
  *
  * Design note
  *   The tree is QuakeWorld's: a fixed binary tree of depth AREA_DEPTH built
- *   once over the world model's bounds, each node splitting the longer of
+ *   once over the world model's bounds (a server of hundreds of players
+ *   asks for a deeper one, world_depth_for, so that each node's lists
+ *   stay short), each node splitting the longer of
  *   its x/y extents at the middle (children[0] the upper half, children[1]
  *   the lower).  An object lives in exactly one node: the first whose split
  *   plane its box straddles, or the leaf it falls in.  Hence a query box
@@ -75,7 +77,7 @@ static int area_node_create(struct world *w, int depth, const vec3_t mins,
 	link_clear(&node->triggers);
 	link_clear(&node->solids);
 
-	if (depth == AREA_DEPTH) {
+	if (depth == w->depth) {
 		node->axis = -1;
 		node->dist = 0;
 		node->children[0] = node->children[1] = -1;
@@ -98,9 +100,25 @@ static int area_node_create(struct world *w, int depth, const vec3_t mins,
 void world_init(struct world *w, const struct bsp_map *map,
 		struct world_obj *objs, int max_objs)
 {
+	world_init_depth(w, map, objs, max_objs, AREA_DEPTH);
+}
+
+int world_depth_for(int max_clients)
+{
+	int depth = AREA_DEPTH;
+
+	for (int n = 32; n < max_clients && depth < AREA_MAX_DEPTH; n *= 2)
+		depth++;
+	return depth;
+}
+
+void world_init_depth(struct world *w, const struct bsp_map *map,
+		      struct world_obj *objs, int max_objs, int depth)
+{
 	vec3_t mins = {0, 0, 0}, maxs = {0, 0, 0};
 
 	memset(w->nodes, 0, sizeof(w->nodes));
+	w->depth = depth < 1 ? 1 : (depth > AREA_MAX_DEPTH ? AREA_MAX_DEPTH : depth);
 	w->map = map;
 	w->objs = objs;
 	w->max_objs = max_objs;

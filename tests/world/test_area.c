@@ -42,6 +42,18 @@ static int setup_world(void **state)
 	return 0;
 }
 
+/* the same room with the deepest tree a server of hundreds asks for */
+static int setup_world_deep(void **state)
+{
+	struct area_fixture *f;
+
+	if (setup_world(state) != 0)
+		return -1;
+	f = *state;
+	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, AREA_MAX_DEPTH);
+	return 0;
+}
+
 static int teardown_world(void **state)
 {
 	free(*state);
@@ -372,6 +384,33 @@ static void test_area_brute_force(void **state)
 	assert_true(found_some > 50);
 }
 
+/* the same queries through the deepest tree */
+static void test_area_brute_force_deep(void **state)
+{
+	test_area_brute_force(state);
+}
+
+/* The depth a server asks for: QuakeWorld's up to 32 slots, one level
+ * more per doubling, and a full binary tree of that depth. */
+static void test_depth_for_slots(void **state)
+{
+	struct area_fixture *f = *state;
+
+	assert_int_equal(world_depth_for(1), AREA_DEPTH);
+	assert_int_equal(world_depth_for(32), AREA_DEPTH);
+	assert_int_equal(world_depth_for(33), AREA_DEPTH + 1);
+	assert_int_equal(world_depth_for(64), AREA_DEPTH + 1);
+	assert_int_equal(world_depth_for(65), AREA_DEPTH + 2);
+	assert_int_equal(world_depth_for(512), AREA_MAX_DEPTH);
+	assert_int_equal(world_depth_for(4096), AREA_MAX_DEPTH);
+	assert_int_equal(f->w.depth, AREA_MAX_DEPTH);
+	assert_int_equal(f->w.num_nodes, (2 << AREA_MAX_DEPTH) - 1);
+	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, 99);
+	assert_int_equal(f->w.depth, AREA_MAX_DEPTH);
+	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, 0);
+	assert_int_equal(f->w.num_nodes, 3);
+}
+
 /* ---- moves --------------------------------------------------------------- */
 
 static void test_move_world_only(void **state)
@@ -655,6 +694,10 @@ static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_link_bsp_bounds, setup_world,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_area_split_edges, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_area_brute_force_deep, setup_world_deep,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_depth_for_slots, setup_world_deep,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_area_brute_force, setup_world,
 					teardown_world),
