@@ -133,8 +133,7 @@ static void json_figures(struct json_out *j, const char *key, const struct qwd_h
 }
 
 static void write_json(const char *file, const struct fb_config *c,
-		       const struct fb_result *r, const char *cpu,
-		       const char *ram, const char *date)
+		       const struct fb_result *r, const struct qwt_machine *m)
 {
 	FILE *f = fopen(file, "w");
 	struct json_out j;
@@ -147,16 +146,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	snprintf(digest, sizeof(digest), "%016" PRIx64, r->digest);
 	json_init(&j, f, NULL, 0);
 	json_begin(&j, NULL, '{');
-	json_break(&j, 2);
-	json_str(&j, "tool", "framebench");
-	json_break(&j, 2);
-	json_str(&j, "date", date);
-	json_break(&j, 2);
-	json_str(&j, "cpu", cpu);
-	json_break(&j, 2);
-	json_str(&j, "ram", ram);
-	json_break(&j, 2);
-	json_i64(&j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
+	qwt_json_machine(&j, "framebench", m);
 	json_break(&j, 2);
 	json_str(&j, "map", r->map_path);
 	json_break(&j, 2);
@@ -219,7 +209,7 @@ static void write_json(const char *file, const struct fb_config *c,
 }
 
 static void report(const struct fb_config *c, const struct fb_result *r,
-		   const char *cpu, const char *ram, const char *date)
+		   const struct qwt_machine *m)
 {
 	double busy = 0;
 
@@ -233,9 +223,9 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	       r->players > 32 ? "QWDX" : "protocol 28", c->rate);
 	printf("  frames     %d measured after %d of warm-up; 13 ms of game time each, "
 	       "one request per player per frame\n", r->frames, c->warmup);
-	printf("  machine    %s, %ld CPUs online, RAM %s\n", cpu,
-	       sysconf(_SC_NPROCESSORS_ONLN), ram);
-	printf("  date       %s\n", date);
+	printf("  machine    %s, %ld CPUs online, RAM %s\n", m->cpu,
+	       sysconf(_SC_NPROCESSORS_ONLN), m->ram);
+	printf("  date       %s\n", m->date);
 #if defined(__SANITIZE_ADDRESS__)
 	printf("  build      with AddressSanitizer: figures not comparable\n");
 #endif
@@ -278,8 +268,8 @@ int main(int argc, char **argv)
 	struct fb_config c;
 	struct fb_result *r;
 	const char *json = NULL;
-	char err[512], cpu[256], ram[64], date[64];
-	time_t now = time(NULL);
+	char err[512];
+	struct qwt_machine machine;
 
 	fb_config_default(&c);
 	if (parse_args(argc, argv, &c, &json) != 0)
@@ -294,12 +284,10 @@ int main(int argc, char **argv)
 		free(r);
 		return 1;
 	}
-	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
-	qwt_proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
-	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-	report(&c, r, cpu, ram, date);
+	qwt_machine_read(&machine);
+	report(&c, r, &machine);
 	if (json)
-		write_json(json, &c, r, cpu, ram, date);
+		write_json(json, &c, r, &machine);
 	free(r);
 	return 0;
 }

@@ -391,8 +391,8 @@ static void json_figures(struct json_out *j, const char *key, const struct figur
 	json_end(j);
 }
 
-static void write_json(const char *file, const struct options *o, const char *cpu,
-		       const char *ram, const char *date, const struct run *r,
+static void write_json(const char *file, const struct options *o,
+		       const struct qwt_machine *m, const struct run *r,
 		       const struct figures *wf, const struct figures *cf,
 		       double ns_per_entity, const struct game *g)
 {
@@ -407,14 +407,7 @@ static void write_json(const char *file, const struct options *o, const char *cp
 	json_init(&j, f, NULL, 0);
 	j.spaced = true;
 	json_begin(&j, NULL, '{');
-	json_break(&j, 2);
-	json_str(&j, "tool", "gamebench");
-	json_break(&j, 2);
-	json_str(&j, "date", date);
-	json_break(&j, 2);
-	json_str(&j, "cpu", cpu);
-	json_break(&j, 2);
-	json_str(&j, "ram", ram);
+	qwt_json_machine(&j, "gamebench", m);
 	json_break(&j, 2);
 	json_str(&j, "clock", "CLOCK_THREAD_CPUTIME_ID (CPU time of one thread)");
 	json_break(&j, 2);
@@ -480,8 +473,8 @@ int main(int argc, char **argv)
 	struct run r;
 	struct rng rng;
 	struct figures wf, cf;
-	char err[256], cpu[256], ram[64], date[64];
-	time_t now = time(NULL);
+	char err[256];
+	struct qwt_machine machine;
 	int max_entities;
 	double ns_per_entity;
 
@@ -534,9 +527,7 @@ int main(int argc, char **argv)
 	ns_per_entity = r.entity_runs ? r.world_cpu / (double)r.entity_runs * 1e9 : 0;
 	wf = summarise(&r.world_ns);
 	cf = summarise(&r.cmd_ns);
-	qwt_proc_value("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
-	qwt_proc_value("/proc/meminfo", "MemTotal", ram, sizeof(ram));
-	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+	qwt_machine_read(&machine);
 
 	printf("gamebench: the game's world update (game_frame) under load\n");
 	printf("  map        %s (%d entities in its lump)\n", o.map, (int)map->ents.num_ents);
@@ -548,9 +539,9 @@ int main(int argc, char **argv)
 	       o.deathmatch);
 	printf("  frames     %ld of %d ms = %.2f s of game time\n", o.frames,
 	       BENCH_FRAME_MSEC, (double)o.frames * BENCH_FRAME_MSEC * 0.001);
-	printf("  machine    %s, %ld CPUs online, RAM %s\n", cpu,
-	       sysconf(_SC_NPROCESSORS_ONLN), ram);
-	printf("  date       %s\n", date);
+	printf("  machine    %s, %ld CPUs online, RAM %s\n", machine.cpu,
+	       sysconf(_SC_NPROCESSORS_ONLN), machine.ram);
+	printf("  date       %s\n", machine.date);
 	printf("  clock      CPU time of this one thread (CLOCK_THREAD_CPUTIME_ID); "
 	       "wall time of the run %.2f s\n", r.wall);
 #if defined(__SANITIZE_ADDRESS__)
@@ -574,7 +565,7 @@ int main(int argc, char **argv)
 	       " kills, %" PRIu64 " entity runs, %" PRIu64 " commands\n", g->stats.shots,
 	       g->stats.kills, r.entity_runs, r.commands);
 	if (o.json)
-		write_json(o.json, &o, cpu, ram, date, &r, &wf, &cf, ns_per_entity, g);
+		write_json(o.json, &o, &machine, &r, &wf, &cf, ns_per_entity, g);
 
 	game_destroy(g);
 	free(bots);

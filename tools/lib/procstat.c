@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 double qwt_proc_cpu_ticks_s(long pid)
@@ -114,4 +115,31 @@ void qwt_proc_value(const char *file, const char *key, char *out,
 		break;
 	}
 	fclose(f);
+}
+
+void qwt_machine_read(struct qwt_machine *m)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	qwt_proc_value("/proc/cpuinfo", "model name", m->cpu, sizeof(m->cpu));
+	qwt_proc_value("/proc/meminfo", "MemTotal", m->ram, sizeof(m->ram));
+	if (!gmtime_r(&now, &tm) ||
+	    strftime(m->date, sizeof(m->date), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(m->date, sizeof(m->date), "unknown");
+}
+
+void qwt_json_machine(struct json_out *j, const char *tool,
+		      const struct qwt_machine *m)
+{
+	json_break(j, 2);
+	json_str(j, "tool", tool);
+	json_break(j, 2);
+	json_str(j, "date", m->date);
+	json_break(j, 2);
+	json_str(j, "cpu", m->cpu);
+	json_break(j, 2);
+	json_str(j, "ram", m->ram);
+	json_break(j, 2);
+	json_i64(j, "cpus_online", sysconf(_SC_NPROCESSORS_ONLN));
 }

@@ -84,6 +84,16 @@ void qwt_self_cpu(double *user_s, double *sys_s);
  * (always terminated); "unknown" when the file or the key is missing. */
 void qwt_proc_value(const char *file, const char *key, char *out,
 		    size_t outsize);
+/* The machine a benchmark ran on, as its report and JSON name it: the
+ * date (UTC), the CPU model, the RAM (from /proc). */
+struct qwt_machine {
+	char date[64], cpu[256], ram[64];
+};
+void qwt_machine_read(struct qwt_machine *m);
+/* "tool", "date", "cpu", "ram" and "cpus_online" as the first fields of a
+ * benchmark's JSON object, one a line */
+void qwt_json_machine(struct json_out *j, const char *tool,
+		      const struct qwt_machine *m);
 
 /* ---- seeded bots: generator and random walker (walker.c) ----------------- */
 
