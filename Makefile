@@ -144,10 +144,11 @@ tests: $(TEST_BINS)
 run-tests: $(TEST_BINS) $(BUILD)/qwd $(TOOL_BINS) maps
 	@sh scripts/run-tests.sh $(BUILD) $(TEST_BINS)
 
-# make check: the whole suite under AddressSanitizer and UBSan.
+# make check: the whole suite under AddressSanitizer and UBSan, the
+# server's self-checks on (QWD_SELF_CHECK: its caches against fresh work).
 check: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/san \
-		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
+		EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
 
 # make test: the suite as built for use, again under the sanitizers, then
 # the interoperability tests against real peers (scripts/test-all.sh).

@@ -443,6 +443,13 @@ struct game {
 	int first_free;		/* first number g_spawn gives (33) */
 	int top;		/* first extension player entity */
 	int num_entities;	/* high-water mark of used numbers */
+	/* Bumped by every call that may change a player other than the one
+	 * whose move runs: the world's frame, damage (the only way one
+	 * player's move reaches another: shots, splash, telefrags,
+	 * knockback), the level, joins, leaves, kills, userinfo.  A player's
+	 * own move changes only itself and what is not a player; the server
+	 * keeps what it derived from players while this stays put. */
+	uint32_t changes;
 	double time;		/* level time of the last game_frame */
 	double frametime;
 	uint64_t rng;

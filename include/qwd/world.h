@@ -339,6 +339,8 @@ struct world_obj {
 	vec3_t absmin, absmax;	/* world-space box, set by world_link */
 	int num_leafs;		/* leafs touched, for PVS checks in replies */
 	bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
+	bool leafs_valid;	/* the leafs are those of absmin..absmax in
+				 * this world's map (world_init clears it) */
 	int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
 };
 

@@ -97,6 +97,7 @@ void combat_damage(struct game *g, struct game_entity *targ,
 	bool door = strcmp(inflictor->classname, "door") == 0;
 	float save, take;
 
+	g->changes++;
 	if (!targ->inuse || !targ->takedamage)
 		return;
 	if (acl && acl->super_damage_finished > g->time && !door)

@@ -641,6 +641,7 @@ int game_load_level(struct game *g, struct world *w,
 		    const struct game_services *svc, double time,
 		    char *err, size_t errlen)
 {
+	g->changes++;
 	if (w->max_objs < g->max_entities) {
 		snprintf(err, errlen, "game: the world has %d objects, %d needed",
 			 w->max_objs, g->max_entities);
@@ -697,6 +698,7 @@ int game_load_level(struct game *g, struct world *w,
 
 void game_frame(struct game *g, double time)
 {
+	g->changes++;
 	if (!g->world)
 		return;		/* no level yet */
 	g->frametime = time - g->time;

@@ -492,6 +492,7 @@ void game_client_connect(struct game *g, int slot, const char *name,
 {
 	struct game_client *cl;
 
+	g->changes++;
 	if (slot < 0 || slot >= g->max_clients || !g->world)
 		return;		/* no level yet */
 	cl = &g->clients[slot];
@@ -511,6 +512,7 @@ void game_client_disconnect(struct game *g, int slot)
 	struct game_client *cl;
 	struct game_entity *e;
 
+	g->changes++;
 	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
 		return;
 	cl = &g->clients[slot];
@@ -534,6 +536,7 @@ void game_client_kill(struct game *g, int slot)
 	struct game_client *cl;
 	struct game_entity *e;
 
+	g->changes++;
 	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active ||
 	    g->clients[slot].spectator || g->intermission)
 		return;
@@ -554,6 +557,7 @@ void game_client_userinfo(struct game *g, int slot, const char *name,
 {
 	struct game_client *cl;
 
+	g->changes++;
 	if (slot < 0 || slot >= g->max_clients)
 		return;
 	cl = &g->clients[slot];

@@ -462,6 +462,7 @@ void server_shutdown(struct server *sv)
 	free(sv->hash);
 	free(sv->state_ring);
 	free(sv->fatpvs);
+	free(sv->view_pvs);
 	sv->clients = NULL;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "
 		 "%llu replies, %llu chokes, %llu entity lists cut",

@@ -171,9 +171,12 @@ struct sv_player_key {
 };
 struct sv_player_entry {
 	struct sv_player_key key;
-	uint32_t stamp;		/* reply phase in which key was last checked */
+	uint32_t stamp;		/* entry_epoch in which key was last checked */
+	uint32_t msec_stamp;	/* reply phase of msec */
 	bool valid;
+	bool moved;		/* its own move ran since the check */
 	bool has_msec;
+	uint8_t msec;		/* ms since its last command, this phase */
 	uint8_t len;
 	uint8_t bytes[SV_PLAYER_BODY_MAX];
 };
@@ -185,6 +188,8 @@ struct client {
 	bool extended;		/* negotiated the QWDX extension */
 	bool spectator;
 	struct sv_player_entry entry;	/* as others see this player */
+	vec3_t pvs_view;		/* the view point of its cached fat PVS */
+	bool pvs_valid;			/* sv->view_pvs holds it (send.c) */
 	struct netchan chan;
 	char userinfo[MAX_INFO_STRING];
 	char name[SV_MAX_NAME];
@@ -516,6 +521,10 @@ struct server {
 	struct entity_state *frame_states;
 	uint32_t *frame_stamp;
 	uint32_t reply_stamp;
+	/* the players' entries (sv_write_player) are checked again when the
+	 * game's changes counter moved (another epoch) or their own move ran */
+	uint32_t entry_epoch;
+	uint32_t entry_changes;		/* game->changes of entry_epoch */
 	/* the entities a reply may carry (sv_entity_sendable), ascending,
 	 * listed once per reply phase: a reply tests only these */
 	int32_t *send_list;		/* max_entities */
@@ -561,6 +570,10 @@ struct server {
 
 	/* scratch, sized at start-up */
 	uint8_t *fatpvs;
+	/* each client's fat PVS, one row of view_pvs_row bytes per slot,
+	 * sized at level load (NULL: computed into fatpvs every reply) */
+	uint8_t *view_pvs;
+	size_t view_pvs_row;
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;

@@ -311,6 +311,13 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	sv_mvd_level_end(sv);
 	bsp_free(sv->map);
 	sv->map = map;
+	/* a fat PVS is a function of the map and the view point: the old
+	 * level's are void, and the rows are this map's size */
+	free(sv->view_pvs);
+	sv->view_pvs_row = (size_t)map->vis_row_bytes;
+	sv->view_pvs = calloc((size_t)sv->maxclients, sv->view_pvs_row ? sv->view_pvs_row : 1);
+	for (int i = 0; i < sv->maxclients; i++)
+		sv->clients[i].pvs_valid = false;
 	{
 		const char *base = strrchr(name, '/');
 		char *dot;

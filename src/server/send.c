@@ -36,6 +36,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- stats ------------------------------------------------------------ */
@@ -188,6 +189,26 @@ static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
 	return p;
 }
 
+/* The sanitizer build (make check) proves the rule of game->changes on
+ * every test it runs: an entry kept without a check must equal one made
+ * now.  A difference is a change the counter missed: a stale player on
+ * every client's screen, so it stops there. */
+static void check_entry(const struct server *sv, int j)
+{
+#ifdef QWD_SELF_CHECK
+	struct sv_player_key k;
+
+	player_key(sv, j, &k);
+	if (memcmp(&sv->clients[j].entry.key, &k, sizeof(k)) != 0) {
+		fprintf(stderr, "qwd: player %d changed without game->changes\n", j);
+		abort();
+	}
+#else
+	(void)sv;
+	(void)j;
+#endif
+}
+
 /* One svc_playerinfo (or its extension form), one record; false when it
  * did not fit.  Another player's entry is the same for every viewer but
  * for its number and msec: it is copied from the player's cached entry,
@@ -201,10 +222,14 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 	struct client *pc = &sv->clients[j];
 	struct sv_player_entry *c = &pc->entry;
 	size_t mark = m->cursize;
-	int msec = (int)(1000.0 * (sv->time - pc->localtime));
 
-	msec = msec > 255 ? 255 : (msec < 0 ? 0 : msec);
-	if (!c->valid || c->stamp != sv->reply_stamp) {
+	if (c->msec_stamp != sv->reply_stamp) {
+		int msec = (int)(1000.0 * (sv->time - pc->localtime));
+
+		c->msec = (uint8_t)(msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+		c->msec_stamp = sv->reply_stamp;
+	}
+	if (!c->valid || c->moved || c->stamp != sv->entry_epoch) {
 		struct sv_player_key k;
 
 		player_key(sv, j, &k);
@@ -214,7 +239,10 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 			c->has_msec = !k.spectator;
 			c->valid = true;
 		}
-		c->stamp = sv->reply_stamp;
+		c->stamp = sv->entry_epoch;
+		c->moved = false;
+	} else {
+		check_entry(sv, j);
 	}
 	start = msg_record_begin(m, scratch, sizeof(scratch));
 	p = start;
@@ -226,13 +254,13 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 		p = msg_put_byte(p, j);
 	}
 	if (pc == cl) {
-		p = put_player_body(p, &c->key, msec, true, sv->game->clients[j].weaponframe);
+		p = put_player_body(p, &c->key, c->msec, true, sv->game->clients[j].weaponframe);
 	} else {
 		/* the whole buffer (a fixed size: a few wide moves), of which
 		 * len bytes count; the record has room for the largest entry */
 		memcpy(p, c->bytes, sizeof(c->bytes));
 		if (c->has_msec)
-			p[SV_PLAYER_MSEC_AT] = (uint8_t)msec;
+			p[SV_PLAYER_MSEC_AT] = c->msec;
 		p += c->len;
 	}
 	msg_record_end(m, scratch, start, p);
@@ -643,6 +671,26 @@ void sv_write_nail(const struct server *sv, int num, struct msg_buf *m)
 
 /* ---- one reply -------------------------------------------------------- */
 
+/* The fat PVS of a client's view point: kept per client and walked again
+ * only when the point moved (a player standing still reuses it) */
+static const uint8_t *view_pvs(struct server *sv, struct client *cl,
+			       const vec3_t view)
+{
+	uint8_t *row;
+
+	if (!sv->view_pvs) {
+		bsp_fat_pvs(sv->map, view, sv->fatpvs);
+		return sv->fatpvs;
+	}
+	row = sv->view_pvs + (size_t)cl->slot * sv->view_pvs_row;
+	if (!cl->pvs_valid || !vec_equal(cl->pvs_view, view)) {
+		bsp_fat_pvs(sv->map, view, row);
+		vec_copy(view, cl->pvs_view);
+		cl->pvs_valid = true;
+	}
+	return row;
+}
+
 static void send_reply(struct server *sv, struct client *cl)
 {
 	uint8_t data[MAX_DATAGRAM];
@@ -675,11 +723,13 @@ static void send_reply(struct server *sv, struct client *cl)
 		const struct world_obj *o = &sv->objs[num];
 		vec3_t view;
 
+		const uint8_t *pvs;
+
 		vec_copy(o->origin, view);
 		view[2] += 22;	/* the eyes: QuakeWorld's view offset */
-		bsp_fat_pvs(sv->map, view, sv->fatpvs);
-		write_players(sv, cl, sv->fatpvs, &m);
-		write_entities(sv, cl, sv->fatpvs, &m, nails, &num_nails);
+		pvs = view_pvs(sv, cl, view);
+		write_players(sv, cl, pvs, &m);
+		write_entities(sv, cl, pvs, &m, nails, &num_nails);
 		write_nails(sv, nails, num_nails, &m);
 		/* the game's events since the last reply, if they fit */
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
@@ -728,9 +778,17 @@ void sv_reply_phase(struct server *sv)
 	if (++sv->reply_stamp == 0) {
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
 		for (int i = 0; i < sv->maxclients; i++)
-			sv->clients[i].entry.stamp = 0;
+			sv->clients[i].entry.msec_stamp = 0;
 		sv->stock_pings_stamp = 0;
 		sv->reply_stamp = 1;
+	}
+	if (g->changes != sv->entry_changes) {
+		sv->entry_changes = g->changes;
+		if (++sv->entry_epoch == 0) {
+			for (int i = 0; i < sv->maxclients; i++)
+				sv->clients[i].entry.valid = false;
+			sv->entry_epoch = 1;
+		}
 	}
 	/* the map's and run-time entities: players travel in svc_playerinfo,
 	 * and the extension's player slots sit from g->top up */

@@ -187,6 +187,7 @@ static void execute_move(struct server *sv, struct client *cl,
 	run_cmd(sv, cl, p->cmds[2]);
 	cl->lastcmd = p->cmds[2];
 	cl->lastcmd.buttons = 0;	/* no repeated fire over lag */
+	cl->entry.moved = true;		/* its entry is checked again */
 }
 
 /* ---- the signon ------------------------------------------------------- */

@@ -133,6 +133,7 @@ void world_init_depth(struct world *w, const struct bsp_map *map,
 	for (int i = 0; i < max_objs; i++) {
 		objs[i].id = i;
 		objs[i].linked = false;
+		objs[i].leafs_valid = false;
 		objs[i].link.prev = objs[i].link.next = NULL;
 	}
 }
@@ -177,15 +178,26 @@ void world_link(struct world *w, struct world_obj *obj)
 
 	obj_bounds(w, obj, mins, maxs);
 	for (int i = 0; i < 3; i++) {
-		obj->absmin[i] = obj->origin[i] + mins[i] - 1;
-		obj->absmax[i] = obj->origin[i] + maxs[i] + 1;
+		float lo = obj->origin[i] + mins[i] - 1;
+		float hi = obj->origin[i] + maxs[i] + 1;
+
+		if (lo != obj->absmin[i] || hi != obj->absmax[i])
+			obj->leafs_valid = false;
+		obj->absmin[i] = lo;
+		obj->absmax[i] = hi;
 	}
 
-	/* leafs are wanted even for SOLID_NOT objects: they are still seen */
-	n = bsp_box_leafs(w->map, obj->absmin, obj->absmax, obj->leafnums,
-			  WORLD_MAX_OBJ_LEAFS);
-	obj->leafs_overflow = n > WORLD_MAX_OBJ_LEAFS;
-	obj->num_leafs = obj->leafs_overflow ? WORLD_MAX_OBJ_LEAFS : n;
+	/* leafs are wanted even for SOLID_NOT objects: they are still seen.
+	 * They are a function of the map and the box alone, so an object
+	 * relinked where it was (a player standing, a think that does not
+	 * move) keeps the ones it has: the tree walk is skipped */
+	if (!obj->leafs_valid) {
+		n = bsp_box_leafs(w->map, obj->absmin, obj->absmax, obj->leafnums,
+				  WORLD_MAX_OBJ_LEAFS);
+		obj->leafs_overflow = n > WORLD_MAX_OBJ_LEAFS;
+		obj->num_leafs = obj->leafs_overflow ? WORLD_MAX_OBJ_LEAFS : n;
+		obj->leafs_valid = true;
+	}
 
 	if (obj->solid == SOLID_NOT)
 		return;

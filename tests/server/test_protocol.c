@@ -188,9 +188,11 @@ static void assert_entry_direct(struct server *sv, int v, int j)
 }
 
 /* Another player's playerinfo entry is copied from a cache kept by its
- * inputs, checked once per reply phase: after each input changes (and a
- * new phase begins), every viewer still gets the bytes a fresh encoding
- * gives (a stale copy would differ). */
+ * inputs, checked again in the next reply phase after the game's changes
+ * counter moved (the game's state) or the player's own move ran (its
+ * command): after each input changes that way, every viewer still gets
+ * the bytes a fresh encoding gives (a stale copy would differ).  The
+ * sanitizer build checks the rule itself on every test (QWD_SELF_CHECK). */
 static void test_player_entry_cache(void **state)
 {
 	struct srvfix *f = *state;
@@ -238,6 +240,13 @@ static void test_player_entry_cache(void **state)
 		case 14: pc->spectator = true; break;
 		default: pc->spectator = false; break;
 		}
+		/* as they arrive: the game's state through game code, which
+		 * counts it; the command with the player's move; msec is the
+		 * phase's clock */
+		if (step <= 7 || step >= 14)
+			sv->game->changes++;
+		else if (step <= 12)
+			pc->entry.moved = true;
 		/* the world changes between reply phases, never within one */
 		sv_reply_phase(sv);
 	}
