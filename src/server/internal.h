@@ -65,7 +65,8 @@ enum {
 	SV_MAX_NAILS = 32,		/* spikes in one svc_nails */
 	SV_DL_QUEUE = 32,		/* chunk requests a client may have waiting */
 	SV_EVENT_RADIUS = 1536,		/* extension servers: events reach the
-					 * players within this many units */
+					 * players within this many units, */
+	SV_EVENT_TESTS = 256,		/* the nearest this many of them at most */
 	/* other players' texts may fill a client's backlog up to here; the
 	 * rest is kept for the client's own reliable data (reliable.c) */
 	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
@@ -651,6 +652,33 @@ void sv_send_replies(struct server *sv);
  * are made once per phase); sv_send_replies starts one */
 void sv_reply_phase(struct server *sv);
 void sv_grid_init(struct server *sv);
+
+/* The players in the grid's cells around cell (cx, cy), ring by ring
+ * outward (ring 0 is the cell itself), `rings` rings at most, each given
+ * to fn until it returns false.  Inlined into each caller with its fn, so
+ * the walk costs no call per player. */
+static inline __attribute__((always_inline)) void
+sv_grid_visit(const struct sv_grid *g, int cx, int cy, int rings,
+	      bool (*fn)(void *ctx, int slot), void *ctx)
+{
+	for (int r = 0; r < rings; r++) {
+		for (int y = cy - r; y <= cy + r; y++) {
+			if (y < 0 || y >= g->ny)
+				continue;
+			/* the ring: full rows at the top and bottom, two
+			 * cells in between */
+			int step = (y == cy - r || y == cy + r) ? 1 : 2 * r;
+
+			for (int x = cx - r; x <= cx + r; x += step ? step : 1) {
+				if (x < 0 || x >= g->nx)
+					continue;
+				for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j])
+					if (!fn(ctx, j))
+						return;
+			}
+		}
+	}
+}
 void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
 /* player j's svc_playerinfo as client cl sees it; false when it did not

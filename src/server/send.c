@@ -285,6 +285,32 @@ player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 	       obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
 }
 
+/* one player of the grid's walk for an extension reply; false: the
+ * reply has its players, or its tests, or no room */
+struct grid_reply {
+	struct server *sv;
+	struct client *cl;
+	const uint8_t *pvs;
+	struct msg_buf *m;
+	int shown, tests;
+};
+
+static bool grid_reply_one(void *ctx, int j)
+{
+	struct grid_reply *r = ctx;
+
+	if (j == r->cl->slot)
+		return true;
+	if (++r->tests > SV_REPLY_TESTS || r->shown >= SV_REPLY_PLAYERS)
+		return false;
+	if (!player_shown(r->sv, r->cl, j, r->pvs))
+		return true;
+	if (!sv_write_player(r->sv, r->cl, j, r->m))
+		return false;
+	r->shown++;
+	return true;
+}
+
 /* The players a client sees.  A stock client can only be told of slots
  * 0..31: they are all tested.  An extension client on a server of
  * hundreds is served from the player grid, nearest cells first, and a reply
@@ -304,38 +330,12 @@ static void write_players(struct server *sv, struct client *cl,
 	}
 
 	const struct sv_grid *g = &sv->grid;
-	int shown = 0, tests = 0;
+	struct grid_reply r = {.sv = sv, .cl = cl, .pvs = pvs, .m = m};
 
 	if (!sv_write_player(sv, cl, cl->slot, m))
 		return;
-	int cx = g->cell_x[cl->slot], cy = g->cell_y[cl->slot];
-	int rings = g->nx > g->ny ? g->nx : g->ny;
-
-	for (int r = 0; r < rings && shown < SV_REPLY_PLAYERS && tests < SV_REPLY_TESTS; r++) {
-		for (int y = cy - r; y <= cy + r; y++) {
-			if (y < 0 || y >= g->ny)
-				continue;
-			/* the ring: full rows at the top and bottom, two cells
-			 * in between */
-			int step = (y == cy - r || y == cy + r) ? 1 : 2 * r;
-
-			for (int x = cx - r; x <= cx + r; x += step ? step : 1) {
-				if (x < 0 || x >= g->nx)
-					continue;
-				for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j]) {
-					if (j == cl->slot)
-						continue;
-					if (++tests > SV_REPLY_TESTS || shown >= SV_REPLY_PLAYERS)
-						return;
-					if (!player_shown(sv, cl, j, pvs))
-						continue;
-					if (!sv_write_player(sv, cl, j, m))
-						return;
-					shown++;
-				}
-			}
-		}
-	}
+	sv_grid_visit(g, g->cell_x[cl->slot], g->cell_y[cl->slot],
+		      g->nx > g->ny ? g->nx : g->ny, grid_reply_one, &r);
 }
 
 /* ---- the player grid -------------------------------------------------- */

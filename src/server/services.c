@@ -21,8 +21,11 @@
  *   origin.  Here a client's player object's linked leafs are tested (the
  *   same rows, no tree walk per client).  On a server of hundreds of
  *   players (extension slots) only the players within SV_EVENT_RADIUS of
- *   the origin are looked at, found through the player grid, so an event
- *   costs a bounded amount of work instead of one test per player.
+ *   the origin are looked at, found through the player grid, nearest cells
+ *   first and SV_EVENT_TESTS of them at most (as a reply shows the nearest
+ *   players), so an event costs a bounded amount of work instead of one
+ *   test per player: in a crowd of thousands, every shot tested every
+ *   player (18.6% of the frame at 2048 players).
  *
  *   Wire facts (id's QW/server/sv_send.c SV_StartSound): svc_sound carries
  *   a short of (entity << 3) | channel, bit 15 when a volume byte follows
@@ -75,6 +78,22 @@ static void multicast_one(struct server *sv, struct client *cl,
 	datagram_add(cl, m->data, m->cursize);
 }
 
+/* one player of the grid's walk for an event; false: its tests are spent */
+struct grid_event {
+	struct server *sv;
+	const uint8_t *row;
+	const struct msg_buf *wide, *narrow;
+	int tests;
+};
+
+static bool grid_event_one(void *ctx, int j)
+{
+	struct grid_event *e = ctx;
+
+	multicast_one(e->sv, &e->sv->clients[j], e->row, e->wide, e->narrow);
+	return ++e->tests < SV_EVENT_TESTS;
+}
+
 /* Send to the clients the multicast mode reaches from org.  narrow is
  * the stock clients' form (NULL: they get nothing). */
 static void multicast(struct server *sv, const vec3_t org, int mode,
@@ -98,21 +117,14 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 			multicast_one(sv, &sv->clients[i], row, wide, narrow);
 		return;
 	}
-	/* hundreds of players: the grid cells around org */
+	/* hundreds of players: the grid cells around org, nearest first,
+	 * SV_EVENT_TESTS players at most */
 	const struct sv_grid *g = &sv->grid;
+	struct grid_event e = {sv, row, wide, narrow, 0};
 	int r = (int)(SV_EVENT_RADIUS / g->cell) + 1;
 	int cx = (int)((org[0] - g->ox) / g->cell), cy = (int)((org[1] - g->oy) / g->cell);
 
-	for (int y = cy - r; y <= cy + r; y++) {
-		if (y < 0 || y >= g->ny)
-			continue;
-		for (int x = cx - r; x <= cx + r; x++) {
-			if (x < 0 || x >= g->nx)
-				continue;
-			for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j])
-				multicast_one(sv, &sv->clients[j], row, wide, narrow);
-		}
-	}
+	sv_grid_visit(g, cx, cy, r + 1, grid_event_one, &e);
 }
 
 static struct client *slot_client(struct server *sv, int slot)

@@ -252,6 +252,52 @@ static void test_player_entry_cache(void **state)
 	}
 }
 
+/* On a server of hundreds (extension slots) an event reaches the players
+ * around its origin nearest cells first, SV_EVENT_TESTS of them at most:
+ * 100 players in the event's cell, 100 in the ring around it and 100 in
+ * the next all see the spot (their leafs are not narrowed), and exactly
+ * the first two hundred and the first SV_EVENT_TESTS - 200 of the third
+ * ring get the temp entity. */
+static void test_event_reaches_nearest(void **state)
+{
+	struct srvfix *f = *state;
+	struct server *sv;
+	const struct sv_grid *g;
+	int got[3] = {0, 0, 0};
+
+	srvfix_start(f, 400);
+	sv = f->sv;
+	g = &sv->grid;
+	assert_true(g->nx >= 5 && g->ny >= 5);
+	int cx = g->nx / 2, cy = g->ny / 2;
+	vec3_t org = {g->ox + ((float)cx + 0.5f) * g->cell,
+		      g->oy + ((float)cy + 0.5f) * g->cell, 0};
+
+	for (int j = 0; j < 300; j++) {
+		struct client *cl = &sv->clients[j];
+		int ring = j / 100;
+		vec3_t at = {org[0] + (float)ring * g->cell, org[1], 0};
+
+		cl->state = CS_SPAWNED;
+		cl->extended = true;
+		cl->datagram_len = 0;
+		sv->objs[game_player_entity(sv->game, j)].leafs_overflow = true;
+		sv_grid_move(sv, j, at);
+	}
+	struct game_temp_entity te = {.type = TE_EXPLOSION};
+
+	vec_copy(org, te.origin);
+	sv->game_svc.temp_entity(sv->game_svc.ctx, &te, GAME_MULTICAST_PHS);
+	for (int j = 0; j < 300; j++) {
+		got[j / 100] += sv->clients[j].datagram_len > 0;
+		sv_grid_remove(sv, j);
+		sv->clients[j].state = CS_FREE;
+	}
+	assert_int_equal(got[0], 100);
+	assert_int_equal(got[1], 100);
+	assert_int_equal(got[2], SV_EVENT_TESTS - 200);
+}
+
 /* The game is wired in: a client's packet entities carry the map's items
  * (entities the game spawned with FL_ITEM), a rocket fired at the floor
  * reaches the client as a missile entity, a sound and an explosion temp
@@ -815,6 +861,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_game_items_rocket_frags, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_player_entry_cache, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_event_reaches_nearest, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, srvfix_test_teardown),
