@@ -341,6 +341,8 @@ struct world_obj {
 	bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
 	bool leafs_valid;	/* the leafs are those of absmin..absmax in
 				 * this world's map (world_init clears it) */
+	int32_t leaf1;		/* the only leaf, when it touches one (most
+				 * do: a visibility test is one bit), else -1 */
 	int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
 };
 

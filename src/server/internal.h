@@ -170,6 +170,13 @@ struct sv_player_key {
 	int32_t frame, modelindex, skin, effects, dead, cmd_msec;
 	int32_t spectator, m_player, m_h_player;
 };
+/* One entity a reply may carry, as its reply phase listed it (a reply
+ * reads this and the entity's object, not the game's entity) */
+struct sv_send_item {
+	int32_t num;
+	bool nail;		/* sent in svc_nails */
+};
+
 struct sv_player_entry {
 	struct sv_player_key key;
 	uint32_t stamp;		/* entry_epoch in which key was last checked */
@@ -528,7 +535,7 @@ struct server {
 	uint32_t entry_changes;		/* game->changes of entry_epoch */
 	/* the entities a reply may carry (sv_entity_sendable), ascending,
 	 * listed once per reply phase: a reply tests only these */
-	int32_t *send_list;		/* max_entities */
+	struct sv_send_item *send_list;	/* max_entities */
 	int send_count;
 	/* the scoreboard's pings and losses as every stock client gets them,
 	 * made in the reply phase stock_pings_stamp (reliable.c) */

@@ -70,6 +70,8 @@ static void update_stats(struct server *sv, struct client *cl)
 static inline __attribute__((always_inline)) bool
 obj_visible(const struct world_obj *o, const uint8_t *pvs)
 {
+	if (o->leaf1 >= 0)
+		return bsp_vis_test(pvs, o->leaf1);
 	if (o->leafs_overflow)
 		return true;
 	for (int i = 0; i < o->num_leafs; i++)
@@ -512,7 +514,6 @@ static void write_entities(struct server *sv, struct client *cl,
 {
 	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
 	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
-	const struct game *g = sv->game;
 	/* the phase's list (sv_reply_phase) ends below g->top; a stock
 	 * client can be told of numbers below MAX_EDICTS_P28 only */
 	int limit = cl->extended ? INT32_MAX : MAX_EDICTS_P28;
@@ -523,13 +524,14 @@ static void write_entities(struct server *sv, struct client *cl,
 	*num_nails = 0;
 	/* gather this reply's states into the ring, from the phase's list */
 	for (int i = 0; i < sv->send_count; i++) {
-		int num = sv->send_list[i];
+		const struct sv_send_item *it = &sv->send_list[i];
+		int num = it->num;
 
 		if (num >= limit)
 			break;
 		if (!obj_visible(&sv->objs[num], pvs))
 			continue;
-		if (g->ents[num].nail) {
+		if (it->nail) {
 			if (*num_nails < SV_MAX_NAILS)
 				nails[(*num_nails)++] = num;
 			continue;
@@ -795,9 +797,16 @@ void sv_reply_phase(struct server *sv)
 	int limit = g->num_entities < g->top ? g->num_entities : g->top;
 
 	sv->send_count = 0;
-	for (int num = MAX_CLIENTS + 1; num < limit; num++)
-		if (sv_entity_sendable(&g->ents[num]))
-			sv->send_list[sv->send_count++] = num;
+	for (int num = MAX_CLIENTS + 1; num < limit; num++) {
+		const struct game_entity *e = &g->ents[num];
+		struct sv_send_item *it;
+
+		if (!sv_entity_sendable(e))
+			continue;
+		it = &sv->send_list[sv->send_count++];
+		it->num = num;
+		it->nail = e->nail;
+	}
 }
 
 void sv_send_replies(struct server *sv)

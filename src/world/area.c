@@ -134,6 +134,7 @@ void world_init_depth(struct world *w, const struct bsp_map *map,
 		objs[i].id = i;
 		objs[i].linked = false;
 		objs[i].leafs_valid = false;
+		objs[i].leaf1 = -1;
 		objs[i].link.prev = objs[i].link.next = NULL;
 	}
 }
@@ -196,6 +197,7 @@ void world_link(struct world *w, struct world_obj *obj)
 				  WORLD_MAX_OBJ_LEAFS);
 		obj->leafs_overflow = n > WORLD_MAX_OBJ_LEAFS;
 		obj->num_leafs = obj->leafs_overflow ? WORLD_MAX_OBJ_LEAFS : n;
+		obj->leaf1 = n == 1 ? obj->leafnums[0] : -1;
 		obj->leafs_valid = true;
 	}
 
