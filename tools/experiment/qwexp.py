@@ -128,7 +128,7 @@ class Study:
         return {"rate": a.rate, "duration": a.duration, "warmup": a.warmup,
                 "join_rate": a.join_rate, "behaviour": a.behaviour, "repeat": a.repeat,
                 "seed": a.seed, "maxrate": a.maxrate, "server_cpu": a.server_cpu,
-                "client_cpu": a.client_cpu}
+                "client_cpu": a.client_cpu, "threads": a.threads}
 
     def write_env(self):
         """The machine and the parameters, once per folder."""
@@ -139,7 +139,7 @@ class Study:
         env["pinning"] = "server CPU %s, load generator CPU %s (taskset)" % (
             a.server_cpu, a.client_cpu)
         for k in ("rate", "duration", "warmup", "join_rate", "behaviour", "repeat", "seed",
-                  "maxrate", "server_cpu", "client_cpu"):
+                  "maxrate", "server_cpu", "client_cpu", "threads"):
             env[k] = getattr(a, k)
         report.write_env(self.env_path, env)
 
@@ -158,8 +158,11 @@ class Study:
             # the study measures every player count, past saturation too:
             # the admission and shedding of overload.c are off
             sets=[("sv_maxrate", a.maxrate), ("sv_maxload", 0), ("sv_overloaddrop", 0)],
-            stats_interval=stats_interval,
-            timeout=timeout, options=options, wrapper=wrapper,
+            stats_interval=stats_interval, timeout=timeout,
+            # the parallel frame's workers (docs/parallel.md); 1: qwd's
+            # sequential frame, the default, given no option
+            options=(["-threads", str(a.threads)] if a.threads > 1 else []) + list(options),
+            wrapper=wrapper,
             basedir=runs.qwd_basedir(self.out, self.map_path, self.map_name))
 
     def run_bots(self, d, srv, port, n, qwdx):
@@ -278,9 +281,10 @@ def run_scale(st):
     with open(csv_path, "w") as f:
         f.write(measure.SCALE_HEADER + "\n")
     report.write_env(st.env_path, [("scale_cmd", "qwexp.py scale --map %s --players %s --rate %s "
-                                    "--duration %s --warmup %s --join-rate %s --behaviour %s" % (
+                                    "--duration %s --warmup %s --join-rate %s --behaviour %s%s" % (
                                         st.map_name, fmt_list(players), a.rate, a.duration,
-                                        a.warmup, a.join_rate, a.behaviour))])
+                                        a.warmup, a.join_rate, a.behaviour,
+                                        threads_options(a)))])
     for n in players:
         scale_point(st, n)
 
@@ -834,6 +838,28 @@ def whole(low):
     return parse
 
 
+def cpu_list(text):
+    """A CPU or a list of them as taskset -c takes it: 0, 0,1, 0-1."""
+    parts = text.split(",")
+    for part in parts:
+        ends = part.split("-")
+        if len(ends) > 2 or not all(e.isdigit() for e in ends):
+            raise argparse.ArgumentTypeError(
+                "a CPU number or a list of them (0, 0,1, 0-1), not '%s'" % text)
+    return text
+
+
+def threads_options(a):
+    """The options of a run's command line that say how many threads
+    the server had and on which CPUs, when not the defaults."""
+    out = ""
+    if a.threads > 1:
+        out += " --threads %d" % a.threads
+    if str(a.server_cpu) != "0":
+        out += " --server-cpu %s" % a.server_cpu
+    return out
+
+
 def player_list(text):
     out = []
     for n in text.split(","):
@@ -868,8 +894,12 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--join-rate", type=positive, default="200", help="bots joining per s (200)")
     p.add_argument("--repeat", type=whole(1), default=3, help="compare, overhead: runs (3)")
     p.add_argument("--seed", type=whole(0), default=1)
-    p.add_argument("--server-cpu", type=whole(0), default=0)
+    p.add_argument("--server-cpu", type=cpu_list, default="0",
+                   help="the server's CPU or CPUs (taskset -c: 0, 0,1, 0-1; default 0)")
     p.add_argument("--client-cpu", type=whole(0), default=1)
+    p.add_argument("--threads", type=whole(1), default=1,
+                   help="qwd -threads N: the parallel frame's workers (default 1, the "
+                        "sequential frame); give the server that many CPUs with --server-cpu")
     p.add_argument("--behaviour", default="walker", help="qwbots --behaviour (walker)")
     p.add_argument("--maxrate", type=whole(0), default=0,
                    help="qwd's sv_maxrate (0: no cap, so the bots' rate 100000 governs; "

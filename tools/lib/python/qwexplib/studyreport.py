@@ -94,6 +94,13 @@ def hw_short(env):
                                  env.get("virt", ""))
 
 
+def threads_text(p):
+    """How the server ran: qwd's sequential frame, or its parallel frame
+    with -threads N (older folders have no threads parameter)."""
+    n = int(p.get("threads") or 1)
+    return "one thread" if n <= 1 else "%d threads (-threads %d: docs/parallel.md)" % (n, n)
+
+
 def make(out, env, params):
     """The text of report.md for the folder out."""
     p = params
@@ -124,8 +131,8 @@ def make(out, env, params):
         "|---|---|",
         "| hardware | %s |" % hw,
         "| OS, compiler | %s, gcc %s (-O2) |" % (env.get("os", ""), env.get("gcc", "")),
-        "| server | qwd %s, one process, one thread, pinned to CPU %s (taskset) |"
-        % (env.get("qwd_rev", ""), p["server_cpu"]),
+        "| server | qwd %s, one process, %s, pinned to CPU %s (taskset) |"
+        % (env.get("qwd_rev", ""), threads_text(p), p["server_cpu"]),
         "| load generator | qwbots: every bot of a point in one process and one thread, "
         "pinned to CPU %s; requests and replies over loopback (127.0.0.1, one source "
         "address per bot) |" % p["client_cpu"],
