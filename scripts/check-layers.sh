@@ -15,7 +15,9 @@
 #             addresses and usercmds, never a client or a map.
 #     client  the protocol-28 client library, the MVD reader and the QTV
 #             client: common and net (its netchan) only.
-# and server, the top, may use prof and capture beside the chain.  The
+#     pool    the worker threads of the parallel frame: common only; it
+#             runs a function over items and never sees what they are.
+# and server, the top, may use prof, capture and pool beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -44,6 +46,7 @@ header_module() {
 	prof.h) echo prof ;;
 	capture.h) echo capture ;;
 	client.h) echo client ;;
+	pool.h) echo pool ;;
 	*) echo "?" ;;
 	esac
 }
@@ -55,10 +58,11 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture" ;;
+	server) echo "common net world game server prof capture pool" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
+	pool) echo "common pool" ;;
 	*) echo "" ;;
 	esac
 }

@@ -1,0 +1,65 @@
+/*
+ * qwd/pool.h -- a pool of persistent worker threads for the parallel
+ * frame: "run fn over items [0, n), split among the workers, and wait".
+ *
+ * Design note
+ *   The bulk-synchronous frame (docs/parallel.md) hands a phase's work to
+ *   N workers and waits for all of them at a barrier before it goes on.
+ *   The calling thread (the coordinator) is worker 0 and does its share;
+ *   workers 1..N-1 are threads created once by pool_create, which sleep
+ *   on a condition variable between runs (no spinning while idle) and
+ *   are ended by pool_destroy.  With one thread there is no thread at
+ *   all: pool_run calls fn for every item in order, inline.
+ *
+ *   The split is static and contiguous: worker w takes the items
+ *   pool_split(n, threads, w) gives, so the caller knows before a run
+ *   which worker does which item (it may reserve per-worker room for
+ *   them) and which worker's output comes first (worker order is item
+ *   order).  Every item runs exactly once, on exactly one worker, and
+ *   everything the workers wrote is visible to the caller when pool_run
+ *   returns (the barrier is a mutex hand-off).
+ *
+ *   Nothing allocates after pool_create; pool_run takes no lock while a
+ *   worker works.  The workers block every signal, so the process's
+ *   signal handlers run on the coordinator's thread as before.  CPUs:
+ *   given a list, the coordinator is pinned to its first entry and worker
+ *   w to entry w (modulo its length), with pthread_setaffinity_np.
+ *   The module stands on common only: it sees no server, no client.
+ */
+#ifndef QWD_POOL_H
+#define QWD_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* the most threads a pool takes (qwd -threads) */
+#define POOL_MAX_THREADS 64
+
+struct pool;
+
+/* one item of a run: ctx as given to pool_run, the worker running it
+ * (0 .. threads - 1; 0 is the caller's thread), the item's index */
+typedef void (*pool_fn)(void *ctx, int worker, int item);
+
+/* threads workers (1 .. POOL_MAX_THREADS), the caller being worker 0;
+ * cpus (num_cpus entries, or NULL / 0: none) pins them as the design
+ * note says.  NULL with the reason in err. */
+struct pool *pool_create(int threads, const int *cpus, int num_cpus,
+			 char *err, size_t errsize);
+/* ends and joins the workers (NULL: nothing) */
+void pool_destroy(struct pool *p);
+int pool_threads(const struct pool *p);
+
+/* the items [*begin, *end) worker w takes of n split among threads */
+void pool_split(int n, int threads, int worker, int *begin, int *end);
+
+/* fn(ctx, worker, item) for every item of [0, n), split by pool_split,
+ * returning when all have run */
+void pool_run(struct pool *p, pool_fn fn, void *ctx, int n);
+
+/* A CPU list, "0,1", "0-3", "0-1,4": the numbers in order into cpus (at
+ * most max, each below 1024); their count, or -1 when the text is not
+ * such a list or holds more than max. */
+int pool_parse_cpus(const char *s, int *cpus, int max);
+
+#endif

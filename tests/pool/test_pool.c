@@ -1,0 +1,232 @@
+/*
+ * test_pool.c -- the worker pool (src/pool): every item exactly once, on
+ * the worker pool_split names, results per worker, many rounds, one
+ * thread inline, the CPU pinning and the CPU lists.
+ *
+ * Design note: each item writes only its own cells (the count of runs,
+ * the worker and thread that ran it) and each worker only its own sum,
+ * so the test itself is free of races and runs under make tsan as is;
+ * what it checks after pool_run is what the barrier must make visible.
+ */
+#include "../harness.h"
+
+#include "qwd/pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_ITEMS = 4096 };
+
+struct run {
+	int count[MAX_ITEMS];
+	int worker[MAX_ITEMS];
+	pthread_t thread[MAX_ITEMS];
+	int cpu[MAX_ITEMS];
+	long long sum[POOL_MAX_THREADS];
+	int order[MAX_ITEMS];		/* item indices in the order run (1 thread) */
+	int ran;
+};
+
+static void note(void *ctx, int worker, int item)
+{
+	struct run *r = ctx;
+
+	r->count[item]++;
+	r->worker[item] = worker;
+	r->thread[item] = pthread_self();
+	r->cpu[item] = sched_getcpu();
+	r->sum[worker] += item;
+}
+
+static void note_order(void *ctx, int worker, int item)
+{
+	struct run *r = ctx;
+
+	note(ctx, worker, item);
+	r->order[r->ran++] = item;
+}
+
+/* one run of n items on p, checked item by item against pool_split */
+static void check_run(struct pool *p, struct run *r, int n)
+{
+	int threads = pool_threads(p);
+	long long total = 0;
+
+	memset(r, 0, sizeof(*r));
+	pool_run(p, note, r, n);
+	for (int w = 0; w < threads; w++) {
+		int begin, end;
+		long long want = 0;
+
+		pool_split(n, threads, w, &begin, &end);
+		for (int i = begin; i < end; i++) {
+			assert_int_equal(r->count[i], 1);
+			assert_int_equal(r->worker[i], w);
+			want += i;
+		}
+		assert_true(r->sum[w] == want);
+		total += r->sum[w];
+	}
+	assert_true(total == (long long)n * (n - 1) / 2);
+}
+
+static void test_split_covers(void **state)
+{
+	(void)state;
+	for (int threads = 1; threads <= 8; threads++)
+		for (int n = 0; n <= 50; n++) {
+			int next = 0;
+
+			for (int w = 0; w < threads; w++) {
+				int b, e;
+
+				pool_split(n, threads, w, &b, &e);
+				assert_int_equal(b, next);
+				assert_true(e >= b);
+				/* balanced: shares differ by one at most */
+				assert_true(e - b <= n / threads + 1);
+				assert_true(e - b >= n / threads);
+				next = e;
+			}
+			assert_int_equal(next, n);
+		}
+}
+
+static void test_each_item_once(void **state)
+{
+	struct run *r = malloc(sizeof(*r));
+	char err[128];
+	struct pool *p = pool_create(3, NULL, 0, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(p);
+	assert_int_equal(pool_threads(p), 3);
+	check_run(p, r, 1000);
+	/* the workers beyond 0 are other threads than the caller's */
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(pthread_equal(r->thread[i], pthread_self()) != 0,
+				 r->worker[i] == 0);
+	pool_destroy(p);
+	free(r);
+}
+
+static void test_many_rounds(void **state)
+{
+	struct run *r = malloc(sizeof(*r));
+	char err[128];
+	struct pool *p = pool_create(2, NULL, 0, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(p);
+	/* sizes from none, fewer than the workers, to thousands */
+	for (int round = 0; round < 2000; round++)
+		check_run(p, r, (round * 37) % (round % 2 ? 9 : MAX_ITEMS));
+	pool_destroy(p);
+	free(r);
+}
+
+static void test_one_thread_inline(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	char err[128];
+	struct pool *p = pool_create(1, NULL, 0, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(p);
+	pool_run(p, note_order, r, 100);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(r->order[i], i);	/* in order */
+		assert_int_equal(r->worker[i], 0);
+		assert_true(pthread_equal(r->thread[i], pthread_self()));
+	}
+	assert_int_equal(r->ran, 100);
+	pool_destroy(p);
+	free(r);
+}
+
+static void test_pinned(void **state)
+{
+	struct run *r = malloc(sizeof(*r));
+	cpu_set_t saved;
+	char err[128];
+	int cpu = -1;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &saved))
+			cpu = c;
+	assert_true(cpu >= 0);
+
+	int cpus[1] = {cpu};
+	struct pool *p = pool_create(2, cpus, 1, err, sizeof(err));
+
+	assert_non_null(p);
+	check_run(p, r, 64);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(r->cpu[i], cpu);
+	pool_destroy(p);
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	free(r);
+}
+
+static void test_refused(void **state)
+{
+	char err[128] = "";
+	int bad[1] = {100000};
+
+	(void)state;
+	assert_null(pool_create(0, NULL, 0, err, sizeof(err)));
+	assert_true(err[0] != '\0');
+	err[0] = '\0';
+	assert_null(pool_create(POOL_MAX_THREADS + 1, NULL, 0, err, sizeof(err)));
+	assert_true(err[0] != '\0');
+	err[0] = '\0';
+	assert_null(pool_create(2, bad, 1, err, sizeof(err)));
+	assert_true(err[0] != '\0');
+}
+
+static void test_parse_cpus(void **state)
+{
+	int c[8];
+
+	(void)state;
+	assert_int_equal(pool_parse_cpus("0,1", c, 8), 2);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 1);
+	assert_int_equal(pool_parse_cpus("0-1", c, 8), 2);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 1);
+	assert_int_equal(pool_parse_cpus("2-4,7", c, 8), 4);
+	assert_int_equal(c[0], 2);
+	assert_int_equal(c[2], 4);
+	assert_int_equal(c[3], 7);
+	assert_int_equal(pool_parse_cpus("5", c, 8), 1);
+	assert_int_equal(c[0], 5);
+	assert_int_equal(pool_parse_cpus("", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("a", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("1,", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("3-1", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("0-", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("1 ,2", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("99999", c, 8), -1);
+	assert_int_equal(pool_parse_cpus("0-8", c, 8), -1);	/* nine */
+	assert_int_equal(pool_parse_cpus("0-7", c, 8), 8);
+}
+
+static const struct CMUnitTest pool_tests[] = {
+	cmocka_unit_test(test_split_covers),
+	cmocka_unit_test(test_each_item_once),
+	cmocka_unit_test(test_many_rounds),
+	cmocka_unit_test(test_one_thread_inline),
+	cmocka_unit_test(test_pinned),
+	cmocka_unit_test(test_refused),
+	cmocka_unit_test(test_parse_cpus),
+};
+QWD_TEST_GROUP(pool, pool_tests, NULL, NULL);
