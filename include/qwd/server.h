@@ -62,6 +62,11 @@ struct server_options {
 	double stats_interval;	/* seconds, <= 0: 10 */
 	bool stats_console;	/* the one-line report on the console */
 	bool quiet;		/* log warnings and errors only */
+	int threads;		/* -threads N: the reply phase's workers
+				 * (<= 1: the sequential frame, no thread) */
+	const int *cpus;	/* -cpus LIST: CPUs to pin them to (the
+				 * frame's thread to the first), or NULL */
+	int num_cpus;
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */

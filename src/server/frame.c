@@ -330,18 +330,9 @@ int server_init(struct server *sv, const struct server_options *opt)
 	while (sv->hash_size < (uint32_t)sv->maxclients * 2)
 		sv->hash_size <<= 1;
 	sv->hash = calloc(sv->hash_size, sizeof(*sv->hash));
-	/* reply states: about 1.5 s of full replies at 30 Hz for everyone,
-	 * at least 64 frames of 64 entities */
-	sv->state_ring_size = 1u << 16;
-	while (sv->state_ring_size < (uint32_t)sv->maxclients * 64 * 8 &&
-	       sv->state_ring_size < (1u << 22))
-		sv->state_ring_size <<= 1;
-	sv->state_ring = calloc(sv->state_ring_size, sizeof(*sv->state_ring));
-	sv->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
 	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
-	    !sv->game || !sv->hash ||
-	    !sv->state_ring || !sv->fatpvs) {
+	    !sv->game || !sv->hash) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
 		return -1;
 	}
@@ -381,6 +372,9 @@ int server_init(struct server *sv, const struct server_options *opt)
 		}
 		net_send_init(sv->tx, sv->sock, &sv->net);
 	}
+	/* the reply workers' send batches go where sv->tx goes */
+	if (sv_reply_workers_init(sv, opt->threads, opt->cpus, opt->num_cpus) != 0)
+		return -1;
 
 	struct prof_config pc = {
 		.log = &sv->log,
@@ -460,8 +454,7 @@ void server_shutdown(struct server *sv)
 	game_destroy(sv->game);
 	sv->game = NULL;
 	free(sv->hash);
-	free(sv->state_ring);
-	free(sv->fatpvs);
+	sv_reply_workers_free(sv);
 	free(sv->view_pvs);
 	sv->clients = NULL;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd stopped: %llu frames, %llu requests, "

@@ -39,6 +39,7 @@
 #include "qwd/common.h"
 #include "qwd/game.h"
 #include "qwd/net.h"
+#include "qwd/pool.h"
 #include "qwd/prof.h"
 #include "qwd/protocol.h"
 #include "qwd/server.h"
@@ -130,6 +131,51 @@ struct sv_file {
 	size_t size;
 };
 
+/* ---- the reply phase's workers (send.c) ------------------------------- */
+
+/* Entity states of replies: a ring per worker, shared by the clients
+ * whose replies that worker builds; a frame whose states were overwritten
+ * is no longer a delta base. */
+struct sv_ring {
+	struct entity_state *states;
+	uint32_t size;		/* power of two */
+	uint32_t next;		/* absolute index of the next state */
+	/* how far next may get before the phase in progress ends: set before
+	 * a parallel phase (the ring's worker's bound), next otherwise; the
+	 * only figure other workers read of a ring they do not write */
+	uint32_t reach;
+};
+
+/* what a parallel phase defers to its commit, per reply queued */
+struct sv_reply_done {
+	int slot;
+	uint32_t bytes;
+	uint64_t request_ns, reply_ns;
+};
+
+/* One worker of the reply phase and everything it writes that is not its
+ * clients' own.  In the sequential frame worker 0 builds every reply and
+ * queues it on the server's send batch at once; in a parallel phase each
+ * worker queues into its own batches and defers what other clients or the
+ * server's shared figures would see to the commit (send.c). */
+struct sv_reply_worker {
+	_Alignas(64) int index;		/* a cache line of its own: no false
+					 * sharing between workers */
+	struct sv_ring ring;
+	uint8_t *fatpvs;		/* BSP_MAX_MAP_LEAFS / 8 */
+	uint64_t replies, entity_cuts;	/* into server.stats at the commit */
+	/* parallel only: the batches (enough for the most replies one
+	 * worker can get), the one being filled, their network figures */
+	bool parallel;
+	struct net_send_batch *batches;
+	int num_batches, batch;
+	struct net_stats net;
+	struct sv_reply_done *done;	/* one per reply queued */
+	int num_done;
+	struct client **drops;		/* channels overflowed: dropped at the commit */
+	int num_drops;
+};
+
 /* ---- clients ---------------------------------------------------------- */
 
 enum client_state {
@@ -143,8 +189,9 @@ struct client_frame {
 	uint32_t sequence;	/* netchan sequence of the reply */
 	double senttime;	/* when the reply was sent */
 	float ping_time;	/* -1 until acknowledged */
-	uint32_t first_state;	/* in server.state_ring (absolute index) */
+	uint32_t first_state;	/* in its ring (absolute index) */
 	uint16_t num_states;
+	uint8_t ring;		/* whose: server.workers[ring].ring */
 	bool valid;
 	bool delta_base;	/* sent after the client had read every level
 				   reset queued for it: may be a delta base */
@@ -570,18 +617,22 @@ struct server {
 	char console_buf[1024];
 	size_t console_len;
 
-	/* entity states of replies: a ring shared by all clients; a frame
-	 * whose states were overwritten is no longer a delta base */
-	struct entity_state *state_ring;
-	uint32_t state_ring_size;	/* power of two */
-	uint32_t state_ring_next;	/* absolute index of the next state */
+	/* the reply phase's workers (send.c, docs/parallel.md "Threads and
+	 * the REPLY phase"): threads of them, worker 0 the frame's own
+	 * thread; pool is NULL with one thread (the sequential frame) */
+	int threads;
+	struct pool *pool;
+	struct sv_reply_worker *workers;
+	/* the slots whose replies the workers build this phase, in order */
+	int32_t *reply_list;		/* maxclients */
+	int reply_count;
 
-	/* scratch, sized at start-up */
-	uint8_t *fatpvs;
 	/* each client's fat PVS, one row of view_pvs_row bytes per slot,
-	 * sized at level load (NULL: computed into fatpvs every reply) */
+	 * sized at level load (NULL: computed into the worker's fatpvs
+	 * every reply) */
 	uint8_t *view_pvs;
 	size_t view_pvs_row;
+	/* scratch, sized at start-up */
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
@@ -654,6 +705,14 @@ int sv_overload_shed(struct server *sv, int n);
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);
+/* the reply phase's workers: threads of them (<= 1: one, no thread),
+ * pinned to cpus when given (qwd/pool.h); 0, or -1 with the reason
+ * logged; sv_reply_workers_free frees what was made either way */
+int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
+			  int num_cpus);
+void sv_reply_workers_free(struct server *sv);
+/* every ring's states forgotten: no frame before is a delta base */
+void sv_rings_forget(struct server *sv);
 /* a new reply phase: the world is taken to stay as it is until the next
  * one (entity states, player entries and the list of sendable entities
  * are made once per phase); sv_send_replies starts one */

@@ -375,7 +375,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 				? default_lightstyles[i] : (i == 63 ? "a" : "");
 		strlcpy(sv->lightstyles[i], s, sizeof(sv->lightstyles[i]));
 	}
-	sv->state_ring_next += sv->state_ring_size;	/* no old frame is a base */
+	sv_rings_forget(sv);	/* no old frame is a base */
 	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				    "map", sv->mapname);
 

@@ -19,6 +19,10 @@
  *   counters; -notimers turns the phase timers off (no clock read per
  *   phase or packet: the baseline of the overhead benchmark, qwexp
  *   overhead); "stats" and "counters" on the console and over rcon.
+ *   -threads N builds the replies of each frame on N workers (the frame's
+ *   thread and N-1 more, docs/parallel.md); 1, the default, is the
+ *   sequential frame with no thread.  -cpus LIST ("0,1", "0-3") pins the
+ *   frame's thread to the first CPU listed and worker w to the w-th.
  *   Signals (docs/security.md, "Signals"): SIGINT and SIGTERM end the
  *   loop within a frame whatever stdin is (a terminal, an open pipe,
  *   closed): the handlers are installed without SA_RESTART, so a blocked
@@ -31,6 +35,7 @@
  *   handler has no other way to reach the loop.
  */
 #include "qwd/net.h"
+#include "qwd/pool.h"
 #include "qwd/protocol.h"
 #include "qwd/server.h"
 
@@ -89,13 +94,15 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
+		"           [-threads N] [-cpus LIST]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
 
 int main(int argc, char **argv)
 {
-	struct server_options opt = {.port = -1};
+	struct server_options opt = {.port = -1, .threads = 1};
+	int cpus[POOL_MAX_THREADS];
 	struct server *sv;
 	bool console = true, have_map = false;
 	char err[512];
@@ -140,6 +147,22 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-statsline")) {
 			opt.stats_console = true;
+		} else if (!strcmp(a, "-threads") && v) {
+			opt.threads = atoi(v);
+			i++;
+			if (opt.threads < 1 || opt.threads > POOL_MAX_THREADS) {
+				fprintf(stderr, "qwd: -threads: 1 to %d\n", POOL_MAX_THREADS);
+				return 2;
+			}
+		} else if (!strcmp(a, "-cpus") && v) {
+			opt.num_cpus = pool_parse_cpus(v, cpus, POOL_MAX_THREADS);
+			opt.cpus = cpus;
+			i++;
+			if (opt.num_cpus < 0) {
+				fprintf(stderr, "qwd: -cpus: \"%s\" is not a CPU list (0,1 or 0-3, "
+					"at most %d)\n", v, POOL_MAX_THREADS);
+				return 2;
+			}
 		} else if (!strcmp(a, "+maxclients") && v) {
 			opt.maxclients = atoi(v);
 		} else if (!strcmp(a, "+set") && v && !strcmp(v, "maxclients") && i + 2 < argc) {

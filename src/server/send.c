@@ -211,19 +211,14 @@ static void check_entry(const struct server *sv, int j)
 #endif
 }
 
-/* One svc_playerinfo (or its extension form), one record; false when it
- * did not fit.  Another player's entry is the same for every viewer but
- * for its number and msec: it is copied from the player's cached entry,
- * whose inputs are read and compared once per reply phase (the world does
- * not change within one) and encoded again only when they changed. */
-bool sv_write_player(struct server *sv, struct client *cl, int j,
-		     struct msg_buf *m)
+/* A player's cached entry as of this reply phase: its msec made once per
+ * phase; its inputs read and compared when the game's changes counter
+ * moved or its own move ran, the bytes encoded again only when they
+ * changed.  Once done in a phase it only reads. */
+static void player_entry_refresh(struct server *sv, int j)
 {
-	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
-	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
 	struct client *pc = &sv->clients[j];
 	struct sv_player_entry *c = &pc->entry;
-	size_t mark = m->cursize;
 
 	if (c->msec_stamp != sv->reply_stamp) {
 		int msec = (int)(1000.0 * (sv->time - pc->localtime));
@@ -246,6 +241,23 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 	} else {
 		check_entry(sv, j);
 	}
+}
+
+/* One svc_playerinfo (or its extension form), one record; false when it
+ * did not fit.  Another player's entry is the same for every viewer but
+ * for its number and msec: it is copied from the player's cached entry,
+ * whose inputs are read and compared once per reply phase (the world does
+ * not change within one) and encoded again only when they changed. */
+bool sv_write_player(struct server *sv, struct client *cl, int j,
+		     struct msg_buf *m)
+{
+	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
+	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
+	struct client *pc = &sv->clients[j];
+	struct sv_player_entry *c = &pc->entry;
+	size_t mark = m->cursize;
+
+	player_entry_refresh(sv, j);
 	start = msg_record_begin(m, scratch, sizeof(scratch));
 	p = start;
 	if (j >= MAX_CLIENTS || cl->extended) {
@@ -499,26 +511,42 @@ static void write_remove(struct msg_buf *m, int number, bool wide)
 	}
 }
 
-static struct entity_state *ring_at(struct server *sv, uint32_t abs)
+static struct entity_state *ring_at(const struct sv_ring *r, uint32_t abs)
 {
-	return &sv->state_ring[abs & (sv->state_ring_size - 1)];
+	return &r->states[abs & (r->size - 1)];
 }
 
-static bool emit_entities(struct server *sv, struct client *cl,
-			  struct msg_buf *m, const struct client_frame *from,
-			  uint32_t first, int *count, int max);
-
-static void write_entities(struct server *sv, struct client *cl,
-			   const uint8_t *pvs, struct msg_buf *m, int *nails,
-			   int *num_nails)
+/* A frame's states are all still in its ring, and stay there while this
+ * reply reads them: the ring's end, as far as it gets by then, is less
+ * than a ring's length past the frame's start.  The worker's own ring
+ * ends at its next; another worker's ring may grow while this reply is
+ * built (a parallel phase), up to its reach. */
+static bool frame_intact(const struct server *sv, const struct sv_reply_worker *w,
+			 const struct client_frame *f)
 {
+	const struct sv_ring *r = &sv->workers[f->ring].ring;
+	uint32_t end = f->ring == w->index ? r->next : r->reach;
+
+	return end - f->first_state <= r->size;
+}
+
+static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
+			  struct client *cl, struct msg_buf *m,
+			  const struct client_frame *from, uint32_t first,
+			  int *count, int max);
+
+static void write_entities(struct server *sv, struct sv_reply_worker *w,
+			   struct client *cl, const uint8_t *pvs,
+			   struct msg_buf *m, int *nails, int *num_nails)
+{
+	struct sv_ring *ring = &w->ring;
 	struct client_frame *frame = &cl->frames[cl->chan.incoming_sequence & UPDATE_MASK];
 	int max = cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
 	/* the phase's list (sv_reply_phase) ends below g->top; a stock
 	 * client can be told of numbers below MAX_EDICTS_P28 only */
 	int limit = cl->extended ? INT32_MAX : MAX_EDICTS_P28;
 	struct client_frame *from = NULL;
-	uint32_t first = sv->state_ring_next;
+	uint32_t first = ring->next;
 	int count = 0;
 
 	*num_nails = 0;
@@ -542,10 +570,10 @@ static void write_entities(struct server *sv, struct client *cl,
 			sv_entity_state(sv, num, &sv->frame_states[num]);
 			sv->frame_stamp[num] = sv->reply_stamp;
 		}
-		*ring_at(sv, first + (uint32_t)count) = sv->frame_states[num];
+		*ring_at(ring, first + (uint32_t)count) = sv->frame_states[num];
 		count++;
 	}
-	sv->state_ring_next += (uint32_t)count;
+	ring->next += (uint32_t)count;
 
 	/* the delta base: asked for, recent enough, its states still there */
 	if (cl->delta_sequence >= 0) {
@@ -554,22 +582,22 @@ static void write_entities(struct server *sv, struct client *cl,
 
 		if (f->valid && f->delta_base &&
 		    (f->sequence & 0xff) == (uint32_t)cl->delta_sequence &&
-		    age < UPDATE_BACKUP - 1 &&
-		    sv->state_ring_next - f->first_state <= sv->state_ring_size)
+		    age < UPDATE_BACKUP - 1 && frame_intact(sv, w, f))
 			from = f;
 	}
 	size_t mark = m->cursize;
 
-	if (!emit_entities(sv, cl, m, from, first, &count, max) && from) {
+	if (!emit_entities(sv, w, cl, m, from, first, &count, max) && from) {
 		/* the cut frame cannot be recorded against this base: a full
 		 * update, cut where the room ends, instead */
 		m->cursize = mark;
 		m->overflowed = false;
-		count = (int)(sv->state_ring_next - first);
-		emit_entities(sv, cl, m, NULL, first, &count, max);
+		count = (int)(ring->next - first);
+		emit_entities(sv, w, cl, m, NULL, first, &count, max);
 	}
 	frame->first_state = first;
 	frame->num_states = (uint16_t)count;
+	frame->ring = (uint8_t)w->index;
 }
 
 /* The list of a reply, merged against the base frame `from` (or full, if
@@ -580,11 +608,14 @@ static void write_entities(struct server *sv, struct client *cl,
  * states, then the base's rest copied after them in the ring.  False when
  * such a frame cannot be recorded (the copy would overrun the base's states
  * in the ring, or exceed the per-reply count); nothing is then final. */
-static bool emit_entities(struct server *sv, struct client *cl,
-			  struct msg_buf *m, const struct client_frame *from,
-			  uint32_t first, int *count, int max)
+static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
+			  struct client *cl, struct msg_buf *m,
+			  const struct client_frame *from, uint32_t first,
+			  int *count, int max)
 {
 	enum { ENTITY_WORST = 20, END = 2 };
+	struct sv_ring *ring = &w->ring;
+	const struct sv_ring *base = from ? &sv->workers[from->ring].ring : NULL;
 	bool wide = cl->extended;
 	int newi = 0, oldi = 0, n = *count;
 	int oldmax = from ? from->num_states : 0;
@@ -596,8 +627,8 @@ static bool emit_entities(struct server *sv, struct client *cl,
 		msg_write_byte(m, wide ? svcx_packetentities : svc_packetentities);
 	}
 	while (newi < n || oldi < oldmax) {
-		const struct entity_state *ns = newi < n ? ring_at(sv, first + (uint32_t)newi) : NULL;
-		const struct entity_state *os = oldi < oldmax ? ring_at(sv, from->first_state + (uint32_t)oldi) : NULL;
+		const struct entity_state *ns = newi < n ? ring_at(ring, first + (uint32_t)newi) : NULL;
+		const struct entity_state *os = oldi < oldmax ? ring_at(base, from->first_state + (uint32_t)oldi) : NULL;
 		int newnum = ns ? ns->number : 0x7fffffff;
 		int oldnum = os ? os->number : 0x7fffffff;
 
@@ -623,15 +654,17 @@ static bool emit_entities(struct server *sv, struct client *cl,
 	int tail = oldmax - oldi;
 	uint32_t end = first + (uint32_t)newi + (uint32_t)tail;
 
+	/* (in one ring the copy must not overwrite what it copies) */
 	if (tail > 0 && (newi + tail > max ||
-			 end - (from->first_state + (uint32_t)oldi) > sv->state_ring_size))
+			 (base == ring &&
+			  end - (from->first_state + (uint32_t)oldi) > ring->size)))
 		return false;
 	for (int k = 0; k < tail; k++)
-		*ring_at(sv, first + (uint32_t)(newi + k)) =
-			*ring_at(sv, from->first_state + (uint32_t)(oldi + k));
-	sv->state_ring_next = end;
+		*ring_at(ring, first + (uint32_t)(newi + k)) =
+			*ring_at(base, from->first_state + (uint32_t)(oldi + k));
+	ring->next = end;
 	*count = newi + tail;
-	sv->stats.entity_cuts++;
+	w->entity_cuts++;
 	return true;
 }
 
@@ -674,15 +707,16 @@ void sv_write_nail(const struct server *sv, int num, struct msg_buf *m)
 /* ---- one reply -------------------------------------------------------- */
 
 /* The fat PVS of a client's view point: kept per client and walked again
- * only when the point moved (a player standing still reuses it) */
-static const uint8_t *view_pvs(struct server *sv, struct client *cl,
-			       const vec3_t view)
+ * only when the point moved (a player standing still reuses it); each
+ * client's row is written by its own reply only */
+static const uint8_t *view_pvs(struct server *sv, struct sv_reply_worker *w,
+			       struct client *cl, const vec3_t view)
 {
 	uint8_t *row;
 
 	if (!sv->view_pvs) {
-		bsp_fat_pvs(sv->map, view, sv->fatpvs);
-		return sv->fatpvs;
+		bsp_fat_pvs(sv->map, view, w->fatpvs);
+		return w->fatpvs;
 	}
 	row = sv->view_pvs + (size_t)cl->slot * sv->view_pvs_row;
 	if (!cl->pvs_valid || !vec_equal(cl->pvs_view, view)) {
@@ -693,7 +727,21 @@ static const uint8_t *view_pvs(struct server *sv, struct client *cl,
 	return row;
 }
 
-static void send_reply(struct server *sv, struct client *cl)
+/* Where worker w builds its next datagram: the server's send batch, or
+ * in a parallel phase the worker's own batches, which are never flushed
+ * by it (the commit sends them). */
+static uint8_t *reply_slot(struct server *sv, struct sv_reply_worker *w,
+			   size_t *max)
+{
+	if (!w->parallel)
+		return net_send_slot(sv->tx, max);
+	if (w->batches[w->batch].count == NET_BATCH)
+		w->batch++;
+	return net_send_slot(&w->batches[w->batch], max);
+}
+
+static void send_reply(struct server *sv, struct sv_reply_worker *w,
+		       struct client *cl)
 {
 	uint8_t data[MAX_DATAGRAM];
 	struct msg_buf m;
@@ -729,9 +777,9 @@ static void send_reply(struct server *sv, struct client *cl)
 
 		vec_copy(o->origin, view);
 		view[2] += 22;	/* the eyes: QuakeWorld's view offset */
-		pvs = view_pvs(sv, cl, view);
+		pvs = view_pvs(sv, w, cl, view);
 		write_players(sv, cl, pvs, &m);
-		write_entities(sv, cl, pvs, &m, nails, &num_nails);
+		write_entities(sv, w, cl, pvs, &m, nails, &num_nails);
 		write_nails(sv, nails, num_nails, &m);
 		/* the game's events since the last reply, if they fit */
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
@@ -753,23 +801,36 @@ static void send_reply(struct server *sv, struct client *cl)
 	if (cl->state != CS_SPAWNED)
 		frame->num_states = 0;
 
-	pkt = net_send_slot(sv->tx, &max);
+	pkt = reply_slot(sv, w, &max);
 	n = netchan_transmit(&cl->chan, m.data, m.cursize, sv->realtime, pkt, max);
 	if (cl->chan.fatal_error) {
-		sv_drop_client(sv, cl, "reliable channel overflowed");
+		if (w->parallel)
+			w->drops[w->num_drops++] = cl;
+		else
+			sv_drop_client(sv, cl, "reliable channel overflowed");
 		return;
 	}
 	/* the queued reset was in the message, which is now in flight */
 	if (cl->reset_state == SV_RESET_QUEUED && cl->reset_backlog_end == 0 &&
 	    cl->chan.message.cursize == 0)
 		cl->reset_state = SV_RESET_SENT;
+	cl->replies++;
+	w->replies++;
+	if (w->parallel) {
+		struct sv_reply_done *d = &w->done[w->num_done++];
+
+		net_send_commit(&w->batches[w->batch], &cl->chan.remote, n);
+		d->slot = cl->slot;
+		d->bytes = (uint32_t)n;
+		d->request_ns = cl->request_ns;
+		d->reply_ns = prof_now(sv->prof);
+		return;
+	}
 	if (sv->capture)
 		capture_out(sv->capture, &cl->chan.remote, pkt, n, sv->realtime);
 	net_send_commit(sv->tx, &cl->chan.remote, n);
 	prof_reply(sv->prof, cl->slot, n);
 	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));
-	cl->replies++;
-	sv->stats.replies++;
 }
 
 void sv_reply_phase(struct server *sv)
@@ -809,48 +870,312 @@ void sv_reply_phase(struct server *sv)
 	}
 }
 
-void sv_send_replies(struct server *sv)
+/* the counters the workers kept into the server's figures */
+static void fold_counts(struct server *sv, struct sv_reply_worker *w)
 {
-	sv_reply_phase(sv);
-	/* every 2 s, the scoreboard's pings and loss to stock clients (an
-	 * extension client asks with "pings": to a thousand players the
-	 * broadcast would be a million messages) */
+	sv->stats.replies += w->replies;
+	sv->stats.entity_cuts += w->entity_cuts;
+	w->replies = w->entity_cuts = 0;
+}
+
+/* every 2 s, the scoreboard's pings and loss to stock clients (an
+ * extension client asks with "pings": to a thousand players the
+ * broadcast would be a million messages); true when this phase sends
+ * them */
+static bool pings_due(struct server *sv)
+{
 	bool pings = sv->realtime - sv->last_pings > 2.0;
 
 	if (pings)
 		sv->last_pings = sv->realtime;
+	return pings;
+}
+
+/* A client's turn in the reply phase before its reply: dropped when its
+ * backlog overflowed, the scoreboard's pings, its rate; true when a reply
+ * is to be built for it now. */
+static bool reply_due(struct server *sv, struct client *cl, bool pings)
+{
+	if (cl->state < CS_CONNECTED)
+		return false;
+	if (cl->backlog_overflowed) {
+		sv_drop_client(sv, cl, "too much reliable data queued");
+		return false;
+	}
+	/* the scoreboard's pings wait for a drained backlog (the next ones
+	 * come 2 s later) */
+	if (pings && cl->state == CS_SPAWNED && !cl->extended &&
+	    cl->backlog_len == 0)
+		sv_send_stock_pings(sv, cl);
+	if (!cl->send_reply)
+		return false;
+	cl->send_reply = false;
+	/* the rate: a spawned client's reply may be choked (and said so in
+	 * the next one), and so may a stock download (a block per reply);
+	 * the rest of the signon always goes, a chunked download's too (its
+	 * chunks are paced in transfer.c) */
+	if ((cl->state == CS_SPAWNED ||
+	     (cl->dl.open && !(cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS))) &&
+	    !netchan_can_packet(&cl->chan, sv->realtime)) {
+		cl->chokecount++;
+		sv->stats.chokes++;
+		return false;
+	}
+	return true;
+}
+
+static void send_replies_sequential(struct server *sv)
+{
+	struct sv_reply_worker *w = &sv->workers[0];
+
+	sv_reply_phase(sv);
+	bool pings = pings_due(sv);
+
+	for (int i = 0; i < sv->maxclients; i++)
+		if (reply_due(sv, &sv->clients[i], pings))
+			send_reply(sv, w, &sv->clients[i]);
+	fold_counts(sv, w);
+	sv_download_pump(sv);	/* chunks out of band, after the replies */
+	net_send_flush(sv->tx);
+}
+
+/* ---- the parallel reply phase (docs/parallel.md) ---------------------- */
+
+/* The phase's caches that replies fill on first use in the sequential
+ * frame, filled before the workers only read them: the wire state of
+ * every entity a reply may carry, the entry of every player in the game. */
+static void prefill_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+
+	(void)worker;
+	if (item < sv->send_count) {
+		int num = sv->send_list[item].num;
+
+		sv_entity_state(sv, num, &sv->frame_states[num]);
+		sv->frame_stamp[num] = sv->reply_stamp;
+		return;
+	}
+	item -= sv->send_count;
+	if (sv->clients[item].state == CS_SPAWNED)
+		player_entry_refresh(sv, item);
+}
+
+static void reply_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+
+	send_reply(sv, &sv->workers[worker], &sv->clients[sv->reply_list[item]]);
+}
+
+/* a worker's sending figures into the server's (the receiving ones are
+ * the coordinator's alone) */
+static void net_stats_fold(struct net_stats *to, struct net_stats *from)
+{
+	to->packets_out += from->packets_out;
+	to->bytes_out += from->bytes_out;
+	to->send_errors += from->send_errors;
+	to->send_calls += from->send_calls;
+	memset(from, 0, sizeof(*from));
+}
+
+/* One worker's part of the commit: its datagrams captured and sent in
+ * its clients' order, its figures into the server's and the profiler's. */
+static void commit_worker(struct server *sv, struct sv_reply_worker *w)
+{
+	for (int b = 0; b <= w->batch; b++) {
+		struct net_send_batch *batch = &w->batches[b];
+
+		for (size_t i = 0; sv->capture && i < batch->count; i++) {
+			struct net_addr to;
+
+			net_addr_from_sockaddr(&batch->name[i], &to);
+			capture_out(sv->capture, &to, batch->buf[i], batch->len[i],
+				    sv->realtime);
+		}
+		net_send_flush(batch);
+	}
+	net_stats_fold(&sv->net, &w->net);
+	for (int i = 0; i < w->num_done; i++) {
+		const struct sv_reply_done *d = &w->done[i];
+
+		prof_reply(sv->prof, d->slot, d->bytes);
+		prof_request_done(sv->prof, d->request_ns, d->reply_ns);
+	}
+	fold_counts(sv, w);
+	w->ring.reach = w->ring.next;
+	w->parallel = false;
+}
+
+/* SCHEDULE, the workers, COMMIT (docs/parallel.md, "Threads and the
+ * REPLY phase", says why each piece is where it is). */
+static void send_replies_parallel(struct server *sv)
+{
+	int n = 0, later = sv->maxclients;
+
+	sv_reply_phase(sv);
+	bool pings = pings_due(sv);
+
+	/* the turns in slot order, on this thread; a reply that may carry a
+	 * download chunk (disk, the server's download figures) is built
+	 * here after the workers', the others by them.  The list holds the
+	 * workers' slots from its start, the later ones from its end. */
 	for (int i = 0; i < sv->maxclients; i++) {
 		struct client *cl = &sv->clients[i];
 
-		if (cl->state < CS_CONNECTED)
+		if (!reply_due(sv, cl, pings))
 			continue;
-		if (cl->backlog_overflowed) {
-			sv_drop_client(sv, cl, "too much reliable data queued");
-			continue;
-		}
-		/* the scoreboard's pings wait for a drained backlog (the
-		 * next ones come 2 s later) */
-		if (pings && cl->state == CS_SPAWNED && !cl->extended &&
-		    cl->backlog_len == 0)
-			sv_send_stock_pings(sv, cl);
-		if (!cl->send_reply)
-			continue;
-		cl->send_reply = false;
-		/* the rate: a spawned client's reply may be choked (and said
-		 * so in the next one), and so may a stock download (a block
-		 * per reply); the rest of the signon always goes, a chunked
-		 * download's too (its chunks are paced in transfer.c) */
-		if ((cl->state == CS_SPAWNED ||
-		     (cl->dl.open && !(cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS))) &&
-		    !netchan_can_packet(&cl->chan, sv->realtime)) {
-			cl->chokecount++;
-			sv->stats.chokes++;
-			continue;
-		}
-		send_reply(sv, cl);
+		if (cl->dl_count > 0)
+			sv->reply_list[--later] = i;
+		else
+			sv->reply_list[n++] = i;
 	}
+	sv->reply_count = n;
+	pool_run(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients);
+
+	/* how far each ring may get: a reply writes at most its client's
+	 * entity count of states */
+	for (int k = 0; k < sv->threads; k++) {
+		struct sv_reply_worker *w = &sv->workers[k];
+		uint32_t bound = 0;
+		int b, e;
+
+		pool_split(n, sv->threads, k, &b, &e);
+		for (int i = b; i < e; i++) {
+			const struct client *cl = &sv->clients[sv->reply_list[i]];
+
+			if (cl->state == CS_SPAWNED)
+				bound += cl->extended ? QWDX_MAX_PACKET_ENTITIES
+						      : MAX_PACKET_ENTITIES;
+		}
+		w->ring.reach = w->ring.next + bound;
+		w->parallel = true;
+		w->batch = 0;
+		w->num_done = w->num_drops = 0;
+	}
+	pool_run(sv->pool, reply_item, sv, n);
+
+	/* COMMIT: what the frame queued before the replies goes first */
+	net_send_flush(sv->tx);
+	for (int k = 0; k < sv->threads; k++)
+		commit_worker(sv, &sv->workers[k]);
+	for (int k = 0; k < sv->threads; k++)
+		for (int i = 0; i < sv->workers[k].num_drops; i++)
+			sv_drop_client(sv, sv->workers[k].drops[i],
+				       "reliable channel overflowed");
+	for (int i = sv->maxclients - 1; i >= later; i--)
+		send_reply(sv, &sv->workers[0], &sv->clients[sv->reply_list[i]]);
+	fold_counts(sv, &sv->workers[0]);
 	sv_download_pump(sv);	/* chunks out of band, after the replies */
 	net_send_flush(sv->tx);
+}
+
+void sv_send_replies(struct server *sv)
+{
+	if (sv->threads > 1)
+		send_replies_parallel(sv);
+	else
+		send_replies_sequential(sv);
+}
+
+/* ---- the workers' memory ---------------------------------------------- */
+
+int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
+			  int num_cpus)
+{
+	/* reply states: about 1.5 s of full replies at 30 Hz for everyone,
+	 * at least 64 frames of 64 entities, in each ring */
+	uint32_t size = 1u << 16;
+	char err[256];
+
+	if (threads < 1)
+		threads = 1;
+	if (threads > POOL_MAX_THREADS) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "threads: at most %d", POOL_MAX_THREADS);
+		return -1;
+	}
+	while (size < (uint32_t)sv->maxclients * 64 * 8 && size < (1u << 22))
+		size <<= 1;
+	sv->workers = aligned_alloc(_Alignof(struct sv_reply_worker),
+				    (size_t)threads * sizeof(*sv->workers));
+	if (!sv->workers)
+		goto oom;
+	memset(sv->workers, 0, (size_t)threads * sizeof(*sv->workers));
+	sv->threads = threads;
+	if (threads > 1) {
+		sv->reply_list = calloc((size_t)sv->maxclients, sizeof(*sv->reply_list));
+		if (!sv->reply_list)
+			goto oom;
+	}
+	for (int k = 0; k < threads; k++) {
+		struct sv_reply_worker *w = &sv->workers[k];
+		/* a worker gets at most its share of every slot */
+		int most = (sv->maxclients + threads - 1) / threads;
+
+		w->index = k;
+		w->ring.size = size;
+		w->ring.states = calloc(size, sizeof(*w->ring.states));
+		w->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
+		if (!w->ring.states || !w->fatpvs)
+			goto oom;
+		if (threads == 1)
+			continue;
+		w->num_batches = (most + NET_BATCH - 1) / NET_BATCH;
+		w->batches = calloc((size_t)w->num_batches, sizeof(*w->batches));
+		w->done = calloc((size_t)most, sizeof(*w->done));
+		w->drops = calloc((size_t)most, sizeof(*w->drops));
+		if (!w->batches || !w->done || !w->drops)
+			goto oom;
+		for (int b = 0; b < w->num_batches; b++) {
+			if (sv->link)
+				net_send_init_mem(&w->batches[b], sv->link->out, &w->net);
+			else
+				net_send_init(&w->batches[b], sv->sock, &w->net);
+		}
+	}
+	if (threads > 1 || (cpus && num_cpus > 0)) {
+		sv->pool = pool_create(threads, cpus, num_cpus, err, sizeof(err));
+		if (!sv->pool) {
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "%s", err);
+			return -1;
+		}
+	}
+	if (threads > 1)
+		qwd_logf(&sv->log, QWD_LOG_INFO, "replies built by %d threads", threads);
+	return 0;
+oom:
+	qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d reply workers", threads);
+	return -1;
+}
+
+void sv_reply_workers_free(struct server *sv)
+{
+	pool_destroy(sv->pool);
+	sv->pool = NULL;
+	for (int k = 0; sv->workers && k < sv->threads; k++) {
+		struct sv_reply_worker *w = &sv->workers[k];
+
+		free(w->ring.states);
+		free(w->fatpvs);
+		free(w->batches);
+		free(w->done);
+		free(w->drops);
+	}
+	free(sv->workers);
+	sv->workers = NULL;
+	free(sv->reply_list);
+	sv->reply_list = NULL;
+	sv->threads = 0;
+}
+
+void sv_rings_forget(struct server *sv)
+{
+	for (int k = 0; k < sv->threads; k++) {
+		struct sv_ring *r = &sv->workers[k].ring;
+
+		r->next += r->size;
+		r->reach = r->next;
+	}
 }
 
 /* ---- the stock entity layout, for the demo writer (mvdframe.c) ------ */

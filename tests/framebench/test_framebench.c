@@ -5,12 +5,17 @@
  * measured frame is answered in that frame and read by the client library
  * without a fault, nothing is lost in the memory queues, qwd's timers saw
  * every frame and request, and a seed fixes the game: the same seed ends
- * with the same player origins, another seed with others.
+ * with the same player origins, another seed with others.  And the
+ * parallel REPLY phase (qwd -threads, docs/parallel.md) changes nothing a
+ * player sees: with 2 or 3 threads the world and every reply, byte for
+ * byte, round by round, are those of the sequential frame.
  *
  * Design note: small runs on the bundled small map (64 players, QWDX,
  * 100 frames; 16 stock protocol-28 players), well under the rate, so no
- * reply is choked.  No timing is asserted; the times are the tool's to
- * print (docs/framebench.md).
+ * reply is choked; the thread runs also take a crowd whose replies the
+ * rate chokes (300 players), so the rate's decisions are compared too,
+ * and stock players past the scoreboard's first pings (2 s).  No timing
+ * is asserted; the times are the tool's to print (docs/framebench.md).
  */
 #include "../harness.h"
 
@@ -19,7 +24,8 @@
 
 #include "../../tools/framebench/framebench.h"
 
-static struct fb_result *run(int players, int frames, uint64_t seed)
+static struct fb_result *run_threads(int players, int frames, uint64_t seed,
+				     int threads)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -31,9 +37,15 @@ static struct fb_result *run(int players, int frames, uint64_t seed)
 	c.players = players;
 	c.frames = frames;
 	c.seed = seed;
+	c.threads = threads;
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
 		fail_msg("fb_run: %s", err);
 	return r;
+}
+
+static struct fb_result *run(int players, int frames, uint64_t seed)
+{
+	return run_threads(players, frames, seed, 1);
 }
 
 /* every request answered and read, by players and server alike */
@@ -89,9 +101,70 @@ static void test_seed_fixes_the_game(void **state)
 	free(c);
 }
 
+/* the same options with 1 and n threads: the same world, the same replies
+ * (and the rate's decisions: the same answered count) */
+static void check_threads_equal(int players, int frames, int n)
+{
+	struct fb_result *a = run_threads(players, frames, 5, 1);
+	struct fb_result *b = run_threads(players, frames, 5, n);
+
+	assert_int_equal(b->in_game, players);
+	assert_int_equal(b->bad, 0);
+	assert_int_equal(b->dropped_datagrams, 0);
+	assert_true(a->replies > 0);
+	assert_int_equal(a->replies, b->replies);
+	assert_int_equal(a->answered, b->answered);
+	assert_int_equal(a->prof.replies, b->prof.replies);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(a->reply_digest, b->reply_digest);
+	free(a);
+	free(b);
+}
+
+static void test_threads_same_replies(void **state)
+{
+	(void)state;
+	check_threads_equal(64, 100, 2);
+	check_threads_equal(64, 100, 3);
+}
+
+static void test_threads_same_replies_choked(void **state)
+{
+	struct fb_result *r = run_threads(300, 40, 5, 2);
+
+	(void)state;
+	/* the crowd is choked (else the case below compares nothing more) */
+	assert_true(r->answered < r->requests);
+	free(r);
+	check_threads_equal(300, 40, 2);
+}
+
+static void test_threads_same_replies_stock(void **state)
+{
+	(void)state;
+	/* 200 rounds of 13 ms: the scoreboard's pings go out */
+	check_threads_equal(16, 200, 2);
+}
+
+/* the reply digest sees the replies: another seed, another digest */
+static void test_reply_digest_moves(void **state)
+{
+	struct fb_result *a = run_threads(64, 30, 5, 2);
+	struct fb_result *b = run_threads(64, 30, 6, 2);
+
+	(void)state;
+	assert_int_not_equal(a->reply_digest, b->reply_digest);
+	free(a);
+	free(b);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),
 	cmocka_unit_test(test_seed_fixes_the_game),
+	cmocka_unit_test(test_threads_same_replies),
+	cmocka_unit_test(test_threads_same_replies_choked),
+	cmocka_unit_test(test_threads_same_replies_stock),
+	cmocka_unit_test(test_reply_digest_moves),
 };
 QWD_TEST_GROUP(framebench, tests, NULL, NULL);

@@ -175,7 +175,7 @@ static int game_save_level(struct server *sv)
 	memcpy(l->pending_map, sv->pending_map, sizeof(l->pending_map));
 	l->realtime = sv->realtime;
 	l->time = sv->time;
-	l->state_ring_next = sv->state_ring_next;
+	l->state_ring_next = sv->workers[0].ring.next;
 	return 0;
 }
 
@@ -268,7 +268,7 @@ static void game_restore_level(struct server *sv)
 	memcpy(sv->pending_map, l->pending_map, sizeof(l->pending_map));
 	sv->realtime = l->realtime + GAME_TICK;
 	sv->time = l->time + GAME_TICK;
-	sv->state_ring_next = l->state_ring_next;
+	sv->workers[0].ring.next = sv->workers[0].ring.reach = l->state_ring_next;
 }
 
 static void game_restore(void)

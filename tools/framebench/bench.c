@@ -58,6 +58,7 @@
 #include "qwd/world.h"
 
 static const double FB_FRAME_S = 0.013;	/* game time a frame */
+static const uint64_t FNV_BASIS = 0xcbf29ce484222325ull;
 static const double FB_START = 1000.0;	/* the run's clock at start */
 
 enum {
@@ -73,6 +74,7 @@ struct player {
 	struct qwt_rng rng;
 	struct qwt_walker walker;
 	bool started, walking;
+	uint64_t sent_hash;	/* of the datagrams the server sent it */
 };
 
 struct bench {
@@ -87,6 +89,7 @@ struct bench {
 	char mapname[64];
 	uint32_t checksum2;
 	double now;
+	uint64_t round;		/* rounds run, the join's included */
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 };
 
@@ -253,6 +256,9 @@ static int start_server(struct bench *b, char *err, size_t errsize)
 	o.maxclients = c->players;
 	o.link = &b->link;
 	o.quiet = !c->log;
+	o.threads = c->threads;
+	o.cpus = c->cpus;
+	o.num_cpus = c->num_cpus;
 	b->sv = server_create(&o);
 	if (!b->sv) {
 		snprintf(err, errsize, "the server did not start");
@@ -303,6 +309,7 @@ static int make_players(struct bench *b, char *err, size_t errsize)
 		o.checksum2 = b->checksum2;
 		o.max_players = FB_TRACKED_PLAYERS;
 		o.resend_interval = 1.0;
+		p->sent_hash = FNV_BASIS;
 		if (qwc_init(&p->q, &o) != 0) {
 			snprintf(err, errsize, "out of memory for player %d", i);
 			return -1;
@@ -347,9 +354,20 @@ static uint64_t send_requests(struct bench *b)
 	return moves;
 }
 
-/* step 3: the server's datagrams to their players */
+/* FNV-1a of n bytes onto h */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const uint8_t *)data)[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* step 3: the server's datagrams to their players, each netchan packet
+ * hashed into its player's record with the round (not the connectionless
+ * answers: they carry the server's challenge, random in every run) */
 static void deliver_replies(struct bench *b)
 {
+	static const uint8_t oob[4] = { 0xff, 0xff, 0xff, 0xff };
 	const uint8_t *data;
 	struct net_addr to;
 	size_t len;
@@ -357,8 +375,15 @@ static void deliver_replies(struct bench *b)
 	while (net_mem_get(&b->out, &to, &data, &len)) {
 		uint32_t k = ntohl(to.ip) - FB_FIRST_IP;
 
-		if (k < (uint32_t)b->cfg->players && to.port == htons(FB_PORT))
-			qwc_receive(&b->pl[k].q, data, len, b->now);
+		if (k < (uint32_t)b->cfg->players && to.port == htons(FB_PORT)) {
+			struct player *p = &b->pl[k];
+			uint64_t head[2] = { b->round, len };
+
+			if (len < sizeof(oob) || memcmp(data, oob, sizeof(oob)) != 0)
+				p->sent_hash = fnv(fnv(p->sent_hash, head, sizeof(head)),
+						   data, len);
+			qwc_receive(&p->q, data, len, b->now);
+		}
 	}
 }
 
@@ -382,11 +407,11 @@ static uint64_t round_trip(struct bench *b, struct fb_result *r,
 
 		if (r) {
 			w0 = clock_s(CLOCK_MONOTONIC);
-			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 		}
 		server_frame(b->sv, 0);
 		if (r) {
-			r->frame_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+			r->frame_cpu_s += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 			r->frame_wall_s += clock_s(CLOCK_MONOTONIC) - w0;
 			r->server_frames++;
 		}
@@ -400,6 +425,7 @@ static uint64_t round_trip(struct bench *b, struct fb_result *r,
 		}
 	} while (b->in.head < b->in.tail);
 	deliver_replies(b);
+	b->round++;
 	return moves;
 }
 
@@ -474,12 +500,12 @@ static void measure(struct bench *b)
 	player_totals(b, &acks0, &replies0);
 	server_begin(b->sv, -1);	/* the figures start now */
 	w0 = clock_s(CLOCK_MONOTONIC);
-	c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	for (int f = 0; f < b->cfg->frames; f++) {
 		r->requests += round_trip(b, r, &sum);
 		add_frame(r, &sum);
 	}
-	r->loop_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	r->loop_cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	r->loop_wall_s = clock_s(CLOCK_MONOTONIC) - w0;
 	r->frames = b->cfg->frames;
 	prof_get_stats(prof, PROF_SCOPE_TOTAL, &r->prof);
@@ -491,7 +517,7 @@ static void measure(struct bench *b)
 static void finish(struct bench *b)
 {
 	struct fb_result *r = b->r;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV_BASIS, sent = FNV_BASIS;
 
 	for (int i = 0; i < b->cfg->players; i++) {
 		const struct qwc *q = &b->pl[i].q;
@@ -501,14 +527,15 @@ static void finish(struct bench *b)
 			v[k + 1] = (int32_t)(q->self_origin[k] * 8.0f);
 		if (i == 0)
 			memcpy(r->first_origin, v + 1, sizeof(r->first_origin));
-		for (size_t k = 0; k < sizeof(v); k++)
-			h = (h ^ ((const uint8_t *)v)[k]) * 0x100000001b3ull;
+		h = fnv(h, v, sizeof(v));
+		sent = fnv(sent, &b->pl[i].sent_hash, sizeof(b->pl[i].sent_hash));
 		if (q->state == QWC_ACTIVE)
 			r->in_game++;
 		for (int k = 0; k < QWC_BAD_KINDS; k++)
 			r->bad += q->stats.bad[k];
 	}
 	r->digest = h;
+	r->reply_digest = sent;
 	r->dropped_datagrams = b->in.dropped + b->out.dropped;
 }
 

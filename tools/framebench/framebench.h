@@ -43,6 +43,10 @@ struct fb_config {
 				   is set to it */
 	bool log;		/* the server's whole log (else warnings and
 				   errors only) */
+	int threads;		/* the server's reply workers (qwd -threads;
+				   <= 1: the sequential frame) */
+	const int *cpus;	/* qwd -cpus: where to pin them, or NULL */
+	int num_cpus;
 };
 
 void fb_config_default(struct fb_config *c);
@@ -84,6 +88,12 @@ struct fb_result {
 	 * client last saw it) hashed; equal for equal seeds */
 	uint64_t digest;
 	int32_t first_origin[3];	/* player 0's, 1/8 units */
+	/* every netchan datagram each player was sent (replies, byte for
+	 * byte), with the round it came in, hashed per player, and the
+	 * players' hashes in order: equal for equal options whatever the
+	 * server's threads (docs/parallel.md).  The connectionless answers
+	 * are left out: the challenge in them is random in every run. */
+	uint64_t reply_digest;
 };
 
 /* Run c; 0, or -1 with the reason in err.  r is large (histograms):

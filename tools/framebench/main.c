@@ -11,7 +11,7 @@
  *
  *   usage: framebench [--players N] [--frames F] [--warmup W] [--map M]
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
- *                     [--json FILE]
+ *                     [--threads N] [--cpus LIST] [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -24,18 +24,21 @@
 #include <unistd.h>
 
 #include "qwd/net.h"
+#include "qwd/pool.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: framebench [--players N] [--frames F] [--warmup W] [--map M]\n"
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
-		"                  [--json FILE]\n"
+		"                  [--threads N] [--cpus LIST] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
 		"  (or large, or a .bsp path), seed 1, rate 100000 (the highest),\n"
-		"  32 players starting to join a frame\n");
+		"  32 players starting to join a frame, 1 thread (the sequential frame;\n"
+		"  N: the replies built by N workers, qwd -threads N; --cpus pins them,\n"
+		"  qwd -cpus)\n");
 }
 
 static int number(const char *opt, const char *v, long lo, long hi, long *out)
@@ -58,7 +61,7 @@ static int number(const char *opt, const char *v, long lo, long hi, long *out)
 }
 
 static int parse_args(int argc, char **argv, struct fb_config *c,
-		      const char **json)
+		      const char **json, int *cpus)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -93,6 +96,17 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--join-rate")) {
 			rc = number(o, v, 1, FB_MAX_PLAYERS, &n);
 			c->join_per_frame = (int)n;
+		} else if (!strcmp(o, "--threads")) {
+			rc = number(o, v, 1, POOL_MAX_THREADS, &n);
+			c->threads = (int)n;
+		} else if (!strcmp(o, "--cpus") && v) {
+			c->num_cpus = pool_parse_cpus(v, cpus, POOL_MAX_THREADS);
+			c->cpus = cpus;
+			if (c->num_cpus < 0) {
+				fprintf(stderr, "framebench: --cpus: \"%s\" is not a CPU list "
+					"(0,1 or 0-3, at most %d)\n", v, POOL_MAX_THREADS);
+				return -1;
+			}
 		} else {
 			fprintf(stderr, "framebench: unknown option or missing value: %s\n", o);
 			usage();
@@ -137,13 +151,14 @@ static void write_json(const char *file, const struct fb_config *c,
 {
 	FILE *f = fopen(file, "w");
 	struct json_out j;
-	char digest[24];
+	char digest[24], replies[24];
 
 	if (!f) {
 		perror(file);
 		return;
 	}
 	snprintf(digest, sizeof(digest), "%016" PRIx64, r->digest);
+	snprintf(replies, sizeof(replies), "%016" PRIx64, r->reply_digest);
 	json_init(&j, f, NULL, 0);
 	json_begin(&j, NULL, '{');
 	qwt_json_machine(&j, "framebench", m);
@@ -158,6 +173,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_u64(&j, "seed", c->seed);
 	json_i64(&j, "rate", c->rate);
 	json_i64(&j, "warmup", c->warmup);
+	json_i64(&j, "threads", c->threads > 1 ? c->threads : 1);
 	json_i64(&j, "frames", r->frames);
 	json_fixed(&j, "frame_game_ms", 13.0, 1);
 	json_break(&j, 2);
@@ -201,6 +217,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_fixed(&j, "loop_cpu_s", r->loop_cpu_s, 6);
 	json_break(&j, 2);
 	json_str(&j, "world_digest", digest);
+	json_str(&j, "reply_digest", replies);
 	json_break(&j, 0);
 	json_end(&j);
 	json_raw(&j, "\n");
@@ -223,6 +240,9 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	       r->players > 32 ? "QWDX" : "protocol 28", c->rate);
 	printf("  frames     %d measured after %d of warm-up; 13 ms of game time each, "
 	       "one request per player per frame\n", r->frames, c->warmup);
+	printf("  server     %d thread%s%s\n", c->threads > 1 ? c->threads : 1,
+	       c->threads > 1 ? "s (the replies built by the workers)" : " (the sequential frame)",
+	       c->num_cpus > 0 ? ", pinned (--cpus)" : "");
 	printf("  machine    %s, %ld CPUs online, RAM %s\n", m->cpu,
 	       sysconf(_SC_NPROCESSORS_ONLN), m->ram);
 	printf("  date       %s\n", m->date);
@@ -261,6 +281,8 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	printf("whole loop (players' work included): wall %.3f s, CPU %.3f s\n",
 	       r->loop_wall_s, r->loop_cpu_s);
 	printf("world digest (equal for equal options): %016" PRIx64 "\n", r->digest);
+	printf("reply digest (every reply to every player; equal for equal options, "
+	       "any --threads): %016" PRIx64 "\n", r->reply_digest);
 }
 
 int main(int argc, char **argv)
@@ -268,11 +290,12 @@ int main(int argc, char **argv)
 	struct fb_config c;
 	struct fb_result *r;
 	const char *json = NULL;
+	int cpus[POOL_MAX_THREADS];
 	char err[512];
 	struct qwt_machine machine;
 
 	fb_config_default(&c);
-	if (parse_args(argc, argv, &c, &json) != 0)
+	if (parse_args(argc, argv, &c, &json, cpus) != 0)
 		return 2;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
