@@ -40,6 +40,7 @@ LINK    = $(CC) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_SRC  := $(filter-out src/server/main.c,$(LIB_SRC))
@@ -61,7 +62,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check run-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
+.PHONY: all deps tools tests test check tsan run-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
@@ -149,6 +150,15 @@ run-tests: $(TEST_BINS) $(BUILD)/qwd $(TOOL_BINS) maps
 check: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/san \
 		EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
+
+# make tsan: the worker threads under ThreadSanitizer, into build/tsan:
+# the pool's tests and parallel framebench runs (scripts/tsan.sh); any
+# report fails.
+TSAN_BINS := build/tsan/tests/test_pool build/tsan/framebench
+tsan: | $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory BUILD=build/tsan \
+		EXTRA_CFLAGS="$(TSAN_FLAGS)" EXTRA_LDFLAGS="$(TSAN_FLAGS)" $(TSAN_BINS) maps
+	@sh scripts/tsan.sh build/tsan
 
 # make test: the suite as built for use, again under the sanitizers, then
 # the interoperability tests against real peers (scripts/test-all.sh).

@@ -5,7 +5,9 @@
 # #include against common <- net <- world <- game <- server, prof and
 # client beside); then the unit and protocol tests (one cmocka program per
 # module) run as built for use, then again under AddressSanitizer and UBSan
-# (make check); then the experiment runner's Python tests
+# (make check); then the worker threads under ThreadSanitizer (make tsan,
+# scripts/tsan.sh: the pool's tests and parallel framebench runs, about
+# half a minute with its build); then the experiment runner's Python tests
 # (tests/experiment/); then the interoperability tests (tests/interop/*.sh:
 # real peers such as ezQuake and MVDSV, as Debian packages) run against
 # the plain build (BUILD, as make passes it; build by default).  Each
@@ -34,6 +36,9 @@ $make --no-print-directory BUILD="$build" run-tests >"$log.1" 2>&1; rc=$?
 cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 [ $rc -eq 0 ] || status=1
 $make --no-print-directory check >"$log.1" 2>&1; rc=$?
+cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
+[ $rc -eq 0 ] || status=1
+$make --no-print-directory tsan >"$log.1" 2>&1; rc=$?
 cat "$log.1"; cat "$log.1" >>"$log"; rm -f "$log.1"
 [ $rc -eq 0 ] || status=1
 # the experiment runner's own tests (Python, standard library)

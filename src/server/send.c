@@ -525,9 +525,12 @@ static bool frame_intact(const struct server *sv, const struct sv_reply_worker *
 			 const struct client_frame *f)
 {
 	const struct sv_ring *r = &sv->workers[f->ring].ring;
-	uint32_t end = f->ring == w->index ? r->next : r->reach;
 
-	return end - f->first_state <= r->size;
+	/* two paths, so that no read of another worker's next is made,
+	 * not even one the compiler would speculate for a select */
+	if (f->ring == w->index)
+		return w->ring.next - f->first_state <= w->ring.size;
+	return r->reach - f->first_state <= r->size;
 }
 
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,

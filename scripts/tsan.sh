@@ -1,0 +1,41 @@
+#!/bin/sh
+# tsan.sh BUILD -- the worker threads under ThreadSanitizer (make tsan).
+#
+# Design note: BUILD holds programs built with -fsanitize=thread (make
+# tsan builds build/tsan).  Two runs: the pool's unit tests (every item
+# once, many rounds, pinned) and framebench with --threads 2 and 3 on a
+# crowd large enough that the rate chokes replies and the workers' rings
+# and batches fill (the parallel REPLY phase, docs/parallel.md).  A data
+# race, a lock misuse or a thread leak is a report, and any report fails
+# the run: halt_on_error stops the program at the first one and exitcode
+# makes its status 66, which no clean run returns.  Prints one line per
+# run and "tsan: N passed, M failed" (make test adds it up).
+set -u
+build=${1:-build/tsan}
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0 second_deadlock_stack=1"
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run() { # run NAME COMMAND...: passes when the command exits 0
+	name=$1
+	shift
+	if "$@" >"$log" 2>&1; then
+		echo "tsan: $name: ok"
+		passed=$((passed + 1))
+	else
+		rc=$?
+		cat "$log"
+		echo "tsan: $name: FAILED (exit $rc$( [ $rc -eq 66 ] && echo ', a ThreadSanitizer report'))"
+		failed=$((failed + 1))
+	fi
+}
+
+run "pool unit tests" "$build/tests/test_pool"
+run "framebench 300 players, 2 threads" \
+	"$build/framebench" --players 300 --frames 150 --warmup 5 --threads 2
+run "framebench 64 players, 3 threads" \
+	"$build/framebench" --players 64 --frames 150 --warmup 5 --threads 3
+echo "tsan: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
