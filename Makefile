@@ -151,13 +151,14 @@ check: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/san \
 		EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
 
-# make tsan: the worker threads under ThreadSanitizer, into build/tsan:
-# the pool's tests and parallel framebench runs (scripts/tsan.sh); any
-# report fails.
+# make tsan: the worker threads under ThreadSanitizer, into build/tsan
+# (with the server's self-checks, as make check): the pool's tests and
+# parallel framebench runs (scripts/tsan.sh); any report fails.
 TSAN_BINS := build/tsan/tests/test_pool build/tsan/framebench
 tsan: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/tsan \
-		EXTRA_CFLAGS="$(TSAN_FLAGS)" EXTRA_LDFLAGS="$(TSAN_FLAGS)" $(TSAN_BINS) maps
+		EXTRA_CFLAGS="$(TSAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(TSAN_FLAGS)" \
+		$(TSAN_BINS) maps
 	@sh scripts/tsan.sh build/tsan
 
 # make test: the suite as built for use, again under the sanitizers, then
