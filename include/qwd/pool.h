@@ -11,13 +11,15 @@
  *   are ended by pool_destroy.  With one thread there is no thread at
  *   all: pool_run calls fn for every item in order, inline.
  *
- *   The split is static and contiguous: worker w takes the items
- *   pool_split(n, threads, w) gives, so the caller knows before a run
- *   which worker does which item (it may reserve per-worker room for
- *   them) and which worker's output comes first (worker order is item
- *   order).  Every item runs exactly once, on exactly one worker, and
- *   everything the workers wrote is visible to the caller when pool_run
- *   returns (the barrier is a mutex hand-off).
+ *   Two splits.  pool_run's is static and contiguous: worker w takes
+ *   the items pool_split(n, threads, w) gives, so the caller knows before
+ *   a run which worker does which item (worker order is item order).
+ *   pool_run_shared's is dynamic: the workers take runs of items from a
+ *   shared counter, so a worker preempted by the system (a busy host)
+ *   delays nobody; the caller must then be ready for any worker to take
+ *   any item.  Either way every item runs exactly once, on exactly one
+ *   worker, and everything the workers wrote is visible to the caller
+ *   when the call returns (the barrier is a mutex hand-off).
  *
  *   Nothing allocates after pool_create; pool_run takes no lock while a
  *   worker works.  The workers block every signal, so the process's
@@ -56,6 +58,11 @@ void pool_split(int n, int threads, int worker, int *begin, int *end);
 /* fn(ctx, worker, item) for every item of [0, n), split by pool_split,
  * returning when all have run */
 void pool_run(struct pool *p, pool_fn fn, void *ctx, int n);
+/* The same, the items taken in runs of `chunk` (>= 1, in order) by
+ * whichever worker is free: a worker the system has not scheduled yet
+ * leaves its part to the others instead of holding the barrier.  Which
+ * worker runs an item is not known before. */
+void pool_run_shared(struct pool *p, pool_fn fn, void *ctx, int n, int chunk);
 
 /* A CPU list, "0,1", "0-3", "0-1,4": the numbers in order into cpus (at
  * most max, each below 1024); their count, or -1 when the text is not

@@ -12,6 +12,10 @@
  *   copies the run before it counts itself done, and the coordinator
  *   starts no run before all have counted themselves done, a run's
  *   fields are never changed while a worker may still read them.
+ *   A shared run (pool_run_shared) hands out its items from an atomic
+ *   counter, a chunk per fetch-and-add; relaxed order is enough, since
+ *   the counter orders nothing but itself (the mutex hand-offs do the
+ *   rest).
  *   The mutex hand-offs at start and end are the happens-before edges
  *   that make every write of a run visible to the coordinator after
  *   pool_run, and everything the coordinator wrote before visible to the
@@ -21,6 +25,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +51,8 @@ struct pool {
 	pool_fn fn;
 	void *ctx;
 	int n;
+	int chunk;			/* 0: the static split */
+	atomic_int next;		/* a shared run's next item */
 	int remaining;			/* workers 1.. still in this run */
 	struct pool_worker worker[POOL_MAX_THREADS];
 };
@@ -58,13 +65,23 @@ void pool_split(int n, int threads, int worker, int *begin, int *end)
 	*end = (int)(nn * (worker + 1) / threads);
 }
 
-static void run_share(struct pool *p, pool_fn fn, void *ctx, int n, int w)
+static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
+		      int chunk, int w)
 {
 	int begin, end;
 
-	pool_split(n, p->threads, w, &begin, &end);
-	for (int i = begin; i < end; i++)
-		fn(ctx, w, i);
+	if (chunk == 0) {
+		pool_split(n, p->threads, w, &begin, &end);
+		for (int i = begin; i < end; i++)
+			fn(ctx, w, i);
+		return;
+	}
+	while ((begin = atomic_fetch_add_explicit(&p->next, chunk,
+						  memory_order_relaxed)) < n) {
+		end = begin + chunk < n ? begin + chunk : n;
+		for (int i = begin; i < end; i++)
+			fn(ctx, w, i);
+	}
 }
 
 static void *worker_main(void *arg)
@@ -82,10 +99,10 @@ static void *worker_main(void *arg)
 		seen = p->generation;
 		pool_fn fn = p->fn;
 		void *ctx = p->ctx;
-		int n = p->n;
+		int n = p->n, chunk = p->chunk;
 
 		pthread_mutex_unlock(&p->mu);
-		run_share(p, fn, ctx, n, me->index);
+		run_share(p, fn, ctx, n, chunk, me->index);
 		pthread_mutex_lock(&p->mu);
 		if (--p->remaining == 0)
 			pthread_cond_signal(&p->done);
@@ -133,6 +150,7 @@ struct pool *pool_create(int threads, const int *cpus, int num_cpus,
 		return NULL;
 	}
 	p->threads = threads;
+	atomic_init(&p->next, 0);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->start, NULL);
 	pthread_cond_init(&p->done, NULL);
@@ -191,7 +209,7 @@ int pool_threads(const struct pool *p)
 	return p->threads;
 }
 
-void pool_run(struct pool *p, pool_fn fn, void *ctx, int n)
+static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	if (n <= 0)
 		return;
@@ -204,17 +222,29 @@ void pool_run(struct pool *p, pool_fn fn, void *ctx, int n)
 	p->fn = fn;
 	p->ctx = ctx;
 	p->n = n;
+	p->chunk = chunk;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
 	p->remaining = p->threads - 1;
 	p->generation++;
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 
-	run_share(p, fn, ctx, n, 0);
+	run_share(p, fn, ctx, n, chunk, 0);
 
 	pthread_mutex_lock(&p->mu);
 	while (p->remaining > 0)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+}
+
+void pool_run(struct pool *p, pool_fn fn, void *ctx, int n)
+{
+	run(p, fn, ctx, n, 0);
+}
+
+void pool_run_shared(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
+{
+	run(p, fn, ctx, n, chunk < 1 ? 1 : chunk);
 }
 
 /* one decimal number at *s (advanced past it); -1 when none or too big */

@@ -164,8 +164,9 @@ struct sv_reply_worker {
 	struct sv_ring ring;
 	uint8_t *fatpvs;		/* BSP_MAX_MAP_LEAFS / 8 */
 	uint64_t replies, entity_cuts;	/* into server.stats at the commit */
-	/* parallel only: the batches (enough for the most replies one
-	 * worker can get), the one being filled, their network figures */
+	/* parallel only: the batches (enough for every reply of a phase:
+	 * any worker may build any), the one being filled, their network
+	 * figures */
 	bool parallel;
 	struct net_send_batch *batches;
 	int num_batches, batch;

@@ -944,6 +944,11 @@ static void send_replies_sequential(struct server *sv)
 
 /* ---- the parallel reply phase (docs/parallel.md) ---------------------- */
 
+/* Items a worker takes at once from the phase's shared counters: a few
+ * replies (a few microseconds each), so the last ones spread over the
+ * workers; many cache fills (a fraction of a microsecond each). */
+enum { REPLY_CHUNK = 8, PREFILL_CHUNK = 256 };
+
 /* The phase's caches that replies fill on first use in the sequential
  * frame, filled before the workers only read them: the wire state of
  * every entity a reply may carry, the entry of every player in the game. */
@@ -983,7 +988,8 @@ static void net_stats_fold(struct net_stats *to, struct net_stats *from)
 }
 
 /* One worker's part of the commit: its datagrams captured and sent in
- * its clients' order, its figures into the server's and the profiler's. */
+ * the order it built them, its figures into the server's and the
+ * profiler's. */
 static void commit_worker(struct server *sv, struct sv_reply_worker *w)
 {
 	for (int b = 0; b <= w->batch; b++) {
@@ -1034,29 +1040,28 @@ static void send_replies_parallel(struct server *sv)
 			sv->reply_list[n++] = i;
 	}
 	sv->reply_count = n;
-	pool_run(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients);
+	pool_run_shared(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients,
+			PREFILL_CHUNK);
 
 	/* how far each ring may get: a reply writes at most its client's
-	 * entity count of states */
+	 * entity count of states, and any worker may build any reply */
+	uint32_t bound = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct client *cl = &sv->clients[sv->reply_list[i]];
+
+		if (cl->state == CS_SPAWNED)
+			bound += cl->extended ? QWDX_MAX_PACKET_ENTITIES : MAX_PACKET_ENTITIES;
+	}
 	for (int k = 0; k < sv->threads; k++) {
 		struct sv_reply_worker *w = &sv->workers[k];
-		uint32_t bound = 0;
-		int b, e;
 
-		pool_split(n, sv->threads, k, &b, &e);
-		for (int i = b; i < e; i++) {
-			const struct client *cl = &sv->clients[sv->reply_list[i]];
-
-			if (cl->state == CS_SPAWNED)
-				bound += cl->extended ? QWDX_MAX_PACKET_ENTITIES
-						      : MAX_PACKET_ENTITIES;
-		}
 		w->ring.reach = w->ring.next + bound;
 		w->parallel = true;
 		w->batch = 0;
 		w->num_done = w->num_drops = 0;
 	}
-	pool_run(sv->pool, reply_item, sv, n);
+	pool_run_shared(sv->pool, reply_item, sv, n, REPLY_CHUNK);
 
 	/* COMMIT: what the frame queued before the replies goes first */
 	net_send_flush(sv->tx);
@@ -1112,8 +1117,8 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 	}
 	for (int k = 0; k < threads; k++) {
 		struct sv_reply_worker *w = &sv->workers[k];
-		/* a worker gets at most its share of every slot */
-		int most = (sv->maxclients + threads - 1) / threads;
+		/* a worker may build every reply of a phase */
+		int most = sv->maxclients;
 
 		w->index = k;
 		w->ring.size = size;

@@ -1,7 +1,8 @@
 /*
  * test_pool.c -- the worker pool (src/pool): every item exactly once, on
- * the worker pool_split names, results per worker, many rounds, one
- * thread inline, the CPU pinning and the CPU lists.
+ * the worker pool_split names (pool_run) or on any (pool_run_shared),
+ * results per worker, many rounds, one thread inline, a stalled worker
+ * not holding a shared run, the CPU pinning and the CPU lists.
  *
  * Design note: each item writes only its own cells (the count of runs,
  * the worker and thread that ran it) and each worker only its own sum,
@@ -14,6 +15,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,23 @@ static void check_run(struct pool *p, struct run *r, int n)
 		assert_true(r->sum[w] == want);
 		total += r->sum[w];
 	}
+	assert_true(total == (long long)n * (n - 1) / 2);
+}
+
+/* one shared run of n items in chunks: each item once, the per-worker
+ * sums adding up to the whole */
+static void check_shared(struct pool *p, struct run *r, int n, int chunk)
+{
+	long long total = 0;
+
+	memset(r, 0, sizeof(*r));
+	pool_run_shared(p, note, r, n, chunk);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(r->count[i], 1);
+		assert_true(r->worker[i] >= 0 && r->worker[i] < pool_threads(p));
+	}
+	for (int w = 0; w < pool_threads(p); w++)
+		total += r->sum[w];
 	assert_true(total == (long long)n * (n - 1) / 2);
 }
 
@@ -129,6 +148,65 @@ static void test_many_rounds(void **state)
 	free(r);
 }
 
+static void test_shared_each_item_once(void **state)
+{
+	struct run *r = malloc(sizeof(*r));
+	char err[128];
+	struct pool *p = pool_create(3, NULL, 0, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(p);
+	for (int round = 0; round < 1000; round++)
+		check_shared(p, r, (round * 53) % MAX_ITEMS, 1 + round % 17);
+	pool_destroy(p);
+	free(r);
+}
+
+/* A worker stalled in its first item: the caller's thread goes on
+ * taking items past its static half and lets the stalled one go only
+ * once it has taken all it could (every item but those of the stalled
+ * worker's chunk).  With the static split this would never end. */
+struct stall {
+	int n, chunk;
+	atomic_int done0;	/* items worker 0 ran */
+	atomic_bool release;
+	int count[MAX_ITEMS];
+};
+
+static void stall_item(void *ctx, int worker, int item)
+{
+	struct stall *s = ctx;
+
+	s->count[item]++;
+	if (worker != 0) {
+		while (!atomic_load(&s->release))
+			sched_yield();
+		return;
+	}
+	if (atomic_fetch_add(&s->done0, 1) + 1 >= s->n - s->chunk)
+		atomic_store(&s->release, true);
+}
+
+static void test_shared_stalled_worker(void **state)
+{
+	struct stall *s = calloc(1, sizeof(*s));
+	char err[128];
+	struct pool *p = pool_create(2, NULL, 0, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(p);
+	s->n = 400;
+	s->chunk = 4;
+	pool_run_shared(p, stall_item, s, s->n, s->chunk);
+	assert_true(atomic_load(&s->done0) >= s->n - s->chunk);
+	for (int i = 0; i < s->n; i++)
+		assert_int_equal(s->count[i], 1);
+	pool_destroy(p);
+	free(s);
+}
+
 static void test_one_thread_inline(void **state)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -139,12 +217,15 @@ static void test_one_thread_inline(void **state)
 	assert_non_null(r);
 	assert_non_null(p);
 	pool_run(p, note_order, r, 100);
-	for (int i = 0; i < 100; i++) {
-		assert_int_equal(r->order[i], i);	/* in order */
-		assert_int_equal(r->worker[i], 0);
-		assert_true(pthread_equal(r->thread[i], pthread_self()));
+	pool_run_shared(p, note_order, r, 100, 7);
+	for (int i = 0; i < 200; i++) {
+		int item = i % 100;
+
+		assert_int_equal(r->order[i], item);	/* in order */
+		assert_int_equal(r->worker[item], 0);
+		assert_true(pthread_equal(r->thread[item], pthread_self()));
 	}
-	assert_int_equal(r->ran, 100);
+	assert_int_equal(r->ran, 200);
 	pool_destroy(p);
 	free(r);
 }
@@ -224,6 +305,8 @@ static const struct CMUnitTest pool_tests[] = {
 	cmocka_unit_test(test_split_covers),
 	cmocka_unit_test(test_each_item_once),
 	cmocka_unit_test(test_many_rounds),
+	cmocka_unit_test(test_shared_each_item_once),
+	cmocka_unit_test(test_shared_stalled_worker),
 	cmocka_unit_test(test_one_thread_inline),
 	cmocka_unit_test(test_pinned),
 	cmocka_unit_test(test_refused),
