@@ -113,54 +113,62 @@ static void test_split_covers(void **state)
 		}
 }
 
+/* a pool of threads and a run record for one test; done() frees both */
+struct bench {
+	struct pool *p;
+	struct run *r;
+};
+
+static struct bench make(int threads)
+{
+	char err[128];
+	struct bench b = {pool_create(threads, NULL, 0, err, sizeof(err)),
+			  malloc(sizeof(struct run))};
+
+	assert_non_null(b.p);
+	assert_non_null(b.r);
+	assert_int_equal(pool_threads(b.p), threads);
+	return b;
+}
+
+static void done(struct bench b)
+{
+	pool_destroy(b.p);
+	free(b.r);
+}
+
 static void test_each_item_once(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
-	char err[128];
-	struct pool *p = pool_create(3, NULL, 0, err, sizeof(err));
+	struct bench b = make(3);
 
 	(void)state;
-	assert_non_null(r);
-	assert_non_null(p);
-	assert_int_equal(pool_threads(p), 3);
-	check_run(p, r, 1000);
+	check_run(b.p, b.r, 1000);
 	/* the workers beyond 0 are other threads than the caller's */
 	for (int i = 0; i < 1000; i++)
-		assert_int_equal(pthread_equal(r->thread[i], pthread_self()) != 0,
-				 r->worker[i] == 0);
-	pool_destroy(p);
-	free(r);
+		assert_int_equal(pthread_equal(b.r->thread[i], pthread_self()) != 0,
+				 b.r->worker[i] == 0);
+	done(b);
 }
 
 static void test_many_rounds(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
-	char err[128];
-	struct pool *p = pool_create(2, NULL, 0, err, sizeof(err));
+	struct bench b = make(2);
 
 	(void)state;
-	assert_non_null(r);
-	assert_non_null(p);
 	/* sizes from none, fewer than the workers, to thousands */
 	for (int round = 0; round < 2000; round++)
-		check_run(p, r, (round * 37) % (round % 2 ? 9 : MAX_ITEMS));
-	pool_destroy(p);
-	free(r);
+		check_run(b.p, b.r, (round * 37) % (round % 2 ? 9 : MAX_ITEMS));
+	done(b);
 }
 
 static void test_shared_each_item_once(void **state)
 {
-	struct run *r = malloc(sizeof(*r));
-	char err[128];
-	struct pool *p = pool_create(3, NULL, 0, err, sizeof(err));
+	struct bench b = make(3);
 
 	(void)state;
-	assert_non_null(r);
-	assert_non_null(p);
 	for (int round = 0; round < 1000; round++)
-		check_shared(p, r, (round * 53) % MAX_ITEMS, 1 + round % 17);
-	pool_destroy(p);
-	free(r);
+		check_shared(b.p, b.r, (round * 53) % MAX_ITEMS, 1 + round % 17);
+	done(b);
 }
 
 /* A worker stalled in its first item: the caller's thread goes on
