@@ -2,30 +2,35 @@
  * pool.c -- the worker threads of the parallel frame (qwd/pool.h).
  *
  * Design note
- *   One mutex guards the run in progress: its function, context, item
- *   count, a generation number that a new run increments, and the count
- *   of workers still running it.  A worker sleeps on `start` until the
- *   generation moves past the one it ran last, copies the run under the
- *   mutex, works unlocked, and takes the mutex again to count itself done
- *   (the last one signals `done`).  The coordinator does its own share
- *   between announcing the run and waiting on `done`.  Because a worker
- *   copies the run before it counts itself done, and the coordinator
- *   starts no run before all have counted themselves done, a run's
- *   fields are never changed while a worker may still read them.
- *   A shared run (pool_run_shared) hands out its items from an atomic
- *   counter, a chunk per fetch-and-add; relaxed order is enough, since
- *   the counter orders nothing but itself (the mutex hand-offs do the
- *   rest).
- *   The mutex hand-offs at start and end are the happens-before edges
- *   that make every write of a run visible to the coordinator after
- *   pool_run, and everything the coordinator wrote before visible to the
- *   workers (ThreadSanitizer sees the same edges: make tsan).
+ *   A run is announced under one mutex: its function, context, item
+ *   count and chunk, and a generation number that each run increments; a
+ *   worker sleeps on `start` until the generation moves past the one it
+ *   saw last, copies the run under the mutex and works unlocked.  The
+ *   barrier counts items, not workers: each worker adds the items it ran
+ *   to `done_items` (release), the one that completes the run signals
+ *   `done` under the mutex, and the coordinator, its own part over,
+ *   sleeps on `done` until every item is done (acquire).  So a worker the
+ *   system has not scheduled yet holds no one up when the others took
+ *   its part (a shared run): it wakes later, finds nothing to take, and
+ *   sleeps again.
+ *   A shared run hands out its items from one 64-bit word, the run's
+ *   generation (low 32 bits of it) above the next item, taken a chunk at
+ *   a time by compare-and-swap: a worker that copied an old run and was
+ *   preempted before taking anything sees another generation in the word
+ *   and takes nothing, so it can never run a new run's items with an old
+ *   run's function.  A static run (pool_run) gives each worker its
+ *   pool_split range; the barrier then waits for that worker's items too.
+ *   The release/acquire pair on done_items, and the mutex at the start,
+ *   are the happens-before edges that make every write of a run visible
+ *   to the coordinator when the call returns, and everything it wrote
+ *   before visible to the workers (ThreadSanitizer checks it: make tsan).
  */
 #include "qwd/pool.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,8 +57,8 @@ struct pool {
 	void *ctx;
 	int n;
 	int chunk;			/* 0: the static split */
-	atomic_int next;		/* a shared run's next item */
-	int remaining;			/* workers 1.. still in this run */
+	_Atomic uint64_t take;		/* a shared run's generation << 32 | next item */
+	atomic_int done_items;		/* items of this run done */
 	struct pool_worker worker[POOL_MAX_THREADS];
 };
 
@@ -65,8 +70,20 @@ void pool_split(int n, int threads, int worker, int *begin, int *end)
 	*end = (int)(nn * (worker + 1) / threads);
 }
 
+/* count items done; the one that completes the run wakes the caller */
+static void finished(struct pool *p, int items, int n)
+{
+	if (atomic_fetch_add_explicit(&p->done_items, items,
+				      memory_order_acq_rel) + items == n) {
+		pthread_mutex_lock(&p->mu);
+		pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* worker w's part of the run of generation gen */
 static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
-		      int chunk, int w)
+		      int chunk, int w, uint32_t gen)
 {
 	int begin, end;
 
@@ -74,13 +91,23 @@ static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
 		pool_split(n, p->threads, w, &begin, &end);
 		for (int i = begin; i < end; i++)
 			fn(ctx, w, i);
+		if (end > begin)
+			finished(p, end - begin, n);
 		return;
 	}
-	while ((begin = atomic_fetch_add_explicit(&p->next, chunk,
-						  memory_order_relaxed)) < n) {
+	uint64_t word = atomic_load_explicit(&p->take, memory_order_relaxed);
+
+	while ((uint32_t)(word >> 32) == gen && (int)(uint32_t)word < n) {
+		begin = (int)(uint32_t)word;
 		end = begin + chunk < n ? begin + chunk : n;
+		if (!atomic_compare_exchange_weak_explicit(
+			    &p->take, &word, (uint64_t)gen << 32 | (uint32_t)end,
+			    memory_order_relaxed, memory_order_relaxed))
+			continue;
 		for (int i = begin; i < end; i++)
 			fn(ctx, w, i);
+		finished(p, end - begin, n);
+		word = atomic_load_explicit(&p->take, memory_order_relaxed);
 	}
 }
 
@@ -102,10 +129,8 @@ static void *worker_main(void *arg)
 		int n = p->n, chunk = p->chunk;
 
 		pthread_mutex_unlock(&p->mu);
-		run_share(p, fn, ctx, n, chunk, me->index);
+		run_share(p, fn, ctx, n, chunk, me->index, (uint32_t)seen);
 		pthread_mutex_lock(&p->mu);
-		if (--p->remaining == 0)
-			pthread_cond_signal(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -150,7 +175,8 @@ struct pool *pool_create(int threads, const int *cpus, int num_cpus,
 		return NULL;
 	}
 	p->threads = threads;
-	atomic_init(&p->next, 0);
+	atomic_init(&p->take, 0);
+	atomic_init(&p->done_items, 0);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->start, NULL);
 	pthread_cond_init(&p->done, NULL);
@@ -223,16 +249,17 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	p->ctx = ctx;
 	p->n = n;
 	p->chunk = chunk;
-	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-	p->remaining = p->threads - 1;
 	p->generation++;
+	atomic_store_explicit(&p->done_items, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->take, (uint64_t)(uint32_t)p->generation << 32,
+			      memory_order_relaxed);
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 
-	run_share(p, fn, ctx, n, chunk, 0);
+	run_share(p, fn, ctx, n, chunk, 0, (uint32_t)p->generation);
 
 	pthread_mutex_lock(&p->mu);
-	while (p->remaining > 0)
+	while (atomic_load_explicit(&p->done_items, memory_order_acquire) < n)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 }
