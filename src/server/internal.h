@@ -624,9 +624,9 @@ struct server {
 	int threads;
 	struct pool *pool;
 	struct sv_reply_worker *workers;
-	/* the slots whose replies the workers build this phase, in order */
+	/* the slots whose replies the workers build this phase, in slot
+	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
-	int reply_count;
 
 	/* each client's fat PVS, one row of view_pvs_row bytes per slot,
 	 * sized at level load (NULL: computed into the worker's fatpvs

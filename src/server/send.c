@@ -1039,7 +1039,6 @@ static void send_replies_parallel(struct server *sv)
 		else
 			sv->reply_list[n++] = i;
 	}
-	sv->reply_count = n;
 	pool_run_shared(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients,
 			PREFILL_CHUNK);
 
