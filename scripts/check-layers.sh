@@ -15,7 +15,10 @@
 #             addresses and usercmds, never a client or a map.
 #     client  the protocol-28 client library, the MVD reader and the QTV
 #             client: common and net (its netchan) only.
-# and server, the top, may use prof and capture beside the chain.  The
+#     sched   the parallel frame's SCHEDULE as pure functions (union-find,
+#             LPT): nothing at all; handed node ids and weights, never a
+#             client or an entity.
+# and server, the top, may use prof, capture and sched beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -44,6 +47,7 @@ header_module() {
 	prof.h) echo prof ;;
 	capture.h) echo capture ;;
 	client.h) echo client ;;
+	sched.h) echo sched ;;
 	*) echo "?" ;;
 	esac
 }
@@ -55,10 +59,11 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture" ;;
+	server) echo "common net world game server prof capture sched" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
+	sched) echo "sched" ;;
 	*) echo "" ;;
 	esac
 }
