@@ -101,6 +101,29 @@ const struct qwd_log *server_log(const struct server *sv);
  * frame by frame */
 struct prof *server_prof(struct server *sv);
 
+/* The schedule of a parallel frame, measured on this sequential one
+ * (src/server/sched.c, docs/parallel.md): off by default.  On, every
+ * frame joins the action lists of the clients whose moves ran (the
+ * entities within their move's reach and, when they fire, along their
+ * line of fire) by union-find into jobs. */
+struct server_sched_job {
+	int clients;		/* clients whose moves are in it */
+	int entities;		/* distinct entities in their action lists */
+	int firing;		/* of its clients, those that fire */
+	bool fires;		/* holds the frame's firing clients */
+	uint64_t cost_ns;	/* the time their moves took in this frame */
+};
+struct server_sched_frame {
+	int clients;		/* clients whose moves ran in the frame */
+	int jobs;
+	const struct server_sched_job *job;	/* jobs entries, the server's */
+};
+/* on: measure; shots false: as if no shot were fired (the moves' jobs
+ * alone, the bound the weapon rule is measured against) */
+void server_sched_enable(struct server *sv, bool on, bool shots);
+/* the last frame's schedule (valid until the next frame) */
+void server_sched_last(const struct server *sv, struct server_sched_frame *out);
+
 /* monotonic seconds */
 double server_clock(void);
 
