@@ -39,6 +39,17 @@ static void place(struct srvfix *f, struct srv_client *c, const vec3_t base,
 	world_link(&f->sv->world, e->obj);
 }
 
+/* the first group at corner a, the second at b (b: a, beside the first) */
+static void place_groups(struct srvfix *f, struct srv_client **p, const float *b)
+{
+	int off = b == corner_a ? GROUP : 0;
+
+	for (int i = 0; i < GROUP; i++) {
+		place(f, p[i], corner_a, i);
+		place(f, p[GROUP + i], b, off + i);
+	}
+}
+
 /* one move from every player (buttons and yaw of each), one frame */
 static void frame(struct srvfix *f, struct srv_client **p, const int *buttons,
 		  const float *yaw, struct server_sched_frame *out)
@@ -89,10 +100,7 @@ static void test_groups_apart_and_together(void **state)
 	struct server_sched_frame s;
 
 	start(f, p);
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_b, i);
-	}
+	place_groups(f, p, corner_b);
 	frame(f, p, none, yaw, &s);
 	assert_int_equal(s.clients, PLAYERS);
 	assert_int_equal(s.jobs, 2);
@@ -106,10 +114,7 @@ static void test_groups_apart_and_together(void **state)
 	}
 
 	/* the second group beside the first: one job of all six */
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_a, GROUP + i);
-	}
+	place_groups(f, p, corner_a);
 	frame(f, p, none, yaw, &s);
 	assert_int_equal(s.clients, PLAYERS);
 	assert_int_equal(s.jobs, 1);
@@ -133,10 +138,7 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 	const struct server_sched_job *j;
 
 	start(f, p);
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_b, i);
-	}
+	place_groups(f, p, corner_b);
 	/* player 0 fires at the other group: one job, the shot in it */
 	buttons[0] = BUTTON_ATTACK;
 	yaw[0] = 90;
@@ -148,10 +150,7 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 
 	/* the same without the weapon rule: the moves alone, two jobs */
 	server_sched_enable(f->sv, true, false);
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_b, i);
-	}
+	place_groups(f, p, corner_b);
 	buttons[0] = BUTTON_ATTACK;
 	yaw[0] = 90;
 	frame(f, p, buttons, yaw, &s);
@@ -161,10 +160,7 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 	server_sched_enable(f->sv, true, true);
 
 	/* a shot away from the other group leaves it alone */
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_b, i);
-	}
+	place_groups(f, p, corner_b);
 	yaw[0] = 270;
 	frame(f, p, buttons, yaw, &s);
 	assert_int_equal(s.jobs, 2);
@@ -174,10 +170,7 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 
 	/* two shots, each away from the other group: one job (the shots
 	 * share the fire node) */
-	for (int i = 0; i < GROUP; i++) {
-		place(f, p[i], corner_a, i);
-		place(f, p[GROUP + i], corner_b, i);
-	}
+	place_groups(f, p, corner_b);
 	buttons[GROUP] = BUTTON_ATTACK;
 	yaw[GROUP] = 90;
 	frame(f, p, buttons, yaw, &s);
