@@ -110,7 +110,6 @@ struct server_sched_job {
 	int clients;		/* clients whose moves are in it */
 	int entities;		/* distinct entities in their action lists */
 	int firing;		/* of its clients, those that fire */
-	bool fires;		/* holds the frame's firing clients */
 	uint64_t cost_ns;	/* the time their moves took in this frame */
 };
 struct server_sched_frame {
@@ -118,9 +117,17 @@ struct server_sched_frame {
 	int jobs;
 	const struct server_sched_job *job;	/* jobs entries, the server's */
 };
-/* on: measure; shots false: as if no shot were fired (the moves' jobs
- * alone, the bound the weapon rule is measured against) */
-void server_sched_enable(struct server *sv, bool on, bool shots);
+/* what a shot joins (docs/parallel.md) */
+enum server_sched_rule {
+	SERVER_SCHED_SHOTS,	/* the rule: its line of fire, and every
+				   shot of the frame one job */
+	SERVER_SCHED_LINES,	/* its line of fire only (shots apart) */
+	SERVER_SCHED_MOVES,	/* nothing: as if nobody fired (a bound) */
+	SERVER_SCHED_RULES
+};
+void server_sched_enable(struct server *sv, bool on, enum server_sched_rule rule);
+/* "shots", "lines", "moves" */
+const char *server_sched_rule_name(enum server_sched_rule rule);
 /* the last frame's schedule (valid until the next frame) */
 void server_sched_last(const struct server *sv, struct server_sched_frame *out);
 

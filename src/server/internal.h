@@ -436,7 +436,7 @@ struct server_stats {
  * by union-find into jobs.  All arrays are made by server_init. */
 struct sv_sched {
 	bool on;
-	bool shots;			/* the weapon rule applies */
+	enum server_sched_rule rule;	/* what a shot joins */
 	int nodes;			/* max_entities + 1 */
 	int fire_node;			/* max_entities: every firing client's */
 	struct sched_uf uf;

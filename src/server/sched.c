@@ -81,10 +81,19 @@ void sv_sched_free(struct server *sv)
 	memset(s, 0, sizeof(*s));
 }
 
-void server_sched_enable(struct server *sv, bool on, bool shots)
+const char *server_sched_rule_name(enum server_sched_rule rule)
+{
+	static const char *const names[SERVER_SCHED_RULES] = {
+		"shots", "lines", "moves"
+	};
+
+	return rule < SERVER_SCHED_RULES ? names[rule] : "?";
+}
+
+void server_sched_enable(struct server *sv, bool on, enum server_sched_rule rule)
 {
 	sv->sched.on = on && sv->sched.jobs;
-	sv->sched.shots = shots;
+	sv->sched.rule = rule;
 	sv->sched.njobs = sv->sched.clients = 0;
 }
 
@@ -154,11 +163,12 @@ void sv_sched_cmd(struct server *sv, struct client *cl,
 	}
 	join_box(sv, ent, mins, maxs);
 	s->client_fires[cl->slot] |= a.fires;
-	if (a.fires && s->shots) {
+	if (a.fires && s->rule == SERVER_SCHED_SHOTS) {
 		touch(s, s->fire_node);
 		sched_uf_union(&s->uf, ent, s->fire_node);
-		join_box(sv, ent, a.fire_mins, a.fire_maxs);
 	}
+	if (a.fires && s->rule != SERVER_SCHED_MOVES)
+		join_box(sv, ent, a.fire_mins, a.fire_maxs);
 }
 
 void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns)
@@ -199,7 +209,6 @@ void sv_sched_frame(struct server *sv)
 		j->clients++;
 		j->cost_ns += s->client_ns[slot];
 		j->firing += s->client_fires[slot];
-		j->fires |= s->client_fires[slot];
 	}
 	for (int i = 0; i < s->ntouched; i++)
 		if (s->touched[i] != s->fire_node)

@@ -10,7 +10,8 @@
  *   frame reads them all (loopback delivers at once), and the frame's
  *   jobs are read back.  Apart, two jobs of three; together, one of six;
  *   a shot along the line to the other group joins it, a shot away from
- *   it does not, but two shots are always one job (the fire node).  The
+ *   it does not, but two shots are one job under the rule (the fire
+ *   node) and apart when only lines of fire count.  The
  *   moves are standing still (no move keys), so each group stays where
  *   it was put within the frame.
  */
@@ -88,7 +89,7 @@ static void start(struct srvfix *f, struct srv_client **p)
 	/* whatever was on its way is read before the measured frames */
 	for (int i = 0; i < 5; i++)
 		srvfix_step(f, false);
-	server_sched_enable(f->sv, true, true);
+	server_sched_enable(f->sv, true, SERVER_SCHED_SHOTS);
 }
 
 static void test_groups_apart_and_together(void **state)
@@ -109,7 +110,6 @@ static void test_groups_apart_and_together(void **state)
 	/* each job holds at least its players, and no shot */
 	for (int k = 0; k < 2; k++) {
 		assert_true(s.job[k].entities >= GROUP);
-		assert_false(s.job[k].fires);
 		assert_int_equal(s.job[k].firing, 0);
 	}
 
@@ -122,7 +122,7 @@ static void test_groups_apart_and_together(void **state)
 	assert_true(s.job[0].entities >= PLAYERS);
 
 	/* off: nothing measured, the last figures cleared */
-	server_sched_enable(f->sv, false, true);
+	server_sched_enable(f->sv, false, SERVER_SCHED_SHOTS);
 	server_sched_last(f->sv, &s);
 	assert_int_equal(s.jobs, 0);
 }
@@ -145,11 +145,11 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 	frame(f, p, buttons, yaw, &s);
 	assert_int_equal(s.jobs, 1);
 	assert_int_equal(s.job[0].clients, PLAYERS);
-	assert_true(s.job[0].fires);
 	assert_int_equal(s.job[0].firing, 1);
 
-	/* the same without the weapon rule: the moves alone, two jobs */
-	server_sched_enable(f->sv, true, false);
+	/* the same with shots joining nothing: the moves alone, two jobs,
+	 * the shot still counted */
+	server_sched_enable(f->sv, true, SERVER_SCHED_MOVES);
 	place_groups(f, p, corner_b);
 	buttons[0] = BUTTON_ATTACK;
 	yaw[0] = 90;
@@ -157,7 +157,8 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 	assert_int_equal(s.jobs, 2);
 	j = job_with(&s, GROUP);
 	assert_non_null(j);
-	server_sched_enable(f->sv, true, true);
+	assert_int_equal(s.job[0].firing + s.job[1].firing, 1);
+	server_sched_enable(f->sv, true, SERVER_SCHED_SHOTS);
 
 	/* a shot away from the other group leaves it alone */
 	place_groups(f, p, corner_b);
@@ -177,6 +178,22 @@ static void test_a_shot_joins_what_it_can_hit(void **state)
 	assert_int_equal(s.jobs, 1);
 	assert_int_equal(s.job[0].clients, PLAYERS);
 	assert_int_equal(s.job[0].firing, 2);
+
+	/* the same two shots, the lines of fire alone: two jobs again */
+	server_sched_enable(f->sv, true, SERVER_SCHED_LINES);
+	place_groups(f, p, corner_b);
+	frame(f, p, buttons, yaw, &s);
+	assert_int_equal(s.jobs, 2);
+	assert_int_equal(s.job[0].firing, 1);
+	assert_int_equal(s.job[1].firing, 1);
+
+	/* and a shot along the line to the other group joins it there too */
+	place_groups(f, p, corner_b);
+	buttons[GROUP] = 0;
+	yaw[0] = 90;
+	frame(f, p, buttons, yaw, &s);
+	assert_int_equal(s.jobs, 1);
+	assert_int_equal(s.job[0].firing, 1);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -534,7 +534,7 @@ static void measure(struct bench *b)
 	qwd_hist_clear(&r->sched.balance2);
 	player_totals(b, &acks0, &replies0);
 	server_begin(b->sv, -1);	/* the figures start now */
-	server_sched_enable(b->sv, b->cfg->schedule, !b->cfg->schedule_no_shots);
+	server_sched_enable(b->sv, b->cfg->schedule, b->cfg->schedule_rule);
 	w0 = clock_s(CLOCK_MONOTONIC);
 	c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	for (int f = 0; f < b->cfg->frames; f++) {

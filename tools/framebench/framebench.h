@@ -48,7 +48,8 @@ struct fb_config {
 	bool log;		/* the server's whole log (else warnings and
 				   errors only) */
 	bool schedule;		/* measure the schedule (server_sched_*) */
-	bool schedule_no_shots;	/* ... as if nobody fired (the bound) */
+	int schedule_rule;	/* ... what a shot joins: enum
+				   server_sched_rule */
 };
 
 void fb_config_default(struct fb_config *c);

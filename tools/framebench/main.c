@@ -11,7 +11,7 @@
  *
  *   usage: framebench [--players N] [--frames F] [--warmup W] [--map M]
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
- *                     [--schedule | --schedule-no-shots] [--json FILE]
+ *                     [--schedule [--schedule-rule R]] [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -24,13 +24,14 @@
 #include <unistd.h>
 
 #include "qwd/net.h"
+#include "qwd/server.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: framebench [--players N] [--frames F] [--warmup W] [--map M]\n"
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
-		"                  [--schedule | --schedule-no-shots] [--json FILE]\n"
+		"                  [--schedule [--schedule-rule R]] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
@@ -38,7 +39,8 @@ static void usage(void)
 		"  32 players starting to join a frame\n"
 		"  --schedule: the jobs of a parallel frame every frame (docs/parallel.md)\n"
 		"  and LPT over their measured costs on 1-16 workers, simulated;\n"
-		"  --schedule-no-shots: the same without the weapon rule (a bound)\n");
+		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
+		"  fire, all shots one job), lines (its line of fire), moves (nothing)\n");
 }
 
 static int number(const char *opt, const char *v, long lo, long hi, long *out)
@@ -77,9 +79,16 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--schedule")) {
 			c->schedule = true;
 			continue;
-		} else if (!strcmp(o, "--schedule-no-shots")) {
-			c->schedule = c->schedule_no_shots = true;
-			continue;
+		} else if (!strcmp(o, "--schedule-rule") && v) {
+			c->schedule_rule = -1;
+			for (int k = 0; k < SERVER_SCHED_RULES; k++)
+				if (!strcmp(v, server_sched_rule_name(k)))
+					c->schedule_rule = k;
+			if (c->schedule_rule < 0) {
+				fprintf(stderr, "framebench: --schedule-rule: shots, "
+					"lines or moves, not \"%s\"\n", v);
+				return -1;
+			}
 		} else if (!strcmp(o, "--map") && v) {
 			c->map = v;
 		} else if (!strcmp(o, "--json") && v) {
@@ -163,13 +172,13 @@ static double speedup(const struct fb_schedule *s, int w)
 }
 
 static void json_schedule(struct json_out *j, const struct fb_schedule *s,
-			  bool shots)
+			  int rule)
 {
 	json_begin(j, "schedule", '{');
 	json_u64(j, "frames", s->frames);
 	json_u64(j, "clients", s->clients);
 	json_u64(j, "firing_clients", s->firing);
-	json_bool(j, "weapon_rule", shots);
+	json_str(j, "rule", server_sched_rule_name(rule));
 	json_break(j, 4);
 	json_hist(j, "jobs_per_frame", &s->jobs_per_frame, 1.0);
 	json_hist(j, "entities_per_job", &s->entities_per_job, 1.0);
@@ -262,7 +271,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_str(&j, "world_digest", digest);
 	if (c->schedule) {
 		json_break(&j, 2);
-		json_schedule(&j, &r->sched, !c->schedule_no_shots);
+		json_schedule(&j, &r->sched, c->schedule_rule);
 	}
 	json_break(&j, 0);
 	json_end(&j);
@@ -280,15 +289,20 @@ static void report_hist(const char *what, const struct qwd_hist *h, double scale
 	       (double)s.p50 / scale, (double)s.p99 / scale, (double)s.max / scale);
 }
 
-static void report_schedule(const struct fb_schedule *s, bool shots)
+static void report_schedule(const struct fb_schedule *s, int rule)
 {
+	static const char *const rules[SERVER_SCHED_RULES] = {
+		"rule shots: a shot joins its line of fire, all shots one job",
+		"rule lines: a shot joins its line of fire, shots apart",
+		"rule moves: shots join nothing (a bound: as if nobody fired)",
+	};
+
 	printf("schedule: a parallel frame's jobs (connected components of the clients'\n"
 	       "action lists), %" PRIu64 " server frames, %.1f clients with moves a frame, "
 	       "%.2f%% of them firing; %s\n", s->frames,
 	       s->frames ? (double)s->clients / (double)s->frames : 0.0,
 	       s->clients ? 100.0 * (double)s->firing / (double)s->clients : 0.0,
-	       shots ? "the weapon rule on (shots: one job, line of fire)"
-		     : "WITHOUT the weapon rule (a bound: as if nobody fired)");
+	       rules[rule]);
 	printf("  %-34s %9s %9s %9s %9s\n", "", "mean", "p50", "p99", "max");
 	report_hist("jobs per frame", &s->jobs_per_frame, 1.0);
 	report_hist("entities per job", &s->entities_per_job, 1.0);
@@ -358,7 +372,7 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	       r->loop_wall_s, r->loop_cpu_s);
 	printf("world digest (equal for equal options): %016" PRIx64 "\n", r->digest);
 	if (c->schedule)
-		report_schedule(&r->sched, !c->schedule_no_shots);
+		report_schedule(&r->sched, c->schedule_rule);
 }
 
 int main(int argc, char **argv)
