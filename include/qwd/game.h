@@ -555,9 +555,17 @@ struct game_action {
 	float reach;
 	bool fires;
 	vec3_t fire_mins, fire_maxs;
+	/* the command acts anywhere: a respawn (a spawn spot of all, a
+	 * telefrag there, the body queue) or the intermission's exit */
+	bool global;
 };
 bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
 		     struct game_action *a);
+/* Entity id acts beyond its box when touched or used: it has a target or
+ * a killtarget (a teleporter's destination, a button's door, a trigger's
+ * relays) or names a map (a changelevel).  False for an id out of range
+ * or not in use. */
+bool game_entity_acts_far(const struct game *g, int id);
 /* the client's STAT_* values (health, ammo, items, weapon model...) */
 void game_client_stats(const struct game *g, int slot, int32_t *stats,
 		       int num_stats);

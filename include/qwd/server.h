@@ -114,6 +114,7 @@ struct server_sched_job {
 };
 struct server_sched_frame {
 	int clients;		/* clients whose moves ran in the frame */
+	bool global;		/* a command acted anywhere: one job */
 	int jobs;
 	const struct server_sched_job *job;	/* jobs entries, the server's */
 };

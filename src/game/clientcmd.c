@@ -444,6 +444,12 @@ bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
 	speed = g_vlen(e->velocity);
 	n = pmove_cmd_steps(cmd, &step);
 	a->reach = (float)n * pmove_reach(speed, step.msec * 0.001);
+	/* as pre_think decides: the buttons that respawn a dead player or
+	 * end the intermission */
+	a->global = (cmd->buttons & 7) &&
+		    (((cl->intermission || g->intermission) &&
+		      g->time >= g->intermission_exit) ||
+		     e->deadflag == DEAD_RESPAWNABLE);
 	/* as weapons_frame decides: an axe swing under way strikes, the
 	 * nailgun's and the lightning's firing frames go on while the
 	 * button is held, and otherwise the button fires once the weapon

@@ -437,8 +437,10 @@ struct server_stats {
 struct sv_sched {
 	bool on;
 	enum server_sched_rule rule;	/* what a shot joins */
+	bool global;			/* a command of the frame acts anywhere */
+	bool last_global;		/* ... of the last frame */
 	int nodes;			/* max_entities + 1 */
-	int fire_node;			/* max_entities: every firing client's */
+	int shared_node;		/* max_entities: what acts anywhere */
 	struct sched_uf uf;
 	int *parent, *size;		/* nodes */
 	uint32_t *mark;			/* nodes: == stamp while in a list */

@@ -4,14 +4,19 @@
  * and each job's cost.
  *
  * Design note
- *   The graph: a node per entity, and one more, the fire node.  A client
- *   is its player entity.  Before each of its commands runs (user.c,
- *   run_cmd), the entities its command can act on are asked of the
- *   areanode tree (world_area_objs, solids and triggers) in the box of
- *   the move's reach around it (game_cmd_action: pmove's physent reach),
- *   and, when the command fires, in the box of its line of fire; each is
- *   joined to the player's node, and a firing player to the fire node
- *   (docs/parallel.md says why all shots of a frame are one job).  At
+ *   The graph: a node per entity, and one more, the shared node, for
+ *   what acts anywhere.  A client is its player entity.  Before each of
+ *   its commands runs (user.c, run_cmd), the entities its command can act
+ *   on are asked of the areanode tree (world_area_objs, solids and
+ *   triggers) in the box of the move's reach around it (game_cmd_action:
+ *   pmove's physent reach), and, when the command fires, in the box of
+ *   its line of fire; each is joined to the player's node.  The shared
+ *   node joins every firing player (rule "shots": docs/parallel.md says
+ *   why all shots of a frame are one job).  A command that acts anywhere
+ *   (a respawn, the intermission's exit, or a move whose list holds an
+ *   entity that acts far away: a teleporter, a button, a changelevel,
+ *   game_entity_acts_far) makes the whole frame one job: every client
+ *   joins the shared node.  At
  *   the end of RECEIVE+EXECUTE the components that hold a requesting
  *   client are the frame's jobs: clients, distinct entities (the
  *   study's weight) and the time the clients' moves took (the measured
@@ -40,7 +45,7 @@ int sv_sched_init(struct server *sv)
 
 	memset(s, 0, sizeof(*s));
 	s->nodes = (int)nodes;
-	s->fire_node = sv->max_entities;
+	s->shared_node = sv->max_entities;
 	s->parent = calloc(nodes, sizeof(*s->parent));
 	s->size = calloc(nodes, sizeof(*s->size));
 	s->mark = calloc(nodes, sizeof(*s->mark));
@@ -95,11 +100,13 @@ void server_sched_enable(struct server *sv, bool on, enum server_sched_rule rule
 	sv->sched.on = on && sv->sched.jobs;
 	sv->sched.rule = rule;
 	sv->sched.njobs = sv->sched.clients = 0;
+	sv->sched.last_global = false;
 }
 
 void server_sched_last(const struct server *sv, struct server_sched_frame *out)
 {
 	out->clients = sv->sched.clients;
+	out->global = sv->sched.last_global;
 	out->jobs = sv->sched.njobs;
 	out->job = sv->sched.jobs;
 }
@@ -112,14 +119,15 @@ static void touch(struct sv_sched *s, int node)
 	s->touched[s->ntouched++] = node;
 }
 
-/* every object of both lists in [mins, maxs] joined to node */
+/* every object in [mins, maxs] joined to node: the solids, and the
+ * triggers when asked (a move touches them, a shot does not) */
 static void join_box(struct server *sv, int node, const vec3_t mins,
-		     const vec3_t maxs)
+		     const vec3_t maxs, bool triggers)
 {
 	static const enum area_kind kinds[] = { AREA_SOLID, AREA_TRIGGERS };
 	struct sv_sched *s = &sv->sched;
 
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+	for (size_t k = 0; k < (triggers ? 2u : 1u); k++) {
 		int n = world_area_objs(&sv->world, mins, maxs, kinds[k], s->found,
 					sv->max_entities);
 
@@ -133,6 +141,10 @@ static void join_box(struct server *sv, int node, const vec3_t mins,
 				continue;
 			touch(s, id);
 			sched_uf_union(&s->uf, node, id);
+			/* a teleporter, a button, a relay: what it acts on
+			 * may be anywhere */
+			if (game_entity_acts_far(sv->game, id))
+				s->global = true;
 		}
 	}
 }
@@ -161,14 +173,15 @@ void sv_sched_cmd(struct server *sv, struct client *cl,
 		mins[k] = org[k] - a.reach;
 		maxs[k] = org[k] + a.reach;
 	}
-	join_box(sv, ent, mins, maxs);
+	join_box(sv, ent, mins, maxs, true);
+	s->global |= a.global;
 	s->client_fires[cl->slot] |= a.fires;
 	if (a.fires && s->rule == SERVER_SCHED_SHOTS) {
-		touch(s, s->fire_node);
-		sched_uf_union(&s->uf, ent, s->fire_node);
+		touch(s, s->shared_node);
+		sched_uf_union(&s->uf, ent, s->shared_node);
 	}
 	if (a.fires && s->rule != SERVER_SCHED_MOVES)
-		join_box(sv, ent, a.fire_mins, a.fire_maxs);
+		join_box(sv, ent, a.fire_mins, a.fire_maxs, false);
 }
 
 void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns)
@@ -200,6 +213,14 @@ void sv_sched_frame(struct server *sv)
 		return;
 	s->njobs = 0;
 	s->clients = s->nrequesting;
+	/* something acted anywhere: every client with it, one job */
+	if (s->global) {
+		touch(s, s->shared_node);
+		for (int i = 0; i < s->nrequesting; i++)
+			sched_uf_union(&s->uf, game_player_entity(sv->game,
+								  s->requesting[i]),
+				       s->shared_node);
+	}
 	/* the jobs in the order of their first client's request */
 	for (int i = 0; i < s->nrequesting; i++) {
 		int slot = s->requesting[i];
@@ -211,7 +232,7 @@ void sv_sched_frame(struct server *sv)
 		j->firing += s->client_fires[slot];
 	}
 	for (int i = 0; i < s->ntouched; i++)
-		if (s->touched[i] != s->fire_node)
+		if (s->touched[i] != s->shared_node)
 			job_of(s, s->touched[i])->entities++;
 	/* a fresh graph: only what this frame touched */
 	for (int i = 0; i < s->ntouched; i++) {
@@ -223,6 +244,8 @@ void sv_sched_frame(struct server *sv)
 	}
 	s->ntouched = 0;
 	s->nrequesting = 0;
+	s->last_global = s->global;
+	s->global = false;
 	if (++s->stamp == 0) {
 		memset(s->mark, 0, sizeof(*s->mark) * (size_t)s->nodes);
 		memset(s->client_mark, 0, sizeof(*s->client_mark) * (size_t)sv->maxclients);

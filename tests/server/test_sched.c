@@ -9,6 +9,7 @@
  *   64 plus the box); then every player sends one move and one server
  *   frame reads them all (loopback delivers at once), and the frame's
  *   jobs are read back.  Apart, two jobs of three; together, one of six;
+ *   a respawn makes the frame one job;
  *   a shot along the line to the other group joins it, a shot away from
  *   it does not, but two shots are one job under the rule (the fire
  *   node) and apart when only lines of fire count.  The
@@ -17,6 +18,7 @@
  */
 #include "../harness.h"
 #include "srvfix.h"
+#include "../../src/game/internal.h"	/* DEAD_RESPAWNABLE */
 
 #include <string.h>
 
@@ -120,6 +122,24 @@ static void test_groups_apart_and_together(void **state)
 	assert_int_equal(s.jobs, 1);
 	assert_int_equal(s.job[0].clients, PLAYERS);
 	assert_true(s.job[0].entities >= PLAYERS);
+
+	/* apart again, and a dead player of the first group respawns (a
+	 * spawn spot of all, a telefrag there): one job, the frame said to
+	 * be global */
+	place_groups(f, p, corner_b);
+	{
+		struct game *g = f->sv->game;
+		struct game_entity *e = &g->ents[game_player_entity(g, p[0]->q.playernum)];
+		int jump[PLAYERS] = { BUTTON_JUMP };
+
+		assert_false(s.global);
+		e->health = 0;
+		e->deadflag = DEAD_RESPAWNABLE;
+		frame(f, p, jump, yaw, &s);
+		assert_true(s.global);
+		assert_int_equal(s.jobs, 1);
+		assert_int_equal(s.job[0].clients, PLAYERS);
+	}
 
 	/* off: nothing measured, the last figures cleared */
 	server_sched_enable(f->sv, false, SERVER_SCHED_SHOTS);

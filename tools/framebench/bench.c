@@ -387,6 +387,7 @@ static void add_schedule(struct bench *b, struct fb_schedule *fs)
 		return;
 	fs->frames++;
 	fs->clients += (uint64_t)f.clients;
+	fs->global_frames += f.global;
 	qwd_hist_add(&fs->jobs_per_frame, (uint64_t)f.jobs);
 	for (int i = 0; i < f.jobs; i++) {
 		const struct server_sched_job *j = &f.job[i];

@@ -59,7 +59,9 @@ void fb_config_default(struct fb_config *c);
 struct fb_schedule {
 	uint64_t frames;	/* server frames with at least one job */
 	uint64_t clients;	/* clients whose moves ran, all frames */
-	uint64_t firing;	/* of those, firing (in a frame's fire job) */
+	uint64_t firing;	/* of those, firing */
+	uint64_t global_frames;	/* frames made one job by a command that
+				   acts anywhere (a respawn, a teleporter) */
 	struct qwd_hist jobs_per_frame;
 	struct qwd_hist entities_per_job;	/* the study's weight */
 	struct qwd_hist clients_per_job;

@@ -178,6 +178,7 @@ static void json_schedule(struct json_out *j, const struct fb_schedule *s,
 	json_u64(j, "frames", s->frames);
 	json_u64(j, "clients", s->clients);
 	json_u64(j, "firing_clients", s->firing);
+	json_u64(j, "global_frames", s->global_frames);
 	json_str(j, "rule", server_sched_rule_name(rule));
 	json_break(j, 4);
 	json_hist(j, "jobs_per_frame", &s->jobs_per_frame, 1.0);
@@ -303,6 +304,8 @@ static void report_schedule(const struct fb_schedule *s, int rule)
 	       s->frames ? (double)s->clients / (double)s->frames : 0.0,
 	       s->clients ? 100.0 * (double)s->firing / (double)s->clients : 0.0,
 	       rules[rule]);
+	printf("  %" PRIu64 " frames made one job by a command that acts anywhere "
+	       "(a respawn, a teleporter, a button)\n", s->global_frames);
 	printf("  %-34s %9s %9s %9s %9s\n", "", "mean", "p50", "p99", "max");
 	report_hist("jobs per frame", &s->jobs_per_frame, 1.0);
 	report_hist("entities per job", &s->entities_per_job, 1.0);
