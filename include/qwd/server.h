@@ -114,7 +114,8 @@ struct server_sched_job {
 };
 struct server_sched_frame {
 	int clients;		/* clients whose moves ran in the frame */
-	bool global;		/* a command acted anywhere: one job */
+	bool global;		/* a command acted anywhere: one job
+				   (but under SERVER_SCHED_LOCAL) */
 	int jobs;
 	const struct server_sched_job *job;	/* jobs entries, the server's */
 };
@@ -124,10 +125,13 @@ enum server_sched_rule {
 				   shot of the frame one job */
 	SERVER_SCHED_LINES,	/* its line of fire only (shots apart) */
 	SERVER_SCHED_MOVES,	/* nothing: as if nobody fired (a bound) */
+	SERVER_SCHED_LOCAL,	/* as moves, and what acts anywhere joins
+				   nothing either: the move ranges alone,
+				   the study's measure (a bound) */
 	SERVER_SCHED_RULES
 };
 void server_sched_enable(struct server *sv, bool on, enum server_sched_rule rule);
-/* "shots", "lines", "moves" */
+/* "shots", "lines", "moves", "local" */
 const char *server_sched_rule_name(enum server_sched_rule rule);
 /* the last frame's schedule (valid until the next frame) */
 void server_sched_last(const struct server *sv, struct server_sched_frame *out);

@@ -89,7 +89,7 @@ void sv_sched_free(struct server *sv)
 const char *server_sched_rule_name(enum server_sched_rule rule)
 {
 	static const char *const names[SERVER_SCHED_RULES] = {
-		"shots", "lines", "moves"
+		"shots", "lines", "moves", "local"
 	};
 
 	return rule < SERVER_SCHED_RULES ? names[rule] : "?";
@@ -180,7 +180,7 @@ void sv_sched_cmd(struct server *sv, struct client *cl,
 		touch(s, s->shared_node);
 		sched_uf_union(&s->uf, ent, s->shared_node);
 	}
-	if (a.fires && s->rule != SERVER_SCHED_MOVES)
+	if (a.fires && s->rule < SERVER_SCHED_MOVES)
 		join_box(sv, ent, a.fire_mins, a.fire_maxs, false);
 }
 
@@ -214,7 +214,7 @@ void sv_sched_frame(struct server *sv)
 	s->njobs = 0;
 	s->clients = s->nrequesting;
 	/* something acted anywhere: every client with it, one job */
-	if (s->global) {
+	if (s->global && s->rule != SERVER_SCHED_LOCAL) {
 		touch(s, s->shared_node);
 		for (int i = 0; i < s->nrequesting; i++)
 			sched_uf_union(&s->uf, game_player_entity(sv->game,

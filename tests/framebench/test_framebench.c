@@ -14,12 +14,14 @@
  */
 #include "../harness.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../tools/framebench/framebench.h"
 
-static struct fb_result *run(int players, int frames, uint64_t seed)
+static struct fb_result *run_with(int players, int frames, uint64_t seed,
+				   bool schedule)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -31,9 +33,15 @@ static struct fb_result *run(int players, int frames, uint64_t seed)
 	c.players = players;
 	c.frames = frames;
 	c.seed = seed;
+	c.schedule = schedule;
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
 		fail_msg("fb_run: %s", err);
 	return r;
+}
+
+static struct fb_result *run(int players, int frames, uint64_t seed)
+{
+	return run_with(players, frames, seed, false);
 }
 
 /* every request answered and read, by players and server alike */
@@ -89,9 +97,42 @@ static void test_seed_fixes_the_game(void **state)
 	free(c);
 }
 
+/* --schedule: every move of every frame in exactly one job, LPT's
+ * simulation consistent, and the game the same as without it */
+static void test_schedule(void **state)
+{
+	struct fb_result *a = run_with(64, 100, 7, true), *b = run(64, 100, 7);
+	const struct fb_schedule *s = &a->sched;
+
+	(void)state;
+	check_lockstep(a, 64, 100);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(s->frames, 100);
+	assert_int_equal(s->clients, 64 * 100);
+	assert_int_equal(s->jobs_per_frame.count, 100);
+	assert_int_equal(s->clients_per_job.sum, s->clients);
+	assert_int_equal(s->clients_per_job.count, s->jobs_per_frame.sum);
+	/* a job holds its players' entities at least */
+	assert_true(s->entities_per_job.sum >= s->clients);
+	assert_true(s->firing <= s->clients);
+	/* one worker does all the work; more never take longer, and never
+	 * less than the work over the workers */
+	assert_int_equal(s->makespan_ns[0], s->cost_ns);
+	for (int w = 1; w < FB_SCHED_WORKERS; w++) {
+		assert_true(s->makespan_ns[w] <= s->makespan_ns[w - 1]);
+		assert_true(s->makespan_ns[w] * (uint64_t)fb_sched_workers[w] >=
+			    s->cost_ns);
+	}
+	/* without --schedule nothing is measured */
+	assert_int_equal(b->sched.frames, 0);
+	free(a);
+	free(b);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),
 	cmocka_unit_test(test_seed_fixes_the_game),
+	cmocka_unit_test(test_schedule),
 };
 QWD_TEST_GROUP(framebench, tests, NULL, NULL);

@@ -139,6 +139,16 @@ static void test_groups_apart_and_together(void **state)
 		assert_true(s.global);
 		assert_int_equal(s.jobs, 1);
 		assert_int_equal(s.job[0].clients, PLAYERS);
+
+		/* the move ranges alone: still said, but two jobs */
+		server_sched_enable(f->sv, true, SERVER_SCHED_LOCAL);
+		place_groups(f, p, corner_b);
+		e->health = 0;
+		e->deadflag = DEAD_RESPAWNABLE;
+		frame(f, p, jump, yaw, &s);
+		assert_true(s.global);
+		assert_int_equal(s.jobs, 2);
+		server_sched_enable(f->sv, true, SERVER_SCHED_SHOTS);
 	}
 
 	/* off: nothing measured, the last figures cleared */

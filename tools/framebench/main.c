@@ -40,7 +40,8 @@ static void usage(void)
 		"  --schedule: the jobs of a parallel frame every frame (docs/parallel.md)\n"
 		"  and LPT over their measured costs on 1-16 workers, simulated;\n"
 		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
-		"  fire, all shots one job), lines (its line of fire), moves (nothing)\n");
+		"  fire, all shots one job), lines (its line of fire), moves (nothing),\n"
+		"  local (nothing, and what acts anywhere neither: move ranges alone)\n");
 }
 
 static int number(const char *opt, const char *v, long lo, long hi, long *out)
@@ -86,7 +87,7 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 					c->schedule_rule = k;
 			if (c->schedule_rule < 0) {
 				fprintf(stderr, "framebench: --schedule-rule: shots, "
-					"lines or moves, not \"%s\"\n", v);
+					"lines, moves or local, not \"%s\"\n", v);
 				return -1;
 			}
 		} else if (!strcmp(o, "--map") && v) {
@@ -296,6 +297,8 @@ static void report_schedule(const struct fb_schedule *s, int rule)
 		"rule shots: a shot joins its line of fire, all shots one job",
 		"rule lines: a shot joins its line of fire, shots apart",
 		"rule moves: shots join nothing (a bound: as if nobody fired)",
+		"rule local: shots and what acts anywhere join nothing (the move "
+		"ranges alone, a bound)",
 	};
 
 	printf("schedule: a parallel frame's jobs (connected components of the clients'\n"
@@ -304,8 +307,9 @@ static void report_schedule(const struct fb_schedule *s, int rule)
 	       s->frames ? (double)s->clients / (double)s->frames : 0.0,
 	       s->clients ? 100.0 * (double)s->firing / (double)s->clients : 0.0,
 	       rules[rule]);
-	printf("  %" PRIu64 " frames made one job by a command that acts anywhere "
-	       "(a respawn, a teleporter, a button)\n", s->global_frames);
+	printf("  %" PRIu64 " frames with a command that acts anywhere (a respawn, "
+	       "a teleporter, a button): one job%s\n", s->global_frames,
+	       rule == SERVER_SCHED_LOCAL ? " but under this rule" : "");
 	printf("  %-34s %9s %9s %9s %9s\n", "", "mean", "p50", "p99", "max");
 	report_hist("jobs per frame", &s->jobs_per_frame, 1.0);
 	report_hist("entities per job", &s->entities_per_job, 1.0);
