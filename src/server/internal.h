@@ -671,6 +671,9 @@ void sv_sched_free(struct server *sv);
 /* cmd of cl is about to run: its action list joins the frame's graph */
 void sv_sched_cmd(struct server *sv, struct client *cl,
 		  const struct usercmd *cmd);
+/* the thread's CPU time, ns: a move's cost without the time the thread
+ * was not running (another process on the core) */
+uint64_t sv_sched_clock(void);
 /* cl's moves took ns more */
 void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns);
 /* the end of RECEIVE+EXECUTE: the frame's jobs, then a fresh graph */

@@ -20,7 +20,8 @@
  *   the end of RECEIVE+EXECUTE the components that hold a requesting
  *   client are the frame's jobs: clients, distinct entities (the
  *   study's weight) and the time the clients' moves took (the measured
- *   cost).
+ *   cost: the thread's CPU time, so that a move preempted on a busy
+ *   machine does not count the time another process ran).
  *   The lists are taken as the sequential frame runs, each just before
  *   its command, so a list sees the moves run before it in the frame; a
  *   parallel frame takes them all before any move.  They differ by what
@@ -36,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int sv_sched_init(struct server *sv)
 {
@@ -182,6 +184,14 @@ void sv_sched_cmd(struct server *sv, struct client *cl,
 	}
 	if (a.fires && s->rule < SERVER_SCHED_MOVES)
 		join_box(sv, ent, a.fire_mins, a.fire_maxs, false);
+}
+
+uint64_t sv_sched_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns)

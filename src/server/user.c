@@ -161,9 +161,9 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 
 		/* measured: the command's action list, and its time */
 		sv_sched_cmd(sv, cl, &cmd);
-		t0 = prof_now(sv->prof);
+		t0 = sv_sched_clock();
 		run_game_cmd(sv, cl, &cmd);
-		sv_sched_cost(sv, cl, prof_now(sv->prof) - t0);
+		sv_sched_cost(sv, cl, sv_sched_clock() - t0);
 	} else {
 		run_game_cmd(sv, cl, &cmd);
 	}
