@@ -155,7 +155,7 @@ static void test_lpt_known(void **state)
 {
 	static const uint64_t w[] = { 7, 6, 5, 4, 3, 2 };
 	int order[6], jw[6];
-	uint64_t load[3];
+	uint64_t load[4];	/* the most workers given a load array below */
 
 	(void)state;
 	/* 2 workers: 7->A, 6->B, 5->B(11), 4->A(11), 3->A(14), 2->B(13) */
