@@ -17,7 +17,10 @@
 #             client: common and net (its netchan) only.
 #     pool    the worker threads of the parallel frame: common only; it
 #             runs a function over items and never sees what they are.
-# and server, the top, may use prof, capture and pool beside the chain.  The
+#     sched   the parallel frame's SCHEDULE as pure functions (union-find,
+#             LPT): nothing at all; handed node ids and weights, never a
+#             client or an entity.
+# and server, the top, may use prof, capture, pool, sched beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -47,6 +50,7 @@ header_module() {
 	capture.h) echo capture ;;
 	client.h) echo client ;;
 	pool.h) echo pool ;;
+	sched.h) echo sched ;;
 	*) echo "?" ;;
 	esac
 }
@@ -58,11 +62,12 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool" ;;
+	server) echo "common net world game server prof capture pool sched" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	pool) echo "common pool" ;;
+	sched) echo "sched" ;;
 	*) echo "" ;;
 	esac
 }

@@ -120,6 +120,14 @@ void pmove_run(const struct world *w, const struct world_obj *self,
  * touches, and the impulse only in the first step), loops itself. */
 int pmove_cmd_steps(const struct usercmd *cmd, struct usercmd *step);
 
+/* How far from the player's origin one step of frametime seconds at
+ * speed can touch anything: 2 x speed x frametime + 64 (acceleration,
+ * a jump, a step, the player's box), at most 256 (MVDSV's physent range:
+ * a step never meets what lies further).  The physents of a step are
+ * those within it; the schedule of a parallel frame uses it as a move's
+ * action range. */
+float pmove_reach(float speed, double frametime);
+
 /* pmove_cmd_steps and pmove_run for each step; touches of all steps are
  * merged into res (each object once). */
 void pmove_run_cmd(const struct world *w, const struct world_obj *self,
@@ -540,6 +548,31 @@ static inline int game_player_entity(const struct game *g, int slot)
 {
 	return slot < MAX_CLIENTS ? slot + 1 : g->top + (slot - MAX_CLIENTS);
 }
+/* The action range of one usercmd of slot, for the schedule of a
+ * parallel frame (docs/parallel.md): what the command's game code may
+ * read or write.  reach: pmove_reach summed over the command's steps, at
+ * the player's present speed, around its origin.  fires: the command
+ * fires this frame (alive, and an axe swing under way, or attack held in
+ * the nailgun's or lightning's firing frames or with the weapon ready);
+ * fire_mins/maxs then bound its line of fire, GAME_FIRE_RANGE
+ * along its view and the widest spread (the super shotgun's) either
+ * side.  False, and nothing set, for a slot not in the game. */
+#define GAME_FIRE_RANGE 2048	/* the bullets' trace (W_FireBullets) */
+struct game_action {
+	float reach;
+	bool fires;
+	vec3_t fire_mins, fire_maxs;
+	/* the command acts anywhere: a respawn (a spawn spot of all, a
+	 * telefrag there, the body queue) or the intermission's exit */
+	bool global;
+};
+bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
+		     struct game_action *a);
+/* Entity id acts beyond its box when touched or used: it has a target or
+ * a killtarget (a teleporter's destination, a button's door, a trigger's
+ * relays) or names a map (a changelevel).  False for an id out of range
+ * or not in use. */
+bool game_entity_acts_far(const struct game *g, int id);
 /* the client's STAT_* values (health, ammo, items, weapon model...) */
 void game_client_stats(const struct game *g, int slot, int32_t *stats,
 		       int num_stats);

@@ -106,6 +106,41 @@ const struct qwd_log *server_log(const struct server *sv);
  * frame by frame */
 struct prof *server_prof(struct server *sv);
 
+/* The schedule of a parallel frame, measured on this sequential one
+ * (src/server/sched.c, docs/parallel.md): off by default.  On, every
+ * frame joins the action lists of the clients whose moves ran (the
+ * entities within their move's reach and, when they fire, along their
+ * line of fire) by union-find into jobs. */
+struct server_sched_job {
+	int clients;		/* clients whose moves are in it */
+	int entities;		/* distinct entities in their action lists */
+	int firing;		/* of its clients, those that fire */
+	uint64_t cost_ns;	/* the time their moves took in this frame */
+};
+struct server_sched_frame {
+	int clients;		/* clients whose moves ran in the frame */
+	bool global;		/* a command acted anywhere: one job
+				   (but under SERVER_SCHED_LOCAL) */
+	int jobs;
+	const struct server_sched_job *job;	/* jobs entries, the server's */
+};
+/* what a shot joins (docs/parallel.md) */
+enum server_sched_rule {
+	SERVER_SCHED_SHOTS,	/* the rule: its line of fire, and every
+				   shot of the frame one job */
+	SERVER_SCHED_LINES,	/* its line of fire only (shots apart) */
+	SERVER_SCHED_MOVES,	/* nothing: as if nobody fired (a bound) */
+	SERVER_SCHED_LOCAL,	/* as moves, and what acts anywhere joins
+				   nothing either: the move ranges alone,
+				   the study's measure (a bound) */
+	SERVER_SCHED_RULES
+};
+void server_sched_enable(struct server *sv, bool on, enum server_sched_rule rule);
+/* "shots", "lines", "moves", "local" */
+const char *server_sched_rule_name(enum server_sched_rule rule);
+/* the last frame's schedule (valid until the next frame) */
+void server_sched_last(const struct server *sv, struct server_sched_frame *out);
+
 /* monotonic seconds */
 double server_clock(void);
 

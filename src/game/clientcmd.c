@@ -428,6 +428,57 @@ static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 	post_think(g, e);
 }
 
+bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
+		     struct game_action *a)
+{
+	const struct game_client *cl;
+	const struct game_entity *e;
+	struct usercmd step;
+	float speed;
+	int n;
+
+	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
+		return false;
+	cl = &g->clients[slot];
+	e = &g->ents[game_player_entity(g, slot)];
+	speed = g_vlen(e->velocity);
+	n = pmove_cmd_steps(cmd, &step);
+	a->reach = (float)n * pmove_reach(speed, step.msec * 0.001);
+	/* as pre_think decides: the buttons that respawn a dead player or
+	 * end the intermission */
+	a->global = (cmd->buttons & 7) &&
+		    (((cl->intermission || g->intermission) &&
+		      g->time >= g->intermission_exit) ||
+		     e->deadflag == DEAD_RESPAWNABLE);
+	/* as weapons_frame decides: an axe swing under way strikes, the
+	 * nailgun's and the lightning's firing frames go on while the
+	 * button is held, and otherwise the button fires once the weapon
+	 * is ready */
+	a->fires = !cl->spectator && !cl->intermission && e->health > 0 &&
+		   !e->deadflag &&
+		   (cl->axe_pending ||
+		    ((cmd->buttons & BUTTON_ATTACK) &&
+		     (cl->refire || g->time >= e->attack_finished)));
+	if (a->fires) {
+		vec3_t fwd, right, up, end;
+		/* the spread at the end of the line, the eye's height and
+		 * the player's box around both ends */
+		float grow = GAME_FIRE_RANGE * W_SSG_SPREAD_X + 64;
+
+		g_makevectors(cl->fixangle ? cl->v_angle : cmd->angles, fwd,
+			      right, up);
+		vec_ma(e->obj->origin, GAME_FIRE_RANGE, fwd, end);
+		for (int k = 0; k < 3; k++) {
+			float lo = e->obj->origin[k] < end[k] ? e->obj->origin[k] : end[k];
+			float hi = e->obj->origin[k] < end[k] ? end[k] : e->obj->origin[k];
+
+			a->fire_mins[k] = lo - grow;
+			a->fire_maxs[k] = hi + grow;
+		}
+	}
+	return true;
+}
+
 void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd)
 {
 	struct usercmd step;

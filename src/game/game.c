@@ -104,6 +104,16 @@ float g_normalize(vec3_t v)
 
 /* ---- entities --------------------------------------------------------- */
 
+bool game_entity_acts_far(const struct game *g, int id)
+{
+	const struct game_entity *e;
+
+	if (id <= 0 || id >= g->max_entities)
+		return false;
+	e = &g->ents[id];
+	return e->inuse && (e->target || e->killtarget || e->map);
+}
+
 bool g_is_player(const struct game_entity *e)
 {
 	return e && e->client >= 0;

@@ -64,6 +64,10 @@ struct game_entity *g_find_target(struct game *g, struct game_entity *from,
 				  const char *targetname);
 void g_use_targets(struct game *g, struct game_entity *self,
 		   struct game_entity *activator);
+/* the super shotgun's spread, the widest of the bullets' (W_FireSuperShotgun):
+ * sideways and up, per unit of range */
+#define W_SSG_SPREAD_X 0.14f
+#define W_SSG_SPREAD_Y 0.08f
 void g_makevectors(const vec3_t angles, vec3_t fwd, vec3_t right, vec3_t up);
 void g_vectoangles(const vec3_t v, vec3_t angles);
 float g_normalize(vec3_t v);

@@ -32,12 +32,6 @@
 
 #include <string.h>
 
-#define PM_PHYSENT_RANGE 256
-/* what a step can reach beyond its start velocity's travel: acceleration
- * and gravity within 50 ms (under 12 units), a jump (14), a step up or
- * down (18), the nudge (1/8) and the player's box (16 across, 24/32 up),
- * with room to spare */
-#define PM_REACH_MARGIN 64
 /* objects asked of the areanode tree before filtering: more than enough
  * for 63 physents after skipping the player's own missiles */
 #define PM_AREA_QUERY_MAX 256
@@ -74,6 +68,20 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 	}
 }
 
+#define PM_PHYSENT_RANGE 256
+/* what a step can reach beyond its start velocity's travel: acceleration
+ * and gravity within 50 ms (under 12 units), a jump (14), a step up or
+ * down (18), the nudge (1/8) and the player's box (16 across, 24/32 up),
+ * with room to spare */
+#define PM_REACH_MARGIN 64
+
+float pmove_reach(float speed, double frametime)
+{
+	float reach = (float)(2.0 * speed * frametime) + PM_REACH_MARGIN;
+
+	return reach < PM_PHYSENT_RANGE ? reach : PM_PHYSENT_RANGE;
+}
+
 void pm_gather_physents(struct pm_ctx *pm,
 			       const struct world_obj *self)
 {
@@ -86,11 +94,8 @@ void pm_gather_physents(struct pm_ctx *pm,
 	 * reach is ever tested, so the box is that reach when it is smaller.
 	 * In a crowd that keeps the 63 slots for the players who matter and
 	 * the per-trace loop short; the result is the same move. */
-	float speed = pm_length(pm->p->velocity);
-	float reach = (float)(2.0 * speed * pm->frametime) + PM_REACH_MARGIN;
+	float reach = pmove_reach(pm_length(pm->p->velocity), pm->frametime);
 
-	if (!(reach < PM_PHYSENT_RANGE))
-		reach = PM_PHYSENT_RANGE;
 	pm->phys[0] = NULL;
 	pm->num_phys = 1;
 	for (int i = 0; i < 3; i++) {

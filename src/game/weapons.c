@@ -461,7 +461,7 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 	eye_vectors(cl, fwd, right, up);
 	vec_ma(p->obj->origin, 10, fwd, src);
 	src[2] = p->obj->absmin[2] + (p->obj->absmax[2] - p->obj->absmin[2]) * 0.7f;
-	vec_ma(src, 2048, fwd, end);
+	vec_ma(src, GAME_FIRE_RANGE, fwd, end);
 	g_traceline(g, src, end, false, p, &tr);
 	vec_ma(tr.endpos, -4, fwd, puff_org);
 	for (int i = 0; i < shots; i++) {
@@ -470,7 +470,7 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 
 		for (int k = 0; k < 3; k++)
 			dir[k] = fwd[k] + cr * sx * right[k] + cu * sy * up[k];
-		vec_ma(src, 2048, dir, end);
+		vec_ma(src, GAME_FIRE_RANGE, dir, end);
 		g_traceline(g, src, end, false, p, &tr);
 		if (tr.fraction == 1.0f)
 			continue;
@@ -798,7 +798,8 @@ static void attack(struct game *g, struct game_entity *p)
 			g_sound(g, p, GAME_CHAN_WEAPON, g->s_sshotgun, 1, GAME_ATTN_NORM);
 			kick(g, p, true);
 			use_ammo(g, &cl->ammo_shells, 2);
-			fire_bullets(g, p, 14, 0.14f, 0.08f, DT_SUPER_SHOTGUN);
+			fire_bullets(g, p, 14, W_SSG_SPREAD_X, W_SSG_SPREAD_Y,
+				     DT_SUPER_SHOTGUN);
 		}
 		muzzleflash(g, p);
 		g->stats.shots++;

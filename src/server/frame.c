@@ -25,6 +25,8 @@
  *     EXECUTE  (inside RECEIVE, per packet, as QuakeWorld does) moves run
  *              through game_client_cmd at once (physics, touches,
  *              weapons), string commands in order
+ *     SCHEDULE measured only (server_sched_enable, sched.c): the jobs the
+ *              frame's requests make, for a parallel frame's schedule
  *     REPLY    one reply to each client that sent a request, sendmmsg
  *     load     the share of wall time the loop works (overload.c: joins
  *              refused while too busy, the newest players let go when
@@ -332,7 +334,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 	sv->hash = calloc(sv->hash_size, sizeof(*sv->hash));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
 	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
-	    !sv->game || !sv->hash) {
+	    !sv->game || !sv->hash || sv_sched_init(sv) != 0) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
 		return -1;
 	}
@@ -451,6 +453,7 @@ void server_shutdown(struct server *sv)
 	free(sv->frame_stamp);
 	free(sv->send_list);
 	free(sv->objs);
+	sv_sched_free(sv);
 	game_destroy(sv->game);
 	sv->game = NULL;
 	free(sv->hash);
@@ -775,6 +778,10 @@ void server_frame(struct server *sv, double wait)
 			break;
 		backlog = round == RECV_ROUNDS - 1;
 	}
+
+	/* the jobs a parallel frame would have made of these requests,
+	 * when measured (sched.c) */
+	sv_sched_frame(sv);
 
 	/* REPLY */
 	prof_switch(sv->prof, PROF_REPLY);

@@ -42,6 +42,7 @@
 #include "qwd/pool.h"
 #include "qwd/prof.h"
 #include "qwd/protocol.h"
+#include "qwd/sched.h"
 #include "qwd/server.h"
 #include "qwd/world.h"
 
@@ -492,6 +493,32 @@ struct server_stats {
 	uint64_t overload_drops;	/* players let go in an overload */
 };
 
+/* The schedule instrument (sched.c): every frame's action lists joined
+ * by union-find into jobs.  All arrays are made by server_init. */
+struct sv_sched {
+	bool on;
+	enum server_sched_rule rule;	/* what a shot joins */
+	bool global;			/* a command of the frame acts anywhere */
+	bool last_global;		/* ... of the last frame */
+	int nodes;			/* max_entities + 1 */
+	int shared_node;		/* max_entities: what acts anywhere */
+	struct sched_uf uf;
+	int *parent, *size;		/* nodes */
+	uint32_t *mark;			/* nodes: == stamp while in a list */
+	int *job_of;			/* nodes: a root's job, -1 none */
+	int *touched;			/* nodes: marked this frame */
+	int ntouched;
+	uint32_t stamp;
+	struct world_obj **found;	/* max_entities: an area query's */
+	int *requesting;		/* maxclients: slots with moves */
+	int nrequesting;
+	uint32_t *client_mark;		/* maxclients: == stamp once listed */
+	uint64_t *client_ns;		/* maxclients: moves' time, ns */
+	bool *client_fires;		/* maxclients */
+	struct server_sched_job *jobs;	/* maxclients */
+	int njobs, clients;		/* the last frame's */
+};
+
 struct server {
 	struct qwd_log log;
 	FILE *console_out;		/* replies to console commands */
@@ -607,6 +634,7 @@ struct server {
 	/* clients */
 	struct client *clients;		/* maxclients */
 	struct sv_grid grid;
+	struct sv_sched sched;		/* the schedule instrument */
 	int next_userid;
 	int16_t *hash;			/* (ip, qport) -> slot, -1 empty */
 	uint32_t hash_size;		/* power of two >= 2 * maxclients */
@@ -718,6 +746,19 @@ void sv_rings_forget(struct server *sv);
  * one (entity states, player entries and the list of sendable entities
  * are made once per phase); sv_send_replies starts one */
 void sv_reply_phase(struct server *sv);
+/* sched.c: the schedule instrument (docs/parallel.md) */
+int sv_sched_init(struct server *sv);
+void sv_sched_free(struct server *sv);
+/* cmd of cl is about to run: its action list joins the frame's graph */
+void sv_sched_cmd(struct server *sv, struct client *cl,
+		  const struct usercmd *cmd);
+/* the thread's CPU time, ns: a move's cost without the time the thread
+ * was not running (another process on the core) */
+uint64_t sv_sched_clock(void);
+/* cl's moves took ns more */
+void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns);
+/* the end of RECEIVE+EXECUTE: the frame's jobs, then a fresh graph */
+void sv_sched_frame(struct server *sv);
 void sv_grid_init(struct server *sv);
 
 /* The players in the grid's cells around cell (cx, cy), ring by ring

@@ -130,6 +130,15 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 
 /* ---- moves ------------------------------------------------------------ */
 
+static void run_game_cmd(struct server *sv, struct client *cl,
+			 const struct usercmd *cmd)
+{
+	/* the game clamps the pitch, moves, touches, fires */
+	game_client_cmd(sv->game, cl->slot, cmd);
+	sv_grid_move(sv, cl->slot,
+		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
+}
+
 static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 {
 	/* speed check: game time may not run ahead of real time by more
@@ -147,10 +156,17 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 	}
 	if (sv->recorder)	/* "cmdrecord start": the command as the game runs it */
 		sv_record_cmd(sv, cl, &cmd);
-	/* the game clamps the pitch, moves, touches, fires */
-	game_client_cmd(sv->game, cl->slot, &cmd);
-	sv_grid_move(sv, cl->slot,
-		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
+	if (sv->sched.on) {
+		uint64_t t0;
+
+		/* measured: the command's action list, and its time */
+		sv_sched_cmd(sv, cl, &cmd);
+		t0 = sv_sched_clock();
+		run_game_cmd(sv, cl, &cmd);
+		sv_sched_cost(sv, cl, sv_sched_clock() - t0);
+	} else {
+		run_game_cmd(sv, cl, &cmd);
+	}
 	cl->localtime = sv->time;
 }
 

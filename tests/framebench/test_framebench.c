@@ -19,13 +19,14 @@
  */
 #include "../harness.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../tools/framebench/framebench.h"
 
-static struct fb_result *run_threads(int players, int frames, uint64_t seed,
-				     int threads)
+static struct fb_result *run_with(int players, int frames, uint64_t seed,
+				   int threads, bool schedule)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -38,6 +39,7 @@ static struct fb_result *run_threads(int players, int frames, uint64_t seed,
 	c.frames = frames;
 	c.seed = seed;
 	c.threads = threads;
+	c.schedule = schedule;
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
 		fail_msg("fb_run: %s", err);
 	return r;
@@ -45,7 +47,7 @@ static struct fb_result *run_threads(int players, int frames, uint64_t seed,
 
 static struct fb_result *run(int players, int frames, uint64_t seed)
 {
-	return run_threads(players, frames, seed, 1);
+	return run_with(players, frames, seed, 1, false);
 }
 
 /* every request answered and read, by players and server alike */
@@ -105,8 +107,8 @@ static void test_seed_fixes_the_game(void **state)
  * (and the rate's decisions: the same answered count) */
 static void check_threads_equal(int players, int frames, int n)
 {
-	struct fb_result *a = run_threads(players, frames, 5, 1);
-	struct fb_result *b = run_threads(players, frames, 5, n);
+	struct fb_result *a = run_with(players, frames, 5, 1, false);
+	struct fb_result *b = run_with(players, frames, 5, n, false);
 
 	assert_int_equal(b->in_game, players);
 	assert_int_equal(b->bad, 0);
@@ -130,7 +132,7 @@ static void test_threads_same_replies(void **state)
 
 static void test_threads_same_replies_choked(void **state)
 {
-	struct fb_result *r = run_threads(300, 40, 5, 2);
+	struct fb_result *r = run_with(300, 40, 5, 2, false);
 
 	(void)state;
 	/* the crowd is choked (else the case below compares nothing more) */
@@ -149,11 +151,43 @@ static void test_threads_same_replies_stock(void **state)
 /* the reply digest sees the replies: another seed, another digest */
 static void test_reply_digest_moves(void **state)
 {
-	struct fb_result *a = run_threads(64, 30, 5, 2);
-	struct fb_result *b = run_threads(64, 30, 6, 2);
+	struct fb_result *a = run_with(64, 30, 5, 2, false);
+	struct fb_result *b = run_with(64, 30, 6, 2, false);
 
 	(void)state;
 	assert_int_not_equal(a->reply_digest, b->reply_digest);
+	free(a);
+	free(b);
+}
+
+/* --schedule: every move of every frame in exactly one job, LPT's
+ * simulation consistent, and the game the same as without it */
+static void test_schedule(void **state)
+{
+	struct fb_result *a = run_with(64, 100, 7, 1, true), *b = run(64, 100, 7);
+	const struct fb_schedule *s = &a->sched;
+
+	(void)state;
+	check_lockstep(a, 64, 100);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(s->frames, 100);
+	assert_int_equal(s->clients, 64 * 100);
+	assert_int_equal(s->jobs_per_frame.count, 100);
+	assert_int_equal(s->clients_per_job.sum, s->clients);
+	assert_int_equal(s->clients_per_job.count, s->jobs_per_frame.sum);
+	/* a job holds its players' entities at least */
+	assert_true(s->entities_per_job.sum >= s->clients);
+	assert_true(s->firing <= s->clients);
+	/* one worker does all the work; more never take longer, and never
+	 * less than the work over the workers */
+	assert_int_equal(s->makespan_ns[0], s->cost_ns);
+	for (int w = 1; w < FB_SCHED_WORKERS; w++) {
+		assert_true(s->makespan_ns[w] <= s->makespan_ns[w - 1]);
+		assert_true(s->makespan_ns[w] * (uint64_t)fb_sched_workers[w] >=
+			    s->cost_ns);
+	}
+	/* without --schedule nothing is measured */
+	assert_int_equal(b->sched.frames, 0);
 	free(a);
 	free(b);
 }
@@ -166,5 +200,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_threads_same_replies_choked),
 	cmocka_unit_test(test_threads_same_replies_stock),
 	cmocka_unit_test(test_reply_digest_moves),
+	cmocka_unit_test(test_schedule),
 };
 QWD_TEST_GROUP(framebench, tests, NULL, NULL);

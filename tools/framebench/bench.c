@@ -36,6 +36,12 @@
  *   Phase times are qwd's own (prof_last_frame after each frame: world,
  *   receive, execute, reply); the run's clocks are read around
  *   server_frame only (frame_*) and around the whole round (loop_*).
+ *   With --schedule the server measures the schedule of a parallel frame
+ *   (server_sched_enable: every server frame's jobs, from the action
+ *   lists of the clients whose moves ran, with the time the moves took);
+ *   after each measured server frame its jobs go into the histograms and
+ *   LPT (qwd/sched.h) assigns their measured costs to 1, 2, 4, 8 and 16
+ *   workers: a simulation of the parallel frame's requests, not a run.
  *   Everything is allocated before the first frame.
  */
 #include "framebench.h"
@@ -54,6 +60,7 @@
 
 #include "qwd/client.h"
 #include "qwd/net.h"
+#include "qwd/sched.h"
 #include "qwd/server.h"
 #include "qwd/world.h"
 
@@ -91,7 +98,13 @@ struct bench {
 	double now;
 	uint64_t round;		/* rounds run, the join's included */
 	uint8_t pkt[NETCHAN_MAX_PACKET];
+	/* --schedule: a frame's job costs and LPT's scratch, players each */
+	uint64_t *job_cost;
+	int *job_order;
+	uint64_t load[SCHED_MAX_WORKERS];
 };
+
+const int fb_sched_workers[FB_SCHED_WORKERS] = { 1, 2, 4, 8, 16 };
 
 static const char *const phase_names[FB_PHASES] = {
 	"world", "receive", "execute", "reply"
@@ -387,6 +400,47 @@ static void deliver_replies(struct bench *b)
 	}
 }
 
+/* The server frame's jobs into the figures, and LPT over their costs
+ * for every simulated worker count. */
+static void add_schedule(struct bench *b, struct fb_schedule *fs)
+{
+	struct server_sched_frame f;
+	uint64_t total = 0, largest = 0;
+
+	server_sched_last(b->sv, &f);
+	if (f.jobs <= 0)
+		return;
+	fs->frames++;
+	fs->clients += (uint64_t)f.clients;
+	fs->global_frames += f.global;
+	qwd_hist_add(&fs->jobs_per_frame, (uint64_t)f.jobs);
+	for (int i = 0; i < f.jobs; i++) {
+		const struct server_sched_job *j = &f.job[i];
+
+		qwd_hist_add(&fs->entities_per_job, (uint64_t)j->entities);
+		qwd_hist_add(&fs->clients_per_job, (uint64_t)j->clients);
+		qwd_hist_add(&fs->cost_per_job, j->cost_ns);
+		fs->firing += (uint64_t)j->firing;
+		b->job_cost[i] = j->cost_ns;
+		total += j->cost_ns;
+		if (j->cost_ns > largest)
+			largest = j->cost_ns;
+	}
+	fs->cost_ns += total;
+	if (total == 0)
+		return;
+	qwd_hist_add(&fs->largest_share, largest * 10000 / total);
+	for (int w = 0; w < FB_SCHED_WORKERS; w++) {
+		uint64_t m = sched_lpt(b->job_cost, f.jobs, fb_sched_workers[w],
+				       b->job_order, NULL, b->load);
+
+		fs->makespan_ns[w] += m;
+		/* max over mean of 2 loads: 2 max / total */
+		if (fb_sched_workers[w] == 2)
+			qwd_hist_add(&fs->balance2, m * 2000 / total);
+	}
+}
+
 /* One lockstep round: the requests, then server frames until every
  * request was read (one frame up to RECV_ROUNDS * NET_BATCH = 1024
  * datagrams, the server's cap; more players take more frames, the clock
@@ -415,6 +469,8 @@ static uint64_t round_trip(struct bench *b, struct fb_result *r,
 			r->frame_wall_s += clock_s(CLOCK_MONOTONIC) - w0;
 			r->server_frames++;
 		}
+		if (r && b->cfg->schedule)
+			add_schedule(b, &r->sched);
 		if (sum) {
 			const struct prof_frame_record *f = prof_last_frame(prof);
 
@@ -497,8 +553,15 @@ static void measure(struct bench *b)
 		qwd_hist_clear(&r->phase_request[k]);
 	}
 	qwd_hist_clear(&r->busy_frame);
+	qwd_hist_clear(&r->sched.jobs_per_frame);
+	qwd_hist_clear(&r->sched.entities_per_job);
+	qwd_hist_clear(&r->sched.clients_per_job);
+	qwd_hist_clear(&r->sched.cost_per_job);
+	qwd_hist_clear(&r->sched.largest_share);
+	qwd_hist_clear(&r->sched.balance2);
 	player_totals(b, &acks0, &replies0);
 	server_begin(b->sv, -1);	/* the figures start now */
+	server_sched_enable(b->sv, b->cfg->schedule, b->cfg->schedule_rule);
 	w0 = clock_s(CLOCK_MONOTONIC);
 	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	for (int f = 0; f < b->cfg->frames; f++) {
@@ -557,6 +620,12 @@ int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
 		snprintf(err, errsize, "players: 1 to %d", FB_MAX_PLAYERS);
 		goto out;
 	}
+	b->job_cost = calloc((size_t)c->players, sizeof(*b->job_cost));
+	b->job_order = calloc((size_t)c->players, sizeof(*b->job_order));
+	if (!b->job_cost || !b->job_order) {
+		snprintf(err, errsize, "out of memory");
+		goto out;
+	}
 	if (prepare_map(b, err, errsize) != 0 ||
 	    start_server(b, err, errsize) != 0 ||
 	    make_players(b, err, errsize) != 0 || join(b, err, errsize) != 0)
@@ -575,6 +644,8 @@ out:
 		for (int i = 0; i < c->players; i++)
 			qwc_free(&b->pl[i].q);
 	free(b->pl);
+	free(b->job_cost);
+	free(b->job_order);
 	net_mem_free(&b->in);
 	net_mem_free(&b->out);
 	remove_base(b);

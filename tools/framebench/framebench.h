@@ -27,8 +27,12 @@
 
 enum {
 	FB_MAX_PLAYERS = 2048,
-	FB_PHASES = 4		/* world, receive, execute, reply (prof's) */
+	FB_PHASES = 4,		/* world, receive, execute, reply (prof's) */
+	FB_SCHED_WORKERS = 5	/* simulated: 1, 2, 4, 8, 16 workers */
 };
+
+/* the worker counts of the simulation, FB_SCHED_WORKERS of them */
+extern const int fb_sched_workers[FB_SCHED_WORKERS];
 
 struct fb_config {
 	const char *map;	/* "small", "large" (the bundled maps), or a
@@ -47,9 +51,33 @@ struct fb_config {
 				   <= 1: the sequential frame) */
 	const int *cpus;	/* qwd -cpus: where to pin them, or NULL */
 	int num_cpus;
+	bool schedule;		/* measure the schedule (server_sched_*) */
+	int schedule_rule;	/* ... what a shot joins: enum
+				   server_sched_rule */
 };
 
 void fb_config_default(struct fb_config *c);
+
+/* --schedule: the jobs of every measured server frame (one with moves),
+ * and LPT over their measured costs as a simulation */
+struct fb_schedule {
+	uint64_t frames;	/* server frames with at least one job */
+	uint64_t clients;	/* clients whose moves ran, all frames */
+	uint64_t firing;	/* of those, firing */
+	uint64_t global_frames;	/* frames made one job by a command that
+				   acts anywhere (a respawn, a teleporter) */
+	struct qwd_hist jobs_per_frame;
+	struct qwd_hist entities_per_job;	/* the study's weight */
+	struct qwd_hist clients_per_job;
+	struct qwd_hist cost_per_job;		/* ns */
+	/* the costliest job's share of its frame's cost, 1/10000 */
+	struct qwd_hist largest_share;
+	/* LPT on 2 workers: the largest load over the mean, 1/1000 */
+	struct qwd_hist balance2;
+	uint64_t cost_ns;	/* every job's cost, all frames */
+	/* the simulated makespans, summed over the frames */
+	uint64_t makespan_ns[FB_SCHED_WORKERS];
+};
 
 /* the measured frames' figures */
 struct fb_result {
@@ -94,6 +122,8 @@ struct fb_result {
 	 * server's threads (docs/parallel.md).  The connectionless answers
 	 * are left out: the challenge in them is random in every run. */
 	uint64_t reply_digest;
+
+	struct fb_schedule sched;	/* with c->schedule */
 };
 
 /* Run c; 0, or -1 with the reason in err.  r is large (histograms):

@@ -11,7 +11,8 @@
  *
  *   usage: framebench [--players N] [--frames F] [--warmup W] [--map M]
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
- *                     [--threads N] [--cpus LIST] [--json FILE]
+ *                     [--threads N] [--cpus LIST]
+ *                     [--schedule [--schedule-rule R]] [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -25,20 +26,27 @@
 
 #include "qwd/net.h"
 #include "qwd/pool.h"
+#include "qwd/server.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: framebench [--players N] [--frames F] [--warmup W] [--map M]\n"
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
-		"                  [--threads N] [--cpus LIST] [--json FILE]\n"
+		"                  [--threads N] [--cpus LIST]\n"
+		"                  [--schedule [--schedule-rule R]] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
 		"  (or large, or a .bsp path), seed 1, rate 100000 (the highest),\n"
 		"  32 players starting to join a frame, 1 thread (the sequential frame;\n"
 		"  N: the replies built by N workers, qwd -threads N; --cpus pins them,\n"
-		"  qwd -cpus)\n");
+		"  qwd -cpus)\n"
+		"  --schedule: the jobs of a parallel frame every frame (docs/parallel.md)\n"
+		"  and LPT over their measured costs on 1-16 workers, simulated;\n"
+		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
+		"  fire, all shots one job), lines (its line of fire), moves (nothing),\n"
+		"  local (nothing, and what acts anywhere neither: move ranges alone)\n");
 }
 
 static int number(const char *opt, const char *v, long lo, long hi, long *out)
@@ -74,6 +82,19 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--log")) {
 			c->log = true;
 			continue;
+		} else if (!strcmp(o, "--schedule")) {
+			c->schedule = true;
+			continue;
+		} else if (!strcmp(o, "--schedule-rule") && v) {
+			c->schedule_rule = -1;
+			for (int k = 0; k < SERVER_SCHED_RULES; k++)
+				if (!strcmp(v, server_sched_rule_name(k)))
+					c->schedule_rule = k;
+			if (c->schedule_rule < 0) {
+				fprintf(stderr, "framebench: --schedule-rule: shots, "
+					"lines, moves or local, not \"%s\"\n", v);
+				return -1;
+			}
 		} else if (!strcmp(o, "--map") && v) {
 			c->map = v;
 		} else if (!strcmp(o, "--json") && v) {
@@ -143,6 +164,57 @@ static void json_figures(struct json_out *j, const char *key, const struct qwd_h
 	json_begin(j, key, '{');
 	json_fixed(j, "mean", f.mean, 3);
 	json_fixed(j, "p99", f.p99, 3);
+	json_end(j);
+}
+
+/* a histogram's count, mean, p50, p99 and max, each divided by scale */
+static void json_hist(struct json_out *j, const char *key, const struct qwd_hist *h,
+		      double scale)
+{
+	struct qwd_hist_summary s;
+
+	qwd_hist_summarize(h, &s);
+	json_begin(j, key, '{');
+	json_u64(j, "count", s.count);
+	json_fixed(j, "mean", s.mean / scale, 3);
+	json_fixed(j, "p50", (double)s.p50 / scale, 3);
+	json_fixed(j, "p99", (double)s.p99 / scale, 3);
+	json_fixed(j, "max", (double)s.max / scale, 3);
+	json_end(j);
+}
+
+static double speedup(const struct fb_schedule *s, int w)
+{
+	return s->makespan_ns[w] ? (double)s->cost_ns / (double)s->makespan_ns[w] : 0.0;
+}
+
+static void json_schedule(struct json_out *j, const struct fb_schedule *s,
+			  int rule)
+{
+	json_begin(j, "schedule", '{');
+	json_u64(j, "frames", s->frames);
+	json_u64(j, "clients", s->clients);
+	json_u64(j, "firing_clients", s->firing);
+	json_u64(j, "global_frames", s->global_frames);
+	json_str(j, "rule", server_sched_rule_name(rule));
+	json_break(j, 4);
+	json_hist(j, "jobs_per_frame", &s->jobs_per_frame, 1.0);
+	json_hist(j, "entities_per_job", &s->entities_per_job, 1.0);
+	json_hist(j, "clients_per_job", &s->clients_per_job, 1.0);
+	json_hist(j, "cost_per_job_us", &s->cost_per_job, 1000.0);
+	json_hist(j, "largest_job_share_pct", &s->largest_share, 100.0);
+	json_hist(j, "lpt2_max_over_mean", &s->balance2, 1000.0);
+	json_break(j, 4);
+	json_u64(j, "cost_ns", s->cost_ns);
+	json_begin(j, "simulated_lpt", '[');
+	for (int w = 0; w < FB_SCHED_WORKERS; w++) {
+		json_begin(j, NULL, '{');
+		json_i64(j, "workers", fb_sched_workers[w]);
+		json_u64(j, "makespan_ns", s->makespan_ns[w]);
+		json_fixed(j, "speedup", speedup(s, w), 3);
+		json_end(j);
+	}
+	json_end(j);
 	json_end(j);
 }
 
@@ -218,11 +290,58 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_break(&j, 2);
 	json_str(&j, "world_digest", digest);
 	json_str(&j, "reply_digest", replies);
+	if (c->schedule) {
+		json_break(&j, 2);
+		json_schedule(&j, &r->sched, c->schedule_rule);
+	}
 	json_break(&j, 0);
 	json_end(&j);
 	json_raw(&j, "\n");
 	if (json_finish(&j, NULL) != 0 || fclose(f) != 0)
 		fprintf(stderr, "framebench: %s: write failed\n", file);
+}
+
+static void report_hist(const char *what, const struct qwd_hist *h, double scale)
+{
+	struct qwd_hist_summary s;
+
+	qwd_hist_summarize(h, &s);
+	printf("  %-34s %9.2f %9.2f %9.2f %9.2f\n", what, s.mean / scale,
+	       (double)s.p50 / scale, (double)s.p99 / scale, (double)s.max / scale);
+}
+
+static void report_schedule(const struct fb_schedule *s, int rule)
+{
+	static const char *const rules[SERVER_SCHED_RULES] = {
+		"rule shots: a shot joins its line of fire, all shots one job",
+		"rule lines: a shot joins its line of fire, shots apart",
+		"rule moves: shots join nothing (a bound: as if nobody fired)",
+		"rule local: shots and what acts anywhere join nothing (the move "
+		"ranges alone, a bound)",
+	};
+
+	printf("schedule: a parallel frame's jobs (connected components of the clients'\n"
+	       "action lists), %" PRIu64 " server frames, %.1f clients with moves a frame, "
+	       "%.2f%% of them firing; %s\n", s->frames,
+	       s->frames ? (double)s->clients / (double)s->frames : 0.0,
+	       s->clients ? 100.0 * (double)s->firing / (double)s->clients : 0.0,
+	       rules[rule]);
+	printf("  %" PRIu64 " frames with a command that acts anywhere (a respawn, "
+	       "a teleporter, a button): one job%s\n", s->global_frames,
+	       rule == SERVER_SCHED_LOCAL ? " but under this rule" : "");
+	printf("  %-34s %9s %9s %9s %9s\n", "", "mean", "p50", "p99", "max");
+	report_hist("jobs per frame", &s->jobs_per_frame, 1.0);
+	report_hist("entities per job", &s->entities_per_job, 1.0);
+	report_hist("clients per job", &s->clients_per_job, 1.0);
+	report_hist("cost per job (us, measured)", &s->cost_per_job, 1000.0);
+	report_hist("largest job's share of frame (%)", &s->largest_share, 100.0);
+	report_hist("LPT on 2 workers: max/mean load", &s->balance2, 1000.0);
+	printf("  SIMULATION: LPT over the measured job costs (moves only), summed "
+	       "over the frames\n  workers     makespan ms   speedup (sum %.1f ms / makespan)\n",
+	       (double)s->cost_ns / 1e6);
+	for (int w = 0; w < FB_SCHED_WORKERS; w++)
+		printf("  %7d %15.1f %9.2f\n", fb_sched_workers[w],
+		       (double)s->makespan_ns[w] / 1e6, speedup(s, w));
 }
 
 static void report(const struct fb_config *c, const struct fb_result *r,
@@ -283,6 +402,8 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	printf("world digest (equal for equal options): %016" PRIx64 "\n", r->digest);
 	printf("reply digest (every reply to every player; equal for equal options, "
 	       "any --threads): %016" PRIx64 "\n", r->reply_digest);
+	if (c->schedule)
+		report_schedule(&r->sched, c->schedule_rule);
 }
 
 int main(int argc, char **argv)
