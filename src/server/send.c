@@ -215,7 +215,8 @@ static void check_entry(const struct server *sv, int j)
  * phase; its inputs read and compared when the game's changes counter
  * moved or its own move ran, the bytes encoded again only when they
  * changed.  Once done in a phase it only reads. */
-static void player_entry_refresh(struct server *sv, int j)
+static inline __attribute__((always_inline)) void
+player_entry_refresh(struct server *sv, int j)
 {
 	struct client *pc = &sv->clients[j];
 	struct sv_player_entry *c = &pc->entry;
@@ -897,7 +898,8 @@ static bool pings_due(struct server *sv)
 /* A client's turn in the reply phase before its reply: dropped when its
  * backlog overflowed, the scoreboard's pings, its rate; true when a reply
  * is to be built for it now. */
-static bool reply_due(struct server *sv, struct client *cl, bool pings)
+static inline __attribute__((always_inline)) bool
+reply_due(struct server *sv, struct client *cl, bool pings)
 {
 	if (cl->state < CS_CONNECTED)
 		return false;
