@@ -10,6 +10,11 @@
 #      filters (it runs listip.cfg at start-up), and refuses the banned
 #      address: quakestat from 127.0.0.2 (-srcip) gets no status but
 #      "banned.", from 127.0.0.3 it gets the status;
+#   1b. the same qwd start and qstat queries against `qwd -threads 2`
+#      (docs/parallel.md: replies built by two threads), whose log must
+#      say so: the list loaded, the banned address refused, the other
+#      one answered (the listing is the same code as in 1, not checked
+#      again);
 #   2. qwd writes a list with writeip; MVDSV runs `exec listip.cfg` and
 #      lists the same filters.
 # Each server runs with its console on stdin and ends with quit.
@@ -49,31 +54,52 @@ mkdir -p "$work/a/qw"
 	+writeip +quit) >"$work/mvdsv-write.log" 2>&1 </dev/null
 check "MVDSV wrote its list" test -s "$work/a/qw/listip.cfg"
 
-mkfifo "$work/console"
-(cd "$work" && exec "$qwd" -basedir "$work/a" -game qw -ip 127.0.0.1 -port "$port" \
-	<"$work/console") >"$work/qwd-read.log" 2>&1 &
-qwd_pid=$!
-exec 3>"$work/console"
-i=0
-while [ $i -lt 20 ] && ! grep -qs "map small loaded" "$work/qwd-read.log"; do
-	sleep 0.5
-	i=$((i + 1))
-done
-echo listip >&3
-quakestat -nh -srcip 127.0.0.2 -qws "127.0.0.1:$port" >"$work/qstat-banned.txt" 2>&1
-quakestat -nh -srcip 127.0.0.3 -qws "127.0.0.1:$port" >"$work/qstat-other.txt" 2>&1
-echo quit >&3
-exec 3>&-
-wait "$qwd_pid"
-check "qwd loaded MVDSV's list at start" grep -q "3 address filters from" "$work/qwd-read.log"
-check "qwd lists the host ban" grep -q "^127\.  0\.  0\.  2 |  ban$" "$work/qwd-read.log"
-check "qwd lists the range ban and its expiry" grep -q "^192\.168\.  1\.  0 |  ban | [0-9]* s$" "$work/qwd-read.log"
-check "qwd lists the safe range" grep -q "^ 10\.  1\.  0\.  0 | safe$" "$work/qwd-read.log"
-# qstat prints the map for a server that answered; to a refused address
-# qwd answers only MVDSV's "banned.", which qstat shows as the error
-check "qstat from the banned address gets no status" sh -c "! grep -q small '$work/qstat-banned.txt'"
-check "qstat shows it MVDSV's answer" grep -q "ERROR <banned.>" "$work/qstat-banned.txt"
-check "qstat from another address does" grep -q small "$work/qstat-other.txt"
+# read_list THREADS: qwd (-threads THREADS) started on MVDSV's folder,
+# its console asked for listip, qstat asking from the banned address and
+# from another; its log in qwd-read-THREADS.log, qstat's answers in
+# qstat-banned-THREADS.txt and qstat-other-THREADS.txt
+read_list() {
+	log=$work/qwd-read-$1.log
+	rm -f "$work/console"
+	mkfifo "$work/console"
+	(cd "$work" && exec "$qwd" -threads "$1" -basedir "$work/a" -game qw \
+		-ip 127.0.0.1 -port "$port" <"$work/console") >"$log" 2>&1 &
+	qwd_pid=$!
+	exec 3>"$work/console"
+	i=0
+	while [ $i -lt 20 ] && ! grep -qs "map small loaded" "$log"; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	echo listip >&3
+	quakestat -nh -srcip 127.0.0.2 -qws "127.0.0.1:$port" >"$work/qstat-banned-$1.txt" 2>&1
+	quakestat -nh -srcip 127.0.0.3 -qws "127.0.0.1:$port" >"$work/qstat-other-$1.txt" 2>&1
+	echo quit >&3
+	exec 3>&-
+	wait "$qwd_pid"
+}
+
+# qstat's view, THREADS WHAT: qstat prints the map for a server that
+# answered; to a refused address qwd answers only MVDSV's "banned.",
+# which qstat shows as the error
+check_qstat() {
+	check "qstat from the banned address gets no status$2" sh -c "! grep -q small '$work/qstat-banned-$1.txt'"
+	check "qstat shows it MVDSV's answer$2" grep -q "ERROR <banned.>" "$work/qstat-banned-$1.txt"
+	check "qstat from another address does$2" grep -q small "$work/qstat-other-$1.txt"
+}
+
+read_list 1
+check "qwd loaded MVDSV's list at start" grep -q "3 address filters from" "$work/qwd-read-1.log"
+check "qwd lists the host ban" grep -q "^127\.  0\.  0\.  2 |  ban$" "$work/qwd-read-1.log"
+check "qwd lists the range ban and its expiry" grep -q "^192\.168\.  1\.  0 |  ban | [0-9]* s$" "$work/qwd-read-1.log"
+check "qwd lists the safe range" grep -q "^ 10\.  1\.  0\.  0 | safe$" "$work/qwd-read-1.log"
+check_qstat 1 ""
+
+# 1b. the same against the parallel frame
+read_list 2
+check "qwd -threads 2 builds its replies on 2 threads" grep -q "replies built by 2 threads" "$work/qwd-read-2.log"
+check "qwd -threads 2 loaded MVDSV's list at start" grep -q "3 address filters from" "$work/qwd-read-2.log"
+check_qstat 2 " (qwd -threads 2)"
 
 # 2. qwd's list, read by MVDSV
 mkdir -p "$work/b/qw"
@@ -91,8 +117,8 @@ check "MVDSV lists qwd's safe host" sh -c "grep -A1 '^ 10\.  9\.  8\.  7 | ' '$w
 check "MVDSV took every line" sh -c "! grep -q 'Bad filter\|Wrong filter\|Unknown command' '$work/mvdsv-read.txt'"
 
 if [ "$failed" -ne 0 ]; then
-	for f in mvdsv-write.log qwd-read.log qstat-banned.txt qstat-other.txt \
-		qwd-write.log mvdsv-read.log; do
+	for f in mvdsv-write.log qwd-read-1.log qstat-banned-1.txt qstat-other-1.txt \
+		qwd-read-2.log qstat-banned-2.txt qstat-other-2.txt qwd-write.log mvdsv-read.log; do
 		echo "--- $f"
 		cat "$work/$f"
 	done

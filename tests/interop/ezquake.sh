@@ -30,6 +30,12 @@
 #              from LibreQuake) exists: the same with that data, on the
 #              real map lqdm11 when $QWD_REALMAPS holds it, else on small:
 #              real game data on a real map, about 20 s more.
+#   threads2   always: the generated data on small again, served by
+#              `qwd -threads 2` (docs/parallel.md: each frame's replies
+#              built by two threads), with the chunked download (the
+#              parallel phase keeps a client with chunks queued for its
+#              commit) and no demo: the same checks, and the server's log
+#              must say its replies are built by 2 threads; about 20 s.
 # Checked in the server's log, per run: connect, the map's download in the
 # form expected (stock or chunked) and its completion, entered the game,
 # left the game (the client's own "drop"), and no timeout; the client's
@@ -191,12 +197,13 @@ free_port() {
 	echo $p
 }
 
-# play NAME BASE BSP FORM DEMO [CLIENT ARGS]: one client session on a
-# server of its own, serving the map BSP (a bundled one by name, else
+# play NAME BASE BSP FORM DEMO [CLIENT ARGS [THREADS]]: one client session
+# on a server of its own, serving the map BSP (a bundled one by name, else
 # copied in) whose download must take FORM (stock or chunked); DEMO: a
-# file to put in the server's demo folder and fetch in the game, or "-"
+# file to put in the server's demo folder and fetch in the game, or "-";
+# THREADS (default 1): qwd's -threads
 play() {
-	name=$1 base=$2 bsp=$3 form=$4 demo=$5 args=${6:-}
+	name=$1 base=$2 bsp=$3 form=$4 demo=$5 args=${6:-} threads=${7:-1}
 	map=$(basename "$bsp" .bsp)
 	dir=$work/$name
 	mkdir -p "$dir/server/id1/maps"
@@ -210,7 +217,7 @@ play() {
 		head -c 300000 /dev/urandom >"$dir/server/qw/demos/$demo"
 	fi
 	port=$(free_port)
-	"$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map "$map" \
+	"$build/qwd" -noconsole -threads "$threads" -basedir "$dir/server" -port "$port" +map "$map" \
 		+set hostname interop +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
 	qwd_pid=$!
 	if ! wait_for "$dir/qwd.log" "listening on" 10; then
@@ -238,6 +245,10 @@ play() {
 		grep -q "$step" "$dir/qwd.log" || fails="$fails [$step]"
 	done
 	grep -q "timed out" "$dir/qwd.log" && fails="$fails [timed out]"
+	if [ "$threads" -gt 1 ]; then
+		grep -q "replies built by $threads threads" "$dir/qwd.log" ||
+			fails="$fails [replies built by $threads threads]"
+	fi
 	# the client's copies are the server's, byte for byte
 	got=$(find "$base" -name "$map.bsp" | head -1)
 	cmp -s "$bsp" "${got:-/nonexistent}" || fails="$fails [the client's maps/$map.bsp differs or is missing]"
@@ -269,7 +280,7 @@ play() {
 		echo "ezquake [$name, $map]: FAILED, missing:$fails; $picture"
 		failed=$((failed + 1))
 	else
-		echo "ezquake [$name, $map]: connected, downloaded ($form$( [ "$demo" = - ] || echo ", and a demo in the game")), played ${ingame} s, quit cleanly; $picture"
+		echo "ezquake [$name, $map$( [ "$threads" -eq 1 ] || echo ", qwd -threads $threads")]: connected, downloaded ($form$( [ "$demo" = - ] || echo ", and a demo in the game")), played ${ingame} s, quit cleanly; $picture"
 		passed=$((passed + 1))
 	fi
 }
@@ -318,8 +329,10 @@ if ! "$build/mkassets" "$work/generated-base" build/maps/small.bsp "$work/bigmap
 	finish
 fi
 cp -r "$work/generated-base" "$work/bigmap-base"
+cp -r "$work/generated-base" "$work/threads2-base"
 play generated "$work/generated-base" build/maps/small.bsp stock - "+set cl_pext_chunkeddownloads 0"
 play bigmap "$work/bigmap-base" "$work/bigmap.bsp" chunked ezq.mvd
+play threads2 "$work/threads2-base" build/maps/small.bsp chunked - "" 2
 
 if [ -d "$assets/id1" ]; then
 	mkdir -p "$work/shared-base"

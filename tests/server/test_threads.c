@@ -58,6 +58,9 @@ static void test_players_on_threads(void **state)
 		srvfix_connect(c[i]);
 	}
 	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	/* both kinds in the game: four stock, four QWDX */
+	assert_int_equal(srvfix_file_count(f, "qwd.log", "connected from"), 8);
+	assert_int_equal(srvfix_file_count(f, "qwd.log", "(QWDX)"), 4);
 	for (int i = 0; i < 8; i++)
 		replies[i] = c[i]->q.stats.replies;
 	srvfix_run(f, 1.0, true);
