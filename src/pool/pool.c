@@ -20,6 +20,10 @@
  *   and takes nothing, so it can never run a new run's items with an old
  *   run's function.  A static run (pool_run) gives each worker its
  *   pool_split range; the barrier then waits for that worker's items too.
+ *   The workers active in a run are copied under the mutex with the run
+ *   (run_active), so a change of pool_set_active between runs is seen by
+ *   every worker with the run it concerns; a worker beyond them takes
+ *   nothing, and the static split is over the active ones only.
  *   The release/acquire pair on done_items, and the mutex at the start,
  *   are the happens-before edges that make every write of a run visible
  *   to the coordinator when the call returns, and everything it wrote
@@ -49,6 +53,8 @@ struct pool_worker {
 
 struct pool {
 	int threads;
+	int active;			/* the coordinator's setting */
+	int run_active;			/* the run's, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t start, done;
 	unsigned long generation;
@@ -88,7 +94,7 @@ static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
 	int begin, end;
 
 	if (chunk == 0) {
-		pool_split(n, p->threads, w, &begin, &end);
+		pool_split(n, p->run_active, w, &begin, &end);
 		for (int i = begin; i < end; i++)
 			fn(ctx, w, i);
 		if (end > begin)
@@ -124,6 +130,9 @@ static void *worker_main(void *arg)
 		if (p->stop)
 			break;
 		seen = p->generation;
+		/* not in this run: its items go to the others */
+		if (me->index >= p->run_active)
+			continue;
 		pool_fn fn = p->fn;
 		void *ctx = p->ctx;
 		int n = p->n, chunk = p->chunk;
@@ -175,6 +184,7 @@ struct pool *pool_create(int threads, const int *cpus, int num_cpus,
 		return NULL;
 	}
 	p->threads = threads;
+	p->active = p->run_active = threads;
 	atomic_init(&p->take, 0);
 	atomic_init(&p->done_items, 0);
 	pthread_mutex_init(&p->mu, NULL);
@@ -235,11 +245,21 @@ int pool_threads(const struct pool *p)
 	return p->threads;
 }
 
+void pool_set_active(struct pool *p, int n)
+{
+	p->active = n < 1 ? 1 : n > p->threads ? p->threads : n;
+}
+
+int pool_active(const struct pool *p)
+{
+	return p->active;
+}
+
 static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	if (n <= 0)
 		return;
-	if (p->threads == 1) {
+	if (p->active == 1) {
 		for (int i = 0; i < n; i++)
 			fn(ctx, 0, i);
 		return;
@@ -249,6 +269,7 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	p->ctx = ctx;
 	p->n = n;
 	p->chunk = chunk;
+	p->run_active = p->active;
 	p->generation++;
 	atomic_store_explicit(&p->done_items, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->take, (uint64_t)(uint32_t)p->generation << 32,
@@ -272,6 +293,53 @@ void pool_run(struct pool *p, pool_fn fn, void *ctx, int n)
 void pool_run_shared(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	run(p, fn, ctx, n, chunk < 1 ? 1 : chunk);
+}
+
+/* ---- the predicted pool ------------------------------------------------ */
+
+void pool_predictor_init(struct pool_predictor *pr, int max, double alpha,
+			 double high, double low)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->max = max < 1 ? 1 : max;
+	pr->alpha = alpha;
+	pr->high = high;
+	pr->low = low;
+	pr->size = 1;
+}
+
+int pool_predictor_step(struct pool_predictor *pr, double need)
+{
+	double alpha = pr->alpha < 0 ? 0 : pr->alpha > 1 ? 1 : pr->alpha;
+	double low = pr->low > pr->high ? pr->high : pr->low;
+	int size = pr->size;
+
+	if (!(need > 0))
+		need = 0;
+	pr->gamma = alpha * need + (1 - alpha) * pr->gamma;
+	if (pr->gamma > pr->high * size && size < pr->max)
+		size++;
+	else if (pr->gamma < low * (size - 1) && size > 1)
+		size--;
+	if (size > pr->max)
+		size = pr->max;
+	if (size != pr->size)
+		pr->changes++;
+	pr->size = size;
+	return size;
+}
+
+double pool_need(double period_s, double serial_s, double parallel_work_s)
+{
+	double left;
+
+	if (!(period_s > 0) || !(parallel_work_s > 0))
+		return 0;
+	left = period_s - (serial_s > 0 ? serial_s : 0);
+	if (left < period_s / 20)
+		left = period_s / 20;
+	return parallel_work_s / left < POOL_MAX_THREADS ? parallel_work_s / left
+							  : POOL_MAX_THREADS;
 }
 
 /* one decimal number at *s (advanced past it); -1 when none or too big */
