@@ -27,7 +27,8 @@
 
 enum {
 	FB_MAX_PLAYERS = 2048,
-	FB_PHASES = 4		/* world, receive, execute, reply (prof's) */
+	FB_PHASES = 4,		/* world, receive, execute, reply (prof's) */
+	FB_MAX_SETS = 8		/* --set lines */
 };
 
 struct fb_config {
@@ -47,6 +48,12 @@ struct fb_config {
 				   <= 1: the sequential frame) */
 	const int *cpus;	/* qwd -cpus: where to pin them, or NULL */
 	int num_cpus;
+	bool threads_auto;	/* qwd -threads auto -threads-max (threads
+				   unused; docs/parallel.md) */
+	int threads_max;
+	const char *sets[FB_MAX_SETS];	/* console lines ("NAME VALUE") run
+					   after the bench's own settings */
+	int num_sets;
 };
 
 void fb_config_default(struct fb_config *c);
@@ -94,6 +101,9 @@ struct fb_result {
 	 * server's threads (docs/parallel.md).  The connectionless answers
 	 * are left out: the challenge in them is random in every run. */
 	uint64_t reply_digest;
+	/* the server's "threads" line at the end (the predicted pool's
+	 * size, need, changes) */
+	char threads[192];
 };
 
 /* Run c; 0, or -1 with the reason in err.  r is large (histograms):
