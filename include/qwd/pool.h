@@ -39,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* the most threads a pool takes (qwd -threads) */
 #define POOL_MAX_THREADS 64
@@ -62,6 +63,12 @@ int pool_threads(const struct pool *p);
  * thread, between runs (qwd -threads auto changes it). */
 void pool_set_active(struct pool *p, int n);
 int pool_active(const struct pool *p);
+/* Timed runs (off at creation): each worker adds the time it spends in
+ * its items (two clock reads per chunk, or per static share) to its own
+ * sum; pool_take_busy_ns returns the workers' sums since the last call
+ * and zeroes them.  The caller's thread, between runs. */
+void pool_set_timing(struct pool *p, bool on);
+uint64_t pool_take_busy_ns(struct pool *p);
 
 /* the items [*begin, *end) worker w takes of n split among threads */
 void pool_split(int n, int threads, int worker, int *begin, int *end);
@@ -107,7 +114,7 @@ void pool_predictor_init(struct pool_predictor *pr, int max, double alpha,
 int pool_predictor_step(struct pool_predictor *pr, double need);
 
 /* The need of a period in workers: the work of the parallel runs
- * (worker-seconds, their wall time x the workers in them) over the time
+ * (worker-seconds in their items, pool_take_busy_ns) over the time
  * the rest of the frame left them (the period's wall time less the
  * frame's sequential busy time), at least 1/20 of the period;
  * POOL_MAX_THREADS at most.  0 for an empty period. */

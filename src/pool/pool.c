@@ -24,6 +24,9 @@
  *   (run_active), so a change of pool_set_active between runs is seen by
  *   every worker with the run it concerns; a worker beyond them takes
  *   nothing, and the static split is over the active ones only.
+ *   A timed run (pool_set_timing) adds each worker's time in its items
+ *   to the worker's own cell before it counts them done, so the barrier
+ *   that shows the run's writes shows the cells too.
  *   The release/acquire pair on done_items, and the mutex at the start,
  *   are the happens-before edges that make every write of a run visible
  *   to the coordinator when the call returns, and everything it wrote
@@ -40,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* the largest CPU number a list may name */
 #define POOL_MAX_CPU 1023
@@ -47,6 +51,7 @@
 struct pool_worker {
 	struct pool *pool;
 	int index;
+	uint64_t busy_ns;		/* in items, timed runs; its own cell */
 	pthread_t thread;
 	bool started;
 };
@@ -55,6 +60,7 @@ struct pool {
 	int threads;
 	int active;			/* the coordinator's setting */
 	int run_active;			/* the run's, under mu */
+	bool timed, run_timed;		/* the same for pool_set_timing */
 	pthread_mutex_t mu;
 	pthread_cond_t start, done;
 	unsigned long generation;
@@ -87,16 +93,35 @@ static void finished(struct pool *p, int items, int n)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* items [begin, end) on worker w, their time into its cell when timed */
+static void run_items(struct pool *p, pool_fn fn, void *ctx, int w, int begin,
+		      int end, bool timed)
+{
+	uint64_t t0 = timed ? now_ns() : 0;
+
+	for (int i = begin; i < end; i++)
+		fn(ctx, w, i);
+	if (timed)
+		p->worker[w].busy_ns += now_ns() - t0;
+}
+
 /* worker w's part of the run of generation gen */
 static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
-		      int chunk, int w, uint32_t gen)
+		      int chunk, int w, uint32_t gen, bool timed)
 {
 	int begin, end;
 
 	if (chunk == 0) {
 		pool_split(n, p->run_active, w, &begin, &end);
-		for (int i = begin; i < end; i++)
-			fn(ctx, w, i);
+		run_items(p, fn, ctx, w, begin, end, timed);
 		if (end > begin)
 			finished(p, end - begin, n);
 		return;
@@ -110,8 +135,7 @@ static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
 			    &p->take, &word, (uint64_t)gen << 32 | (uint32_t)end,
 			    memory_order_relaxed, memory_order_relaxed))
 			continue;
-		for (int i = begin; i < end; i++)
-			fn(ctx, w, i);
+		run_items(p, fn, ctx, w, begin, end, timed);
 		finished(p, end - begin, n);
 		word = atomic_load_explicit(&p->take, memory_order_relaxed);
 	}
@@ -136,9 +160,10 @@ static void *worker_main(void *arg)
 		pool_fn fn = p->fn;
 		void *ctx = p->ctx;
 		int n = p->n, chunk = p->chunk;
+		bool timed = p->run_timed;
 
 		pthread_mutex_unlock(&p->mu);
-		run_share(p, fn, ctx, n, chunk, me->index, (uint32_t)seen);
+		run_share(p, fn, ctx, n, chunk, me->index, (uint32_t)seen, timed);
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -255,13 +280,28 @@ int pool_active(const struct pool *p)
 	return p->active;
 }
 
+void pool_set_timing(struct pool *p, bool on)
+{
+	p->timed = on;
+}
+
+uint64_t pool_take_busy_ns(struct pool *p)
+{
+	uint64_t sum = 0;
+
+	for (int w = 0; w < p->threads; w++) {
+		sum += p->worker[w].busy_ns;
+		p->worker[w].busy_ns = 0;
+	}
+	return sum;
+}
+
 static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	if (n <= 0)
 		return;
 	if (p->active == 1) {
-		for (int i = 0; i < n; i++)
-			fn(ctx, 0, i);
+		run_items(p, fn, ctx, 0, 0, n, p->timed);
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
@@ -270,6 +310,7 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	p->n = n;
 	p->chunk = chunk;
 	p->run_active = p->active;
+	p->run_timed = p->timed;
 	p->generation++;
 	atomic_store_explicit(&p->done_items, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->take, (uint64_t)(uint32_t)p->generation << 32,
@@ -277,7 +318,7 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 
-	run_share(p, fn, ctx, n, chunk, 0, (uint32_t)p->generation);
+	run_share(p, fn, ctx, n, chunk, 0, (uint32_t)p->generation, p->timed);
 
 	pthread_mutex_lock(&p->mu);
 	while (atomic_load_explicit(&p->done_items, memory_order_acquire) < n)

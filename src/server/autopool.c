@@ -10,10 +10,11 @@
  *   server runs, and the workers' memory (rings, batches) stays as it
  *   was made, so a worker left out simply builds nothing.
  *   The need is read from the frame's own figures, accumulated over a
- *   check period (sv_threads_period): the wall time of the pool's runs
- *   in the reply phase times the workers active in them (send.c reports
- *   each run) is the parallel work; the rest of the frames' busy time
- *   (the phase timers, all but idle) is the sequential part; the period's
+ *   check period (sv_threads_period): the workers' time in the items of
+ *   the pool's runs in the reply phase (timed runs, pool_take_busy_ns,
+ *   taken after each run send.c reports) is the parallel work; the rest
+ *   of the frames' busy time (the phase timers, all but idle, less the
+ *   runs' wall time) is the sequential part; the period's
  *   length is on the server's clock (the real one, or the driver's in
  *   framebench).  pool_need turns the three into workers, and the
  *   predictor (pool_predictor_step, pure, tested in tests/pool) into the
@@ -55,6 +56,7 @@ void sv_autopool_init(struct server *sv, bool on)
 	pool_predictor_init(&a->pr, sv->threads, a->alpha->value, a->high->value,
 			    a->low->value);
 	pool_set_active(sv->pool, a->pr.size);
+	pool_set_timing(sv->pool, true);
 	a->period_start = sv->realtime;
 	qwd_logf(&sv->log, QWD_LOG_INFO,
 		 "replies built by 1 to %d threads (-threads auto), %d now",
@@ -68,7 +70,7 @@ void sv_autopool_run(struct server *sv, uint64_t ns)
 	if (!a->on)
 		return;
 	a->parallel_ns += ns;
-	a->work_ns += (double)ns * pool_active(sv->pool);
+	a->work_ns += (double)pool_take_busy_ns(sv->pool);
 }
 
 /* the period's need into the predictor, its size into the pool */

@@ -115,7 +115,7 @@ struct sv_autopool {
 	double period_start;		/* sv->realtime the period began */
 	uint64_t busy_ns;		/* the frames' busy time (all but idle) */
 	uint64_t parallel_ns;		/* of which the pool's runs, wall */
-	double work_ns;			/* the runs' wall x their workers */
+	double work_ns;			/* the workers' time in the runs' items */
 	double need;			/* the last closed period's */
 	unsigned checks;		/* periods closed */
 };
@@ -975,8 +975,8 @@ void sv_qtv_status(const struct server *sv, FILE *out);
 /* autopool.c: the predicted pool's cvars; on with -threads auto (the
  * pool made, max workers in it): one worker active to start with */
 void sv_autopool_init(struct server *sv, bool on);
-/* autopool.c: a pool run of the reply phase took ns of wall time on the
- * workers active (send.c) */
+/* autopool.c: a pool run of the reply phase took ns of wall time (send.c);
+ * the workers' time in its items is taken from the pool */
 void sv_autopool_run(struct server *sv, uint64_t ns);
 /* autopool.c: after each frame's prof_frame_end: its busy time into the
  * period; at the period's end the need, the prediction, the new size */

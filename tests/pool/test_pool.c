@@ -3,7 +3,8 @@
  * the worker pool_split names (pool_run) or on any (pool_run_shared),
  * results per worker, many rounds, one thread inline, a stalled worker
  * not holding a shared run, the active workers of a run (only they take
- * items), the CPU pinning and the CPU lists; the predicted pool's
+ * items), timed runs (the workers' time in items), the CPU pinning and
+ * the CPU lists; the predicted pool's
  * predictor and need (qwd -threads auto) fed synthetic needs.
  *
  * Design note: each item writes only its own cells (the count of runs,
@@ -21,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { MAX_ITEMS = 4096 };
 
@@ -339,6 +341,43 @@ static void test_active_workers(void **state)
 	done(b);
 }
 
+/* an item that sleeps 1 ms */
+static void nap(void *ctx, int worker, int item)
+{
+	struct timespec ms = {0, 1000000};
+
+	(void)ctx;
+	(void)worker;
+	(void)item;
+	nanosleep(&ms, NULL);
+}
+
+/* Timed runs: the workers' time in items adds up to at least the items'
+ * own (eight naps of 1 ms: 8 ms whoever ran them, on any number of
+ * workers), whether the run is static, shared or inline; untimed runs
+ * add nothing, and a take zeroes the sums. */
+static void test_busy_time(void **state)
+{
+	struct bench b = make(3);
+
+	(void)state;
+	pool_run(b.p, nap, NULL, 8);
+	assert_true(pool_take_busy_ns(b.p) == 0);
+	pool_set_timing(b.p, true);
+	for (int active = 1; active <= 3; active++) {
+		pool_set_active(b.p, active);
+		pool_run(b.p, nap, NULL, 8);
+		assert_true(pool_take_busy_ns(b.p) >= 8000000u);
+		pool_run_shared(b.p, nap, NULL, 8, 1);
+		assert_true(pool_take_busy_ns(b.p) >= 8000000u);
+		assert_true(pool_take_busy_ns(b.p) == 0);
+	}
+	pool_set_timing(b.p, false);
+	pool_run_shared(b.p, nap, NULL, 8, 1);
+	assert_true(pool_take_busy_ns(b.p) == 0);
+	done(b);
+}
+
 /* the thresholds of the tests: grow above 0.75 x size, shrink below
  * 0.5 x (size - 1) */
 static struct pool_predictor predictor(int max, double alpha)
@@ -455,6 +494,7 @@ static const struct CMUnitTest pool_tests[] = {
 	cmocka_unit_test(test_refused),
 	cmocka_unit_test(test_parse_cpus),
 	cmocka_unit_test(test_active_workers),
+	cmocka_unit_test(test_busy_time),
 	cmocka_unit_test(test_predictor_rising),
 	cmocka_unit_test(test_predictor_steady),
 	cmocka_unit_test(test_predictor_falling),
