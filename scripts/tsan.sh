@@ -3,7 +3,8 @@
 #
 # Design note: BUILD holds programs built with -fsanitize=thread (make
 # tsan builds build/tsan).  Two runs: the pool's unit tests (every item
-# once, many rounds, pinned) and framebench with --threads 2 and 3 on a
+# once, many rounds, pinned, the active workers) and framebench with
+# --threads 2 and 3, and --threads auto with its pool growing, on a
 # crowd large enough that the rate chokes replies and the workers' rings
 # and batches fill (the parallel REPLY phase, docs/parallel.md).  A data
 # race, a lock misuse or a thread leak is a report, and any report fails
@@ -37,5 +38,8 @@ run "framebench 300 players, 2 threads" \
 	"$build/framebench" --players 300 --frames 150 --warmup 5 --threads 2
 run "framebench 64 players, 3 threads" \
 	"$build/framebench" --players 64 --frames 150 --warmup 5 --threads 3
+run "framebench 300 players, -threads auto growing to 3" \
+	"$build/framebench" --players 300 --frames 150 --warmup 5 --threads auto \
+	--threads-max 3 --set "sv_threads_period 0.05" --set "sv_threads_high 0"
 echo "tsan: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

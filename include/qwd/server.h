@@ -64,6 +64,10 @@ struct server_options {
 	bool quiet;		/* log warnings and errors only */
 	int threads;		/* -threads N: the reply phase's workers
 				 * (<= 1: the sequential frame, no thread) */
+	bool threads_auto;	/* -threads auto: a pool of threads_max
+				 * (<= 0: the online CPUs) workers, as many
+				 * active as predicted (threads unused) */
+	int threads_max;
 	const int *cpus;	/* -cpus LIST: CPUs to pin them to (the
 				 * frame's thread to the first), or NULL */
 	int num_cpus;

@@ -20,6 +20,13 @@
  *   and takes nothing, so it can never run a new run's items with an old
  *   run's function.  A static run (pool_run) gives each worker its
  *   pool_split range; the barrier then waits for that worker's items too.
+ *   The workers active in a run are copied under the mutex with the run
+ *   (run_active), so a change of pool_set_active between runs is seen by
+ *   every worker with the run it concerns; a worker beyond them takes
+ *   nothing, and the static split is over the active ones only.
+ *   A timed run (pool_set_timing) adds each worker's time in its items
+ *   to the worker's own cell before it counts them done, so the barrier
+ *   that shows the run's writes shows the cells too.
  *   The release/acquire pair on done_items, and the mutex at the start,
  *   are the happens-before edges that make every write of a run visible
  *   to the coordinator when the call returns, and everything it wrote
@@ -36,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* the largest CPU number a list may name */
 #define POOL_MAX_CPU 1023
@@ -43,12 +51,16 @@
 struct pool_worker {
 	struct pool *pool;
 	int index;
+	uint64_t busy_ns;		/* in items, timed runs; its own cell */
 	pthread_t thread;
 	bool started;
 };
 
 struct pool {
 	int threads;
+	int active;			/* the coordinator's setting */
+	int run_active;			/* the run's, under mu */
+	bool timed, run_timed;		/* the same for pool_set_timing */
 	pthread_mutex_t mu;
 	pthread_cond_t start, done;
 	unsigned long generation;
@@ -81,16 +93,35 @@ static void finished(struct pool *p, int items, int n)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* items [begin, end) on worker w, their time into its cell when timed */
+static void run_items(struct pool *p, pool_fn fn, void *ctx, int w, int begin,
+		      int end, bool timed)
+{
+	uint64_t t0 = timed ? now_ns() : 0;
+
+	for (int i = begin; i < end; i++)
+		fn(ctx, w, i);
+	if (timed)
+		p->worker[w].busy_ns += now_ns() - t0;
+}
+
 /* worker w's part of the run of generation gen */
 static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
-		      int chunk, int w, uint32_t gen)
+		      int chunk, int w, uint32_t gen, bool timed)
 {
 	int begin, end;
 
 	if (chunk == 0) {
-		pool_split(n, p->threads, w, &begin, &end);
-		for (int i = begin; i < end; i++)
-			fn(ctx, w, i);
+		pool_split(n, p->run_active, w, &begin, &end);
+		run_items(p, fn, ctx, w, begin, end, timed);
 		if (end > begin)
 			finished(p, end - begin, n);
 		return;
@@ -104,8 +135,7 @@ static void run_share(struct pool *p, pool_fn fn, void *ctx, int n,
 			    &p->take, &word, (uint64_t)gen << 32 | (uint32_t)end,
 			    memory_order_relaxed, memory_order_relaxed))
 			continue;
-		for (int i = begin; i < end; i++)
-			fn(ctx, w, i);
+		run_items(p, fn, ctx, w, begin, end, timed);
 		finished(p, end - begin, n);
 		word = atomic_load_explicit(&p->take, memory_order_relaxed);
 	}
@@ -124,12 +154,16 @@ static void *worker_main(void *arg)
 		if (p->stop)
 			break;
 		seen = p->generation;
+		/* not in this run: its items go to the others */
+		if (me->index >= p->run_active)
+			continue;
 		pool_fn fn = p->fn;
 		void *ctx = p->ctx;
 		int n = p->n, chunk = p->chunk;
+		bool timed = p->run_timed;
 
 		pthread_mutex_unlock(&p->mu);
-		run_share(p, fn, ctx, n, chunk, me->index, (uint32_t)seen);
+		run_share(p, fn, ctx, n, chunk, me->index, (uint32_t)seen, timed);
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -175,6 +209,7 @@ struct pool *pool_create(int threads, const int *cpus, int num_cpus,
 		return NULL;
 	}
 	p->threads = threads;
+	p->active = p->run_active = threads;
 	atomic_init(&p->take, 0);
 	atomic_init(&p->done_items, 0);
 	pthread_mutex_init(&p->mu, NULL);
@@ -235,13 +270,38 @@ int pool_threads(const struct pool *p)
 	return p->threads;
 }
 
+void pool_set_active(struct pool *p, int n)
+{
+	p->active = n < 1 ? 1 : n > p->threads ? p->threads : n;
+}
+
+int pool_active(const struct pool *p)
+{
+	return p->active;
+}
+
+void pool_set_timing(struct pool *p, bool on)
+{
+	p->timed = on;
+}
+
+uint64_t pool_take_busy_ns(struct pool *p)
+{
+	uint64_t sum = 0;
+
+	for (int w = 0; w < p->threads; w++) {
+		sum += p->worker[w].busy_ns;
+		p->worker[w].busy_ns = 0;
+	}
+	return sum;
+}
+
 static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	if (n <= 0)
 		return;
-	if (p->threads == 1) {
-		for (int i = 0; i < n; i++)
-			fn(ctx, 0, i);
+	if (p->active == 1) {
+		run_items(p, fn, ctx, 0, 0, n, p->timed);
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
@@ -249,6 +309,8 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	p->ctx = ctx;
 	p->n = n;
 	p->chunk = chunk;
+	p->run_active = p->active;
+	p->run_timed = p->timed;
 	p->generation++;
 	atomic_store_explicit(&p->done_items, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->take, (uint64_t)(uint32_t)p->generation << 32,
@@ -256,7 +318,7 @@ static void run(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 
-	run_share(p, fn, ctx, n, chunk, 0, (uint32_t)p->generation);
+	run_share(p, fn, ctx, n, chunk, 0, (uint32_t)p->generation, p->timed);
 
 	pthread_mutex_lock(&p->mu);
 	while (atomic_load_explicit(&p->done_items, memory_order_acquire) < n)
@@ -272,6 +334,53 @@ void pool_run(struct pool *p, pool_fn fn, void *ctx, int n)
 void pool_run_shared(struct pool *p, pool_fn fn, void *ctx, int n, int chunk)
 {
 	run(p, fn, ctx, n, chunk < 1 ? 1 : chunk);
+}
+
+/* ---- the predicted pool ------------------------------------------------ */
+
+void pool_predictor_init(struct pool_predictor *pr, int max, double alpha,
+			 double high, double low)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->max = max < 1 ? 1 : max;
+	pr->alpha = alpha;
+	pr->high = high;
+	pr->low = low;
+	pr->size = 1;
+}
+
+int pool_predictor_step(struct pool_predictor *pr, double need)
+{
+	double alpha = pr->alpha < 0 ? 0 : pr->alpha > 1 ? 1 : pr->alpha;
+	double low = pr->low > pr->high ? pr->high : pr->low;
+	int size = pr->size;
+
+	if (!(need > 0))
+		need = 0;
+	pr->gamma = alpha * need + (1 - alpha) * pr->gamma;
+	if (pr->gamma > pr->high * size && size < pr->max)
+		size++;
+	else if (pr->gamma < low * (size - 1) && size > 1)
+		size--;
+	if (size > pr->max)
+		size = pr->max;
+	if (size != pr->size)
+		pr->changes++;
+	pr->size = size;
+	return size;
+}
+
+double pool_need(double period_s, double serial_s, double parallel_work_s)
+{
+	double left;
+
+	if (!(period_s > 0) || !(parallel_work_s > 0))
+		return 0;
+	left = period_s - (serial_s > 0 ? serial_s : 0);
+	if (left < period_s / 20)
+		left = period_s / 20;
+	return parallel_work_s / left < POOL_MAX_THREADS ? parallel_work_s / left
+							  : POOL_MAX_THREADS;
 }
 
 /* one decimal number at *s (advanced past it); -1 when none or too big */

@@ -410,6 +410,7 @@ static const struct command commands[] = {
 	{"set", c_set, "set NAME VALUE"},
 	{"exec", c_exec, "exec FILE: run a config file"},
 	{"quit", c_quit, "shut down cleanly"},
+	{"threads", sv_cmd_threads, "the reply phase's workers: active, max, the predicted need (-threads auto)"},
 	{"stats", sv_cmd_prof, "stats show|reset|on|off|interval N: the frame figures"},
 	{"counters", sv_cmd_prof, "counters on|off|report|merge on|off: perf_event"},
 	{"capture", c_capture, "capture start FILE [MAXMB] [client ID] | stop: traffic to pcap"},

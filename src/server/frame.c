@@ -375,7 +375,9 @@ int server_init(struct server *sv, const struct server_options *opt)
 		net_send_init(sv->tx, sv->sock, &sv->net);
 	}
 	/* the reply workers' send batches go where sv->tx goes */
-	if (sv_reply_workers_init(sv, opt->threads, opt->cpus, opt->num_cpus) != 0)
+	if (sv_reply_workers_init(sv, opt->threads_auto ? sv_threads_max(opt->threads_max)
+							 : opt->threads,
+				  opt->cpus, opt->num_cpus) != 0)
 		return -1;
 
 	struct prof_config pc = {
@@ -406,6 +408,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
 	sv->realtime = sv->start_time = sv_clock(sv);
+	sv_autopool_init(sv, opt->threads_auto);
 	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
@@ -804,5 +807,6 @@ void server_frame(struct server *sv, double wait)
 	prof_net_totals(sv->prof, sv->net.packets_in, sv->net.bytes_in,
 			sv->net.packets_out, sv->net.bytes_out);
 	prof_frame_end(sv->prof);
+	sv_autopool_frame(sv);
 	prof_periodic(sv->prof);
 }

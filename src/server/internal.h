@@ -105,6 +105,22 @@ struct cvar {
 	unsigned modified;	/* counts the stores: "has it changed since" */
 };
 
+/* ---- the predicted pool (autopool.c, qwd -threads auto) ---------------- */
+
+/* One check period's figures and the predictor they feed; all zero
+ * (off) unless -threads auto with more than one thread. */
+struct sv_autopool {
+	bool on;
+	struct pool_predictor pr;	/* pr.size: the workers active now */
+	struct cvar *period, *alpha, *high, *low;
+	double period_start;		/* sv->realtime the period began */
+	uint64_t busy_ns;		/* the frames' busy time (all but idle) */
+	uint64_t parallel_ns;		/* of which the pool's runs, wall */
+	double work_ns;			/* the workers' time in the runs' items */
+	double need;			/* the last closed period's */
+	unsigned checks;		/* periods closed */
+};
+
 /* ---- entities --------------------------------------------------------- */
 
 /* An entity as sent: quantised exactly as it goes on the wire, so "did it
@@ -652,6 +668,8 @@ struct server {
 	int threads;
 	struct pool *pool;
 	struct sv_reply_worker *workers;
+	/* qwd -threads auto: how many of them the runs use (autopool.c) */
+	struct sv_autopool autopool;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
@@ -734,6 +752,9 @@ int sv_overload_shed(struct server *sv, int n);
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);
+/* -threads-max: max when above 0, else the online CPUs (1 ..
+ * POOL_MAX_THREADS) */
+int sv_threads_max(int max);
 /* the reply phase's workers: threads of them (<= 1: one, no thread),
  * pinned to cpus when given (qwd/pool.h); 0, or -1 with the reason
  * logged; sv_reply_workers_free frees what was made either way */
@@ -991,6 +1012,18 @@ void sv_qtv_poll(struct server *sv);
 void sv_qtv_status(const struct server *sv, FILE *out);
 
 /* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
+
+/* autopool.c: the predicted pool's cvars; on with -threads auto (the
+ * pool made, max workers in it): one worker active to start with */
+void sv_autopool_init(struct server *sv, bool on);
+/* autopool.c: a pool run of the reply phase took ns of wall time (send.c);
+ * the workers' time in its items is taken from the pool */
+void sv_autopool_run(struct server *sv, uint64_t ns);
+/* autopool.c: after each frame's prof_frame_end: its busy time into the
+ * period; at the period's end the need, the prediction, the new size */
+void sv_autopool_frame(struct server *sv);
+/* autopool.c: "threads": active, max, need, prediction, changes */
+void sv_cmd_threads(struct server *sv, const struct net_args *a, FILE *out);
 
 /* each registers its cvars and sets up its state (server_init) */
 void sv_bans_init(struct server *sv);

@@ -23,6 +23,9 @@
  *   thread and N-1 more, docs/parallel.md); 1, the default, is the
  *   sequential frame with no thread.  -cpus LIST ("0,1", "0-3") pins the
  *   frame's thread to the first CPU listed and worker w to the w-th.
+ *   -threads auto makes a pool of -threads-max workers (default: the
+ *   online CPUs) and uses as many as the predicted need asks for
+ *   (src/server/autopool.c); -threads-max without auto does nothing.
  *   Signals (docs/security.md, "Signals"): SIGINT and SIGTERM end the
  *   loop within a frame whatever stdin is (a terminal, an open pipe,
  *   closed): the handlers are installed without SA_RESTART, so a blocked
@@ -94,7 +97,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
-		"           [-threads N] [-cpus LIST]\n"
+		"           [-threads N|auto] [-threads-max N] [-cpus LIST]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -148,10 +151,19 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-statsline")) {
 			opt.stats_console = true;
 		} else if (!strcmp(a, "-threads") && v) {
-			opt.threads = atoi(v);
+			opt.threads_auto = !strcmp(v, "auto");
+			opt.threads = opt.threads_auto ? 1 : atoi(v);
 			i++;
 			if (opt.threads < 1 || opt.threads > POOL_MAX_THREADS) {
-				fprintf(stderr, "qwd: -threads: 1 to %d\n", POOL_MAX_THREADS);
+				fprintf(stderr, "qwd: -threads: auto or 1 to %d\n",
+					POOL_MAX_THREADS);
+				return 2;
+			}
+		} else if (!strcmp(a, "-threads-max") && v) {
+			opt.threads_max = atoi(v);
+			i++;
+			if (opt.threads_max < 1 || opt.threads_max > POOL_MAX_THREADS) {
+				fprintf(stderr, "qwd: -threads-max: 1 to %d\n", POOL_MAX_THREADS);
 				return 2;
 			}
 		} else if (!strcmp(a, "-cpus") && v) {

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- stats ------------------------------------------------------------ */
 
@@ -1041,8 +1042,11 @@ static void send_replies_parallel(struct server *sv)
 		else
 			sv->reply_list[n++] = i;
 	}
+	uint64_t t0 = prof_now(sv->prof);
+
 	pool_run_shared(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients,
 			PREFILL_CHUNK);
+	sv_autopool_run(sv, prof_now(sv->prof) - t0);
 
 	/* how far each ring may get: a reply writes at most its client's
 	 * entity count of states, and any worker may build any reply */
@@ -1062,7 +1066,9 @@ static void send_replies_parallel(struct server *sv)
 		w->batch = 0;
 		w->num_done = w->num_drops = 0;
 	}
+	t0 = prof_now(sv->prof);
 	pool_run_shared(sv->pool, reply_item, sv, n, REPLY_CHUNK);
+	sv_autopool_run(sv, prof_now(sv->prof) - t0);
 
 	/* COMMIT: what the frame queued before the replies goes first */
 	net_send_flush(sv->tx);
@@ -1088,6 +1094,15 @@ void sv_send_replies(struct server *sv)
 }
 
 /* ---- the workers' memory ---------------------------------------------- */
+
+int sv_threads_max(int max)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (max <= 0)
+		max = online > 0 ? (int)(online < POOL_MAX_THREADS ? online : POOL_MAX_THREADS) : 1;
+	return max < POOL_MAX_THREADS ? max : POOL_MAX_THREADS;
+}
 
 int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 			  int num_cpus)
@@ -1149,8 +1164,6 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 			return -1;
 		}
 	}
-	if (threads > 1)
-		qwd_logf(&sv->log, QWD_LOG_INFO, "replies built by %d threads", threads);
 	return 0;
 oom:
 	qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d reply workers", threads);

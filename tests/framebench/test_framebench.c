@@ -8,7 +8,8 @@
  * with the same player origins, another seed with others.  And the
  * parallel REPLY phase (qwd -threads, docs/parallel.md) changes nothing a
  * player sees: with 2 or 3 threads the world and every reply, byte for
- * byte, round by round, are those of the sequential frame.
+ * byte, round by round, are those of the sequential frame, and so with
+ * -threads auto while its pool grows.
  *
  * Design note: small runs on the bundled small map (64 players, QWDX,
  * 100 frames; 16 stock protocol-28 players), well under the rate, so no
@@ -25,8 +26,11 @@
 
 #include "../../tools/framebench/framebench.h"
 
+/* the bench's defaults on the small map with these; auto: -threads auto
+ * with `threads` at most, its sets as given */
 static struct fb_result *run_with(int players, int frames, uint64_t seed,
-				   int threads, bool schedule)
+				  int threads, bool automatic,
+				  const char *const *sets, bool schedule)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -40,14 +44,24 @@ static struct fb_result *run_with(int players, int frames, uint64_t seed,
 	c.seed = seed;
 	c.threads = threads;
 	c.schedule = schedule;
+	c.threads_auto = automatic;
+	c.threads_max = automatic ? threads : 0;
+	for (int i = 0; sets && sets[i]; i++)
+		c.sets[c.num_sets++] = sets[i];
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
 		fail_msg("fb_run: %s", err);
 	return r;
 }
 
+static struct fb_result *run_threads(int players, int frames, uint64_t seed,
+				     int threads)
+{
+	return run_with(players, frames, seed, threads, false, NULL, false);
+}
+
 static struct fb_result *run(int players, int frames, uint64_t seed)
 {
-	return run_with(players, frames, seed, 1, false);
+	return run_with(players, frames, seed, 1, false, NULL, false);
 }
 
 /* every request answered and read, by players and server alike */
@@ -107,8 +121,8 @@ static void test_seed_fixes_the_game(void **state)
  * (and the rate's decisions: the same answered count) */
 static void check_threads_equal(int players, int frames, int n)
 {
-	struct fb_result *a = run_with(players, frames, 5, 1, false);
-	struct fb_result *b = run_with(players, frames, 5, n, false);
+	struct fb_result *a = run_threads(players, frames, 5, 1);
+	struct fb_result *b = run_threads(players, frames, 5, n);
 
 	assert_int_equal(b->in_game, players);
 	assert_int_equal(b->bad, 0);
@@ -130,9 +144,31 @@ static void test_threads_same_replies(void **state)
 	check_threads_equal(64, 100, 3);
 }
 
+/* -threads auto whose pool grows by a worker every few frames (any need
+ * passes a threshold of 0) from 1 to 3 during the run: the same world
+ * and replies as the sequential frame while the size changes (the
+ * shrinking is tests/server's, which sets the thresholds mid-run) */
+static void test_threads_auto_same_replies(void **state)
+{
+	const char *grow[] = {"sv_threads_period 0.05", "sv_threads_high 0",
+			      "sv_threads_low 0", NULL};
+	struct fb_result *a = run_threads(64, 100, 5, 1);
+	struct fb_result *b = run_with(64, 100, 5, 3, true, grow, false);
+
+	(void)state;
+	assert_non_null(strstr(b->threads, "auto, 3 active of 3"));
+	assert_non_null(strstr(b->threads, " 2 changes"));
+	assert_int_equal(b->bad, 0);
+	assert_int_equal(a->answered, b->answered);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(a->reply_digest, b->reply_digest);
+	free(a);
+	free(b);
+}
+
 static void test_threads_same_replies_choked(void **state)
 {
-	struct fb_result *r = run_with(300, 40, 5, 2, false);
+	struct fb_result *r = run_threads(300, 40, 5, 2);
 
 	(void)state;
 	/* the crowd is choked (else the case below compares nothing more) */
@@ -151,8 +187,8 @@ static void test_threads_same_replies_stock(void **state)
 /* the reply digest sees the replies: another seed, another digest */
 static void test_reply_digest_moves(void **state)
 {
-	struct fb_result *a = run_with(64, 30, 5, 2, false);
-	struct fb_result *b = run_with(64, 30, 6, 2, false);
+	struct fb_result *a = run_threads(64, 30, 5, 2);
+	struct fb_result *b = run_threads(64, 30, 6, 2);
 
 	(void)state;
 	assert_int_not_equal(a->reply_digest, b->reply_digest);
@@ -164,7 +200,7 @@ static void test_reply_digest_moves(void **state)
  * simulation consistent, and the game the same as without it */
 static void test_schedule(void **state)
 {
-	struct fb_result *a = run_with(64, 100, 7, 1, true), *b = run(64, 100, 7);
+	struct fb_result *a = run_with(64, 100, 7, 1, false, NULL, true), *b = run(64, 100, 7);
 	const struct fb_schedule *s = &a->sched;
 
 	(void)state;
@@ -197,6 +233,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stock_players),
 	cmocka_unit_test(test_seed_fixes_the_game),
 	cmocka_unit_test(test_threads_same_replies),
+	cmocka_unit_test(test_threads_auto_same_replies),
 	cmocka_unit_test(test_threads_same_replies_choked),
 	cmocka_unit_test(test_threads_same_replies_stock),
 	cmocka_unit_test(test_reply_digest_moves),

@@ -2,7 +2,10 @@
  * test_pool.c -- the worker pool (src/pool): every item exactly once, on
  * the worker pool_split names (pool_run) or on any (pool_run_shared),
  * results per worker, many rounds, one thread inline, a stalled worker
- * not holding a shared run, the CPU pinning and the CPU lists.
+ * not holding a shared run, the active workers of a run (only they take
+ * items), timed runs (the workers' time in items), the CPU pinning and
+ * the CPU lists; the predicted pool's
+ * predictor and need (qwd -threads auto) fed synthetic needs.
  *
  * Design note: each item writes only its own cells (the count of runs,
  * the worker and thread that ran it) and each worker only its own sum,
@@ -13,11 +16,13 @@
 
 #include "qwd/pool.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { MAX_ITEMS = 4096 };
 
@@ -53,7 +58,7 @@ static void note_order(void *ctx, int worker, int item)
 /* one run of n items on p, checked item by item against pool_split */
 static void check_run(struct pool *p, struct run *r, int n)
 {
-	int threads = pool_threads(p);
+	int threads = pool_active(p);
 	long long total = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -84,7 +89,7 @@ static void check_shared(struct pool *p, struct run *r, int n, int chunk)
 	pool_run_shared(p, note, r, n, chunk);
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(r->count[i], 1);
-		assert_true(r->worker[i] >= 0 && r->worker[i] < pool_threads(p));
+		assert_true(r->worker[i] >= 0 && r->worker[i] < pool_active(p));
 	}
 	for (int w = 0; w < pool_threads(p); w++)
 		total += r->sum[w];
@@ -309,6 +314,175 @@ static void test_parse_cpus(void **state)
 	assert_int_equal(pool_parse_cpus("0-7", c, 8), 8);
 }
 
+/* Fewer workers active: the runs use only them, whatever the pool's
+ * size; one active is the caller's thread inline; the setting is clamped
+ * to 1 .. threads, and all of them work again once set back. */
+static void test_active_workers(void **state)
+{
+	struct bench b = make(4);
+
+	(void)state;
+	for (int round = 0; round < 600; round++) {
+		int active = 1 + round % 4;
+
+		pool_set_active(b.p, active);
+		assert_int_equal(pool_active(b.p), active);
+		check_run(b.p, b.r, (round * 41) % MAX_ITEMS);
+		check_shared(b.p, b.r, (round * 53) % MAX_ITEMS, 1 + round % 9);
+		if (active == 1)
+			for (int i = 0; i < (round * 53) % MAX_ITEMS; i++)
+				assert_true(pthread_equal(b.r->thread[i], pthread_self()));
+	}
+	pool_set_active(b.p, 0);
+	assert_int_equal(pool_active(b.p), 1);
+	pool_set_active(b.p, 9);
+	assert_int_equal(pool_active(b.p), 4);
+	check_run(b.p, b.r, 1000);
+	done(b);
+}
+
+/* an item that sleeps 1 ms */
+static void nap(void *ctx, int worker, int item)
+{
+	struct timespec ms = {0, 1000000};
+
+	(void)ctx;
+	(void)worker;
+	(void)item;
+	nanosleep(&ms, NULL);
+}
+
+/* Timed runs: the workers' time in items adds up to at least the items'
+ * own (eight naps of 1 ms: 8 ms whoever ran them, on any number of
+ * workers), whether the run is static, shared or inline; untimed runs
+ * add nothing, and a take zeroes the sums. */
+static void test_busy_time(void **state)
+{
+	struct bench b = make(3);
+
+	(void)state;
+	pool_run(b.p, nap, NULL, 8);
+	assert_true(pool_take_busy_ns(b.p) == 0);
+	pool_set_timing(b.p, true);
+	for (int active = 1; active <= 3; active++) {
+		pool_set_active(b.p, active);
+		pool_run(b.p, nap, NULL, 8);
+		assert_true(pool_take_busy_ns(b.p) >= 8000000u);
+		pool_run_shared(b.p, nap, NULL, 8, 1);
+		assert_true(pool_take_busy_ns(b.p) >= 8000000u);
+		assert_true(pool_take_busy_ns(b.p) == 0);
+	}
+	pool_set_timing(b.p, false);
+	pool_run_shared(b.p, nap, NULL, 8, 1);
+	assert_true(pool_take_busy_ns(b.p) == 0);
+	done(b);
+}
+
+/* the thresholds of the tests: grow above 0.75 x size, shrink below
+ * 0.5 x (size - 1) */
+static struct pool_predictor predictor(int max, double alpha)
+{
+	struct pool_predictor pr;
+
+	pool_predictor_init(&pr, max, alpha, 0.75, 0.5);
+	assert_int_equal(pr.size, 1);
+	assert_true(pr.gamma == 0);
+	return pr;
+}
+
+/* a need rising past every size's threshold: one step more each period,
+ * never past max */
+static void test_predictor_rising(void **state)
+{
+	struct pool_predictor pr = predictor(4, 1.0);
+	int want[] = {1, 2, 3, 4, 4, 4};
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(pool_predictor_step(&pr, 0.5 + i * 1.0), want[i]);
+	assert_int_equal(pr.changes, 3);
+	/* a need far above any pool: one step a period still, at most max */
+	pr = predictor(3, 0.5);
+	assert_int_equal(pool_predictor_step(&pr, 100), 2);
+	assert_int_equal(pool_predictor_step(&pr, 100), 3);
+	assert_int_equal(pool_predictor_step(&pr, 100), 3);
+}
+
+/* a steady need between the thresholds keeps the size */
+static void test_predictor_steady(void **state)
+{
+	struct pool_predictor pr = predictor(8, 0.5);
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		pool_predictor_step(&pr, 2.0);
+	/* Gamma near 2.0: 3 workers hold it (0.5 x 2 = 1 < 2 < 0.75 x 3) */
+	assert_int_equal(pr.size, 3);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(pool_predictor_step(&pr, i % 2 ? 1.3 : 2.2), 3);
+	assert_int_equal(pr.changes, 2);
+}
+
+/* a falling need shrinks step by step down to 1, never below */
+static void test_predictor_falling(void **state)
+{
+	struct pool_predictor pr = predictor(4, 1.0);
+	int want[] = {3, 2, 1, 1};
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		pool_predictor_step(&pr, 10);
+	assert_int_equal(pr.size, 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pool_predictor_step(&pr, 0), want[i]);
+	/* what no need can be counts as none */
+	assert_int_equal(pool_predictor_step(&pr, -3), 1);
+	assert_int_equal(pool_predictor_step(&pr, 0.0 / 0.0), 1);
+	assert_true(pr.gamma == 0);
+}
+
+/* one period's spike is smoothed by alpha: with 0.5 it does not reach
+ * the threshold that the same need, unsmoothed, passes */
+static void test_predictor_spike(void **state)
+{
+	struct pool_predictor smooth = predictor(4, 0.5), raw = predictor(4, 1.0);
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		pool_predictor_step(&smooth, 0.2);
+		pool_predictor_step(&raw, 0.2);
+	}
+	/* Gamma = 0.5 x 1.2 + 0.5 x 0.2 = 0.7, below 0.75 */
+	assert_int_equal(pool_predictor_step(&smooth, 1.2), 1);
+	assert_true(smooth.gamma > 0.69 && smooth.gamma < 0.71);
+	assert_int_equal(pool_predictor_step(&raw, 1.2), 2);
+	/* the spike over, the prediction decays by half each period */
+	pool_predictor_step(&smooth, 0.2);
+	assert_true(smooth.gamma > 0.44 && smooth.gamma < 0.46);
+	assert_int_equal(smooth.changes, 0);
+	/* low above high is taken as high: no size both grows and shrinks */
+	struct pool_predictor odd = predictor(4, 1.0);
+
+	odd.low = 2.0;
+	assert_int_equal(pool_predictor_step(&odd, 0.8), 2);
+	assert_int_equal(pool_predictor_step(&odd, 0.8), 2);
+}
+
+/* the need: parallel work over the time the sequential part left */
+static void test_need(void **state)
+{
+	(void)state;
+	assert_true(pool_need(0.4, 0, 0) == 0);
+	assert_true(pool_need(0, 0.1, 0.1) == 0);
+	/* 0.2 s of work, 0.4 s of wall, nothing else: half a worker */
+	assert_true(pool_need(0.4, 0, 0.2) == 0.5);
+	/* the same with 0.3 s sequential: it had 0.1 s, two workers */
+	assert_true(fabs(pool_need(0.4, 0.3, 0.2) - 2.0) < 1e-9);
+	/* the sequential part left nothing: counted as 1/20 of the period */
+	assert_true(fabs(pool_need(0.4, 0.5, 0.02) - 1.0) < 1e-9);
+	assert_true(pool_need(0.4, 0.4, 100) == POOL_MAX_THREADS);
+}
+
 static const struct CMUnitTest pool_tests[] = {
 	cmocka_unit_test(test_split_covers),
 	cmocka_unit_test(test_each_item_once),
@@ -319,5 +493,12 @@ static const struct CMUnitTest pool_tests[] = {
 	cmocka_unit_test(test_pinned),
 	cmocka_unit_test(test_refused),
 	cmocka_unit_test(test_parse_cpus),
+	cmocka_unit_test(test_active_workers),
+	cmocka_unit_test(test_busy_time),
+	cmocka_unit_test(test_predictor_rising),
+	cmocka_unit_test(test_predictor_steady),
+	cmocka_unit_test(test_predictor_falling),
+	cmocka_unit_test(test_predictor_spike),
+	cmocka_unit_test(test_need),
 };
 QWD_TEST_GROUP(pool, pool_tests, NULL, NULL);

@@ -175,6 +175,8 @@ int srvfix_test_teardown(void **state)
 	f->log_mark = NULL;
 	f->log_matched = 0;
 	f->log_last[0] = '\0';
+	f->threads_auto = false;
+	f->threads_max = 0;
 	return 0;
 }
 
@@ -209,6 +211,8 @@ void srvfix_start(struct srvfix *f, int maxclients)
 	o.ip = "127.0.0.1";
 	o.port = 0;
 	o.maxclients = maxclients;
+	o.threads_auto = f->threads_auto;
+	o.threads_max = f->threads_max;
 	assert_int_equal(server_init(f->sv, &o), 0);
 	f->sv->log.sink = keep_line;
 	f->sv->log.ctx = f;

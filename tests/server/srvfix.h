@@ -68,6 +68,8 @@ struct srvfix {
 	const char *log_mark;	/* log lines holding it are counted ... */
 	int log_matched;	/* ... here, in all (not only the kept ones) */
 	char log_last[QWD_LOG_LINE_MAX];	/* the last of them */
+	bool threads_auto;	/* srvfix_start: -threads auto -threads-max */
+	int threads_max;
 	/* a qwd child instead (srvfix_spawn): 0 none */
 	int child;		/* its pid */
 	int child_in;		/* its console, -1 closed */

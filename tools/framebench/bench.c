@@ -270,6 +270,8 @@ static int start_server(struct bench *b, char *err, size_t errsize)
 	o.link = &b->link;
 	o.quiet = !c->log;
 	o.threads = c->threads;
+	o.threads_auto = c->threads_auto;
+	o.threads_max = c->threads_max;
 	o.cpus = c->cpus;
 	o.num_cpus = c->num_cpus;
 	b->sv = server_create(&o);
@@ -284,6 +286,8 @@ static int start_server(struct bench *b, char *err, size_t errsize)
 	set(b, "sv_maxclientsperip 0");
 	snprintf(line, sizeof(line), "sv_maxrate %d", c->rate);
 	set(b, line);
+	for (int i = 0; i < c->num_sets; i++)
+		set(b, c->sets[i]);
 	if (server_map(b->sv, b->mapname, line, sizeof(line)) != 0) {
 		snprintf(err, errsize, "map %s: %s", b->mapname, line);
 		return -1;
@@ -599,6 +603,13 @@ static void finish(struct bench *b)
 	}
 	r->digest = h;
 	r->reply_digest = sent;
+	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");
+
+	if (out) {
+		server_command(b->sv, "threads", out);
+		fclose(out);
+	}
+	r->threads[strcspn(r->threads, "\n")] = '\0';
 	r->dropped_datagrams = b->in.dropped + b->out.dropped;
 }
 

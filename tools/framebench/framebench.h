@@ -28,7 +28,8 @@
 enum {
 	FB_MAX_PLAYERS = 2048,
 	FB_PHASES = 4,		/* world, receive, execute, reply (prof's) */
-	FB_SCHED_WORKERS = 5	/* simulated: 1, 2, 4, 8, 16 workers */
+	FB_SCHED_WORKERS = 5,	/* simulated: 1, 2, 4, 8, 16 workers */
+	FB_MAX_SETS = 8		/* --set lines */
 };
 
 /* the worker counts of the simulation, FB_SCHED_WORKERS of them */
@@ -54,6 +55,12 @@ struct fb_config {
 	bool schedule;		/* measure the schedule (server_sched_*) */
 	int schedule_rule;	/* ... what a shot joins: enum
 				   server_sched_rule */
+	bool threads_auto;	/* qwd -threads auto -threads-max (threads
+				   unused; docs/parallel.md) */
+	int threads_max;
+	const char *sets[FB_MAX_SETS];	/* console lines ("NAME VALUE") run
+					   after the bench's own settings */
+	int num_sets;
 };
 
 void fb_config_default(struct fb_config *c);
@@ -124,6 +131,9 @@ struct fb_result {
 	uint64_t reply_digest;
 
 	struct fb_schedule sched;	/* with c->schedule */
+	/* the server's "threads" line at the end (the predicted pool's
+	 * size, need, changes) */
+	char threads[192];
 };
 
 /* Run c; 0, or -1 with the reason in err.  r is large (histograms):

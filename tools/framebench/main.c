@@ -11,8 +11,9 @@
  *
  *   usage: framebench [--players N] [--frames F] [--warmup W] [--map M]
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
- *                     [--threads N] [--cpus LIST]
- *                     [--schedule [--schedule-rule R]] [--json FILE]
+ *                     [--threads N|auto] [--threads-max N] [--cpus LIST]
+ *                     [--set "NAME VALUE"] [--schedule [--schedule-rule R]]
+ *                     [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -33,15 +34,18 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: framebench [--players N] [--frames F] [--warmup W] [--map M]\n"
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
-		"                  [--threads N] [--cpus LIST]\n"
-		"                  [--schedule [--schedule-rule R]] [--json FILE]\n"
+		"                  [--threads N|auto] [--threads-max N] [--cpus LIST]\n"
+		"                  [--set \"NAME VALUE\"] [--schedule [--schedule-rule R]]\n"
+		"                  [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
 		"  (or large, or a .bsp path), seed 1, rate 100000 (the highest),\n"
 		"  32 players starting to join a frame, 1 thread (the sequential frame;\n"
 		"  N: the replies built by N workers, qwd -threads N; --cpus pins them,\n"
-		"  qwd -cpus)\n"
+		"  qwd -cpus; auto: qwd -threads auto, the pool's size predicted, at most\n"
+		"  --threads-max, on the bench's clock of 13 ms a frame); --set: a cvar\n"
+		"  (sv_threads_period 0.1), up to 8\n"
 		"  --schedule: the jobs of a parallel frame every frame (docs/parallel.md)\n"
 		"  and LPT over their measured costs on 1-16 workers, simulated;\n"
 		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
@@ -117,9 +121,20 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--join-rate")) {
 			rc = number(o, v, 1, FB_MAX_PLAYERS, &n);
 			c->join_per_frame = (int)n;
+		} else if (!strcmp(o, "--threads") && v && !strcmp(v, "auto")) {
+			c->threads_auto = true;
 		} else if (!strcmp(o, "--threads")) {
 			rc = number(o, v, 1, POOL_MAX_THREADS, &n);
 			c->threads = (int)n;
+		} else if (!strcmp(o, "--threads-max")) {
+			rc = number(o, v, 1, POOL_MAX_THREADS, &n);
+			c->threads_max = (int)n;
+		} else if (!strcmp(o, "--set") && v) {
+			if (c->num_sets == FB_MAX_SETS) {
+				fprintf(stderr, "framebench: --set: at most %d\n", FB_MAX_SETS);
+				return -1;
+			}
+			c->sets[c->num_sets++] = v;
 		} else if (!strcmp(o, "--cpus") && v) {
 			c->num_cpus = pool_parse_cpus(v, cpus, POOL_MAX_THREADS);
 			c->cpus = cpus;
@@ -246,6 +261,8 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_i64(&j, "rate", c->rate);
 	json_i64(&j, "warmup", c->warmup);
 	json_i64(&j, "threads", c->threads > 1 ? c->threads : 1);
+	if (c->threads_auto)
+		json_str(&j, "threads_auto", r->threads);
 	json_i64(&j, "frames", r->frames);
 	json_fixed(&j, "frame_game_ms", 13.0, 1);
 	json_break(&j, 2);
@@ -359,9 +376,13 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	       r->players > 32 ? "QWDX" : "protocol 28", c->rate);
 	printf("  frames     %d measured after %d of warm-up; 13 ms of game time each, "
 	       "one request per player per frame\n", r->frames, c->warmup);
-	printf("  server     %d thread%s%s\n", c->threads > 1 ? c->threads : 1,
-	       c->threads > 1 ? "s (the replies built by the workers)" : " (the sequential frame)",
-	       c->num_cpus > 0 ? ", pinned (--cpus)" : "");
+	if (c->threads_auto)
+		printf("  server     -threads auto: at the end, %s%s\n", r->threads,
+		       c->num_cpus > 0 ? ", pinned (--cpus)" : "");
+	else
+		printf("  server     %d thread%s%s\n", c->threads > 1 ? c->threads : 1,
+		       c->threads > 1 ? "s (the replies built by the workers)" : " (the sequential frame)",
+		       c->num_cpus > 0 ? ", pinned (--cpus)" : "");
 	printf("  machine    %s, %ld CPUs online, RAM %s\n", m->cpu,
 	       sysconf(_SC_NPROCESSORS_ONLN), m->ram);
 	printf("  date       %s\n", m->date);
