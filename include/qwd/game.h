@@ -573,6 +573,65 @@ bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
  * relays) or names a map (a changelevel).  False for an id out of range
  * or not in use. */
 bool game_entity_acts_far(const struct game *g, int id);
+/* Where such an entity acts, when one box says it: a teleporter's
+ * destination (where the player lands, telefrags, and goes on from; the
+ * caller grows it by the mover's reach).  False for what acts wider (a
+ * button, a relay, a changelevel, a teleporter whose destination has
+ * targets of its own). */
+bool game_entity_far_box(const struct game *g, int id, vec3_t mins,
+			 vec3_t maxs);
+/* Where a respawn this frame may read or place a player: a box around
+ * every spawn spot it chooses among (up to max; mins/maxs max entries
+ * each).  -1 when they are more than max, or when there is none (a
+ * respawn then goes to the map's centre). */
+int game_spawn_boxes(const struct game *g, vec3_t *mins, vec3_t *maxs,
+		     int max);
+/* ---- moves on several threads (src/game/defer.c, docs/parallel.md) --
+
+ * Can slot's commands of this frame (n of them) run as a local job, on a
+ * worker beside others?  True when nothing they may do reaches the
+ * game's shared state (the random stream, the entity allocator, damage,
+ * targets, another player): the player is alive, walking and in the
+ * game; no command fires, swings or changes weapon (no attack, no
+ * impulse, no firing frames or swing under way); no powerup runs; it is
+ * out of liquids and none lies within [rmin, rmax], the region its
+ * commands may reach; and it cannot fall fast enough in them to be
+ * hurt.  What is near it (items, triggers, other players) is the
+ * caller's schedule. */
+bool game_client_local(const struct game *g, int slot,
+		       const struct usercmd *cmds, int n, const vec3_t rmin,
+		       const vec3_t rmax);
+/* game_client_cmd without counting the command in g->stats (a worker
+ * runs it; the caller adds its commands with game_add_commands) */
+void game_client_cmd_local(struct game *g, int slot, const struct usercmd *cmd);
+void game_add_commands(struct game *g, uint64_t n);
+
+/* A queue of the game's calls to the server (records of at most
+ * `records` calls and text_bytes of their text); NULL when memory is
+ * short. */
+struct game_defer;
+struct game_defer *game_defer_create(int records, size_t text_bytes);
+void game_defer_destroy(struct game_defer *q);
+/* The services to give the game while local jobs run: every call to
+ * the server is recorded into the calling thread's bound queue; calls
+ * that answer (precache, cvar, infokey) go to real at once. */
+struct game_services game_defer_services(const struct game_services *real);
+/* The calling thread records into q (NULL: none) under key, until bound
+ * again; key orders the replay (the move's place in the frame). */
+void game_defer_bind(struct game_defer *q, uint32_t key);
+/* Make the recorded calls of nq queues on real, by key (0 .. keys-1;
+ * a larger key counts as keys-1), each key's calls in their recorded
+ * order, and empty the queues.  count (keys + 1 entries) and order
+ * (max_order) are the caller's scratch.  Returns the calls made, or -1
+ * (nothing made, nothing emptied) when they were more than max_order. */
+int game_defer_replay(const struct game_services *real,
+		      struct game_defer *const *qs, int nq, uint32_t keys,
+		      uint32_t *count, uint32_t *order, int max_order);
+/* calls a full queue lost */
+uint64_t game_defer_dropped(const struct game_defer *q);
+/* local moves that reached shared state anyway (escapes), since start */
+uint64_t game_escapes(void);
+
 /* the client's STAT_* values (health, ammo, items, weapon model...) */
 void game_client_stats(const struct game *g, int slot, int32_t *stats,
 		       int num_stats);

@@ -220,6 +220,8 @@ bool prof_timers_on(const struct prof *p);
 
 /* Close the phase in effect and open `next`.  Returns the time read. */
 uint64_t prof_switch(struct prof *p, enum prof_phase next);
+/* the phase in effect (to switch back to it after a nested one) */
+enum prof_phase prof_phase_now(const struct prof *p);
 /* Close the frame: the phase in effect ends, the frame's record is added
  * to the interval and the total, rotation advances, and the next frame
  * starts in PROF_IDLE. */

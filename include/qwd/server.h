@@ -145,6 +145,24 @@ const char *server_sched_rule_name(enum server_sched_rule rule);
 /* the last frame's schedule (valid until the next frame) */
 void server_sched_last(const struct server *sv, struct server_sched_frame *out);
 
+/* The parallel EXECUTE's figures since start (qwd -threads N,
+ * docs/parallel.md "EXECUTE on workers"). */
+struct server_exec_stats {
+	uint64_t parallel;	/* segments run on the workers */
+	uint64_t sequential;	/* segments run in arrival order */
+	uint64_t jobs;		/* local jobs of the parallel segments */
+	uint64_t local_moves, shared_moves;	/* of the parallel ones */
+	uint64_t outside;	/* a local mover left its region */
+	uint64_t escapes;	/* a local move reached shared state */
+	uint64_t calls_lost;	/* game calls a full queue lost */
+};
+void server_exec_stats(const struct server *sv, struct server_exec_stats *out);
+/* h chained with the game's state: every entity in use (number,
+ * origin, velocity, angles, frame, health, armour, items, weapon,
+ * solid) and every player's frags, ammo and powerup times; for tests
+ * that compare two runs frame by frame (-threads 1 against N). */
+uint64_t server_state_hash(const struct server *sv, uint64_t h);
+
 /* monotonic seconds */
 double server_clock(void);
 

@@ -320,7 +320,8 @@ enum {
 	AREA_DEPTH = 4,		/* QuakeWorld's tree: 16 leaves */
 	AREA_MAX_DEPTH = 8,	/* for servers of hundreds of players */
 	AREA_NODES = (2 << AREA_MAX_DEPTH) - 1,
-	WORLD_MAX_OBJ_LEAFS = 16
+	WORLD_MAX_OBJ_LEAFS = 16,
+	WORLD_MOVE_MAX_CLIPS = 512
 };
 
 struct area_link {
@@ -337,6 +338,13 @@ struct world_obj {
 	bool monster;		/* MOVE_MISSILE uses enlarged boxes for these */
 	vec3_t origin, mins, maxs;
 	vec3_t absmin, absmax;	/* world-space box, set by world_link */
+	/* the box its areanode list was chosen by, and the one a query's
+	 * walk tests first: absmin/absmax, except for an object placed by
+	 * world_link_region for a deferred phase (the region it may reach) */
+	vec3_t lmin, lmax;
+	bool pending;		/* linked or unlinked in a deferred phase:
+				 * world_commit places it */
+	bool gone;		/* unlinked (or made SOLID_NOT) in it */
 	int num_leafs;		/* leafs touched, for PVS checks in replies */
 	bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
 	bool leafs_valid;	/* the leafs are those of absmin..absmax in
@@ -361,6 +369,7 @@ struct world {
 	int depth;		/* of the tree: AREA_DEPTH unless chosen */
 	struct world_obj *objs;	/* caller-owned array, objs[i].id == i */
 	int max_objs;
+	bool deferred;		/* a deferred phase runs (world_defer) */
 };
 
 /* Build the areanode tree over map's world model bounds and take the
@@ -383,9 +392,28 @@ int world_depth_for(int max_clients);
 void world_link(struct world *w, struct world_obj *obj);
 void world_unlink(struct world *w, struct world_obj *obj);
 
+/* A deferred phase, for moves run on several threads at once
+ * (docs/parallel.md, "EXECUTE on workers"): between world_defer(w, true)
+ * and world_defer(w, false) no list of the tree changes.  world_link and
+ * world_unlink set the object's box and leafs (or mark it gone) and
+ * leave it where it is, pending; queries test the box it was placed by
+ * (lmin/lmax) first and then, for what passes, its live box, skipping
+ * what is gone.  So a thread reads the live fields only of objects whose
+ * placed box meets its query.  Before the phase the caller places each
+ * object that may move by world_link_region (the region it may reach,
+ * which must hold its box); after it, world_commit places each object
+ * that was placed or is pending, in the order the caller wants the lists
+ * to have. */
+void world_defer(struct world *w, bool on);
+void world_link_region(struct world *w, struct world_obj *obj,
+		       const vec3_t mins, const vec3_t maxs);
+void world_commit(struct world *w, struct world_obj *obj);
+
 enum area_kind { AREA_SOLID, AREA_TRIGGERS };
-/* Objects of the given list whose boxes touch [mins, maxs]; returns how
- * many were found (at most max are stored). */
+/* Objects of the given list whose boxes touch [mins, maxs], in the order
+ * of their ids (whatever the lists' order: a tree whose lists were built
+ * in another order gives the same answer); returns how many were found
+ * (at most max are stored: the max lowest ids). */
 int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max);
@@ -394,7 +422,10 @@ int world_area_objs(const struct world *w, const vec3_t mins,
 int world_point_contents(const struct world *w, const vec3_t p);
 
 /* Move a box from start to end, clipping against the world and every
- * linked solid object but passobj, its owner and what passobj owns. */
+ * linked solid object but passobj, its owner and what passobj owns; the
+ * objects are clipped in the order of their ids (the first of equal
+ * fractions wins), up to WORLD_MOVE_MAX_CLIPS of them, the rest after
+ * them in the lists' order. */
 void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr);

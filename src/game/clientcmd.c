@@ -479,18 +479,88 @@ bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
 	return true;
 }
 
-void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd)
+void game_client_cmd_local(struct game *g, int slot, const struct usercmd *cmd)
 {
 	struct usercmd step;
 	int n;
 
 	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
 		return;
-	g->stats.commands++;
 	n = pmove_cmd_steps(cmd, &step);
 	for (int i = 0; i < n; i++)
 		run_step(g, slot, &step, i == 0);
 	flush_damage(g, &g->ents[game_player_entity(g, slot)]);
+}
+
+void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd)
+{
+	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
+		return;
+	g->stats.commands++;
+	game_client_cmd_local(g, slot, cmd);
+}
+
+void game_add_commands(struct game *g, uint64_t n)
+{
+	g->stats.commands += n;
+}
+
+/* any leaf of liquid within the box (more leafs than we look at: say
+ * yes) */
+static bool liquid_within(const struct game *g, const vec3_t mins,
+			  const vec3_t maxs)
+{
+	int32_t leafs[64];
+	int n = bsp_box_leafs(g->map, mins, maxs, leafs, 64);
+
+	if (n > 64)
+		return true;
+	for (int i = 0; i < n; i++) {
+		int c = g->map->leafs[leafs[i]].contents;
+
+		if (c == CONTENTS_WATER || c == CONTENTS_SLIME ||
+		    c == CONTENTS_LAVA)
+			return true;
+	}
+	return false;
+}
+
+bool game_client_local(const struct game *g, int slot,
+		       const struct usercmd *cmds, int n, const vec3_t rmin,
+		       const vec3_t rmax)
+{
+	const struct game_client *cl;
+	const struct game_entity *e;
+	double t = 0;
+
+	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
+		return false;
+	cl = &g->clients[slot];
+	e = &g->ents[game_player_entity(g, slot)];
+	if (cl->spectator || cl->intermission || g->intermission ||
+	    e->deadflag != DEAD_NO || e->health <= 0 ||
+	    e->movetype != MOVETYPE_WALK)
+		return false;
+	if (cl->axe_pending || cl->refire || cl->impulse)
+		return false;
+	if (cl->super_time || cl->invincible_time || cl->invisible_time ||
+	    cl->rad_time || cl->super_damage_finished > 0 ||
+	    cl->invincible_finished > 0 || cl->invisible_finished > 0 ||
+	    cl->radsuit_finished > 0)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if ((cmds[i].buttons & BUTTON_ATTACK) || cmds[i].impulse)
+			return false;
+		t += cmds[i].msec * 0.001;
+	}
+	/* post_think hurts a landing after a fall faster than 650 u/s: the
+	 * last step's speed and the slowest this move can reach */
+	if (cl->jump_flag < -600 ||
+	    e->velocity[2] - g->movevars.gravity * (t + 0.05) < -600)
+		return false;
+	if (e->waterlevel || liquid_within(g, rmin, rmax))
+		return false;
+	return true;
 }
 
 void game_client_stats(const struct game *g, int slot, int32_t *stats,

@@ -88,7 +88,21 @@ static bool same_team(struct game *g, struct game_entity *a,
 	return ca && cb && ca->team[0] && strcmp(ca->team, cb->team) == 0;
 }
 
+static void apply_damage(struct game *g, struct game_entity *targ,
+		   struct game_entity *inflictor, struct game_entity *attacker,
+		   float damage, int deathtype);
+
 void combat_damage(struct game *g, struct game_entity *targ,
+		   struct game_entity *inflictor, struct game_entity *attacker,
+		   float dmg, int deathtype)
+{
+	bool esc = g_escape_enter("damage");
+
+	apply_damage(g, targ, inflictor, attacker, dmg, deathtype);
+	g_escape_leave(esc);
+}
+
+static void apply_damage(struct game *g, struct game_entity *targ,
 		   struct game_entity *inflictor, struct game_entity *attacker,
 		   float damage, int deathtype)
 {

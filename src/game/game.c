@@ -33,12 +33,14 @@
 
 double g_random(struct game *g)
 {
+	bool esc = g_escape_enter("the random stream");
 	uint64_t x = g->rng;
 
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
 	g->rng = x;
+	g_escape_leave(esc);
 	return (double)((x * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -158,7 +160,7 @@ static struct game_entity *init_entity(struct game *g, int num)
 	return e;
 }
 
-struct game_entity *g_spawn(struct game *g)
+static struct game_entity *spawn_free(struct game *g)
 {
 	for (int i = g->first_free; i < g->top; i++) {
 		struct game_entity *e = &g->ents[i];
@@ -171,6 +173,15 @@ struct game_entity *g_spawn(struct game *g)
 		return init_entity(g, i);
 	}
 	return NULL;
+}
+
+struct game_entity *g_spawn(struct game *g)
+{
+	bool esc = g_escape_enter("the entity allocator");
+	struct game_entity *e = spawn_free(g);
+
+	g_escape_leave(esc);
+	return e;
 }
 
 void g_remove(struct game *g, struct game_entity *e)
@@ -413,8 +424,20 @@ static void delayed_use(struct game *g, struct game_entity *self)
 /* QuakeC's SUB_UseTargets: the message to the activator, killtargets
  * removed, every entity named by target used; with a delay, a temporary
  * entity does it later. */
+static void use_targets(struct game *g, struct game_entity *self,
+			struct game_entity *activator);
+
 void g_use_targets(struct game *g, struct game_entity *self,
 		   struct game_entity *activator)
+{
+	bool esc = g_escape_enter("an entity's targets");
+
+	use_targets(g, self, activator);
+	g_escape_leave(esc);
+}
+
+static void use_targets(struct game *g, struct game_entity *self,
+			struct game_entity *activator)
 {
 	if (self->delay > 0) {
 		struct game_entity *t = g_spawn(g);

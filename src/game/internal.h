@@ -34,6 +34,12 @@ static inline void g_vscale(const vec3_t v, float s, vec3_t out)
 
 /* game.c: engine builtins */
 double g_random(struct game *g);			/* [0, 1) */
+/* defer.c: a thread runs a local move (its calls to the server are
+ * recorded); the guard around shared state such a move must not reach
+ * (true: this call entered it, pass it to g_escape_leave) */
+bool g_deferring(void);
+bool g_escape_enter(const char *what);
+void g_escape_leave(bool entered);
 float g_crandom(struct game *g);			/* (-1, 1) */
 struct game_entity *g_spawn(struct game *g);		/* NULL when full */
 void g_remove(struct game *g, struct game_entity *e);

@@ -244,6 +244,34 @@ static bool box_free(struct game *g, const vec3_t org, struct game_entity *self)
  * is taken */
 enum { SPAWN_RINGS = 12, SPAWN_TRIES = 1024 };
 
+int game_spawn_boxes(const struct game *g, vec3_t *mins, vec3_t *maxs,
+		     int max)
+{
+	/* select_spawn's reach: a spot's neighbours within 84 units, or a
+	 * place on its rings and the players near that place */
+	float grow = 40.0f * SPAWN_RINGS + 84 + 64;
+	const char *cls = "info_player_deathmatch";
+	int n = 0;
+
+	for (int pass = 0; pass < 2 && n == 0; pass++) {
+		for (int i = 1; i < g->num_entities; i++) {
+			const struct game_entity *e = &g->ents[i];
+
+			if (!is_spot(e, cls))
+				continue;
+			if (n == max)
+				return -1;
+			for (int k = 0; k < 3; k++) {
+				mins[n][k] = e->obj->origin[k] - grow;
+				maxs[n][k] = e->obj->origin[k] + grow;
+			}
+			n++;
+		}
+		cls = "info_player_start";
+	}
+	return n == 0 ? -1 : n;	/* no spot: the map's centre, anywhere */
+}
+
 static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			 vec3_t ang)
 {

@@ -207,6 +207,31 @@ static void teleport_touch(struct game *g, struct game_entity *self,
 	g_link(g, other, true);
 }
 
+bool game_entity_far_box(const struct game *g, int id, vec3_t mins,
+			 vec3_t maxs)
+{
+	const struct game_entity *e, *t = NULL;
+
+	if (id <= 0 || id >= g->max_entities)
+		return false;
+	e = &g->ents[id];
+	if (!e->inuse || e->touch != teleport_touch || e->killtarget ||
+	    !e->target)
+		return false;
+	/* the destination teleport_touch will find; the search writes
+	 * nothing */
+	t = g_find_target((struct game *)g, NULL, e->target);
+	if (!t || t->target || t->killtarget)
+		return false;	/* what it uses acts further on */
+	/* a player lands there, telefrags what is there, and runs on at
+	 * 300 u/s for the rest of its commands (the caller adds their reach) */
+	for (int k = 0; k < 3; k++) {
+		mins[k] = t->obj->origin[k] - 16 - 64;
+		maxs[k] = t->obj->origin[k] + 32 + 64;
+	}
+	return true;
+}
+
 static void push_touch(struct game *g, struct game_entity *self,
 		       struct game_entity *other)
 {

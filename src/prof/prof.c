@@ -164,6 +164,11 @@ uint64_t prof_switch(struct prof *p, enum prof_phase next)
 	return now;
 }
 
+enum prof_phase prof_phase_now(const struct prof *p)
+{
+	return p->phase;
+}
+
 /* the timer setting asked for, at a frame boundary; counters need the
  * phase boundaries, so they close with the timers */
 static void apply_timers(struct prof *p)

@@ -379,6 +379,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 							 : opt->threads,
 				  opt->cpus, opt->num_cpus) != 0)
 		return -1;
+	if (sv_exec_init(sv) != 0)
+		return -1;
 
 	struct prof_config pc = {
 		.log = &sv->log,
@@ -457,6 +459,7 @@ void server_shutdown(struct server *sv)
 	free(sv->send_list);
 	free(sv->objs);
 	sv_sched_free(sv);
+	sv_exec_free(sv);
 	game_destroy(sv->game);
 	sv->game = NULL;
 	free(sv->hash);
@@ -609,6 +612,7 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 		return;
 	msg_init_read(&m, p->data, p->len);
 	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
+		sv_exec_flush(sv);	/* rcon, status: after the moves before */
 		sv_connectionless(sv, &p->from, &m);
 		return;
 	}
@@ -781,6 +785,8 @@ void server_frame(struct server *sv, double wait)
 			break;
 		backlog = round == RECV_ROUNDS - 1;
 	}
+	/* the last segment of queued moves (execute.c) */
+	sv_exec_flush(sv);
 
 	/* the jobs a parallel frame would have made of these requests,
 	 * when measured (sched.c) */

@@ -507,6 +507,12 @@ struct server_stats {
 	uint64_t chunk_requests_bad;	/* past the file's end, negative */
 	uint64_t busy_refusals;		/* connects refused for load */
 	uint64_t overload_drops;	/* players let go in an overload */
+	/* the parallel EXECUTE (execute.c): segments run on the workers and
+	 * sequentially, local jobs, moves in local and in shared jobs */
+	uint64_t exec_parallel, exec_sequential, exec_jobs;
+	uint64_t exec_local_moves, exec_shared_moves;
+	uint64_t exec_outside;		/* a local mover left its region */
+	uint64_t exec_calls_lost;	/* game calls a full queue lost */
 };
 
 /* The schedule instrument (sched.c): every frame's action lists joined
@@ -533,6 +539,60 @@ struct sv_sched {
 	bool *client_fires;		/* maxclients */
 	struct server_sched_job *jobs;	/* maxclients */
 	int njobs, clients;		/* the last frame's */
+};
+
+/* The parallel EXECUTE (execute.c): the segment's queued moves and the
+ * schedule's arrays, all made by server_init when -threads > 1. */
+enum {
+	EXEC_MAX_CMDS = 20,	/* commands one move may run (a gap's fill) */
+	EXEC_MAX_ITEMS = 16,	/* items a move's halo remembers for commit */
+	EXEC_MAX_SPAWNS = 256	/* spawn spots a respawn's boxes cover */
+};
+
+struct sv_exec_move {
+	int slot;
+	int n;			/* commands, in cmds[index * EXEC_MAX_CMDS] */
+	float reach;		/* summed over its commands */
+	vec3_t rmin, rmax;	/* where it may go */
+	bool fires;
+	vec3_t fmin, fmax;	/* its line of fire, when it fires */
+	bool local;		/* game_client_local said yes */
+	int job;		/* local job, -1: the shared job */
+	int num_items;
+};
+
+struct sv_exec {
+	struct cvar *enabled;	/* sv_threads_execute */
+	bool on;		/* made: -threads > 1 */
+	bool flushing;
+	int num;		/* queued moves */
+	struct sv_exec_move *moves;	/* maxclients, arrival order */
+	struct usercmd *cmds;		/* maxclients x EXEC_MAX_CMDS */
+	bool *queued;			/* maxclients: a move is queued */
+	/* the schedule: a node per entity, and the shared node */
+	struct sched_uf uf;
+	int *parent, *size;
+	int shared_node;
+	int *job_of;			/* nodes: a root's local job, -1 */
+	int *touched;
+	bool *marked;
+	int ntouched;
+	struct world_obj **found;	/* an area query's */
+	int *items;			/* maxclients x EXEC_MAX_ITEMS */
+	int *job_first, *job_last, *next;	/* moves of a job */
+	uint64_t *weight;		/* a job's entities */
+	int *order, *job_bin;		/* LPT's */
+	int njobs, num_shared;
+	bool respawns;			/* a move of the segment respawns */
+	vec3_t *spawn_min, *spawn_max;	/* EXEC_MAX_SPAWNS */
+	/* the run: a bin per worker, each with its queue of game calls */
+	int nbins;
+	uint64_t *bin_cmds;
+	struct game_defer **queues;
+	uint64_t *dropped_seen;
+	uint32_t *replay_count;		/* maxclients + 1 */
+	uint32_t *replay_order;
+	int replay_max;
 };
 
 struct server {
@@ -651,6 +711,7 @@ struct server {
 	struct client *clients;		/* maxclients */
 	struct sv_grid grid;
 	struct sv_sched sched;		/* the schedule instrument */
+	struct sv_exec exec;		/* the parallel EXECUTE */
 	int next_userid;
 	int16_t *hash;			/* (ip, qport) -> slot, -1 empty */
 	uint32_t hash_size;		/* power of two >= 2 * maxclients */
@@ -767,6 +828,21 @@ void sv_rings_forget(struct server *sv);
  * one (entity states, player entries and the list of sendable entities
  * are made once per phase); sv_send_replies starts one */
 void sv_reply_phase(struct server *sv);
+/* execute.c: the parallel EXECUTE (docs/parallel.md) */
+int sv_exec_init(struct server *sv);
+void sv_exec_free(struct server *sv);
+/* moves are queued now: made, sv_threads_execute, no schedule instrument */
+bool sv_exec_active(const struct server *sv);
+/* queue a spawned client's n commands (speed-checked); false: run them
+ * now (after sv_exec_flush) */
+bool sv_exec_queue(struct server *sv, struct client *cl,
+		   const struct usercmd *cmds, int n);
+/* run the queued moves (nothing queued: nothing) */
+void sv_exec_flush(struct server *sv);
+/* user.c: one command through the game, the player grid after it */
+void sv_run_game_cmd(struct server *sv, struct client *cl,
+		     const struct usercmd *cmd);
+
 /* sched.c: the schedule instrument (docs/parallel.md) */
 int sv_sched_init(struct server *sv);
 void sv_sched_free(struct server *sv);

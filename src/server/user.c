@@ -130,8 +130,8 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 
 /* ---- moves ------------------------------------------------------------ */
 
-static void run_game_cmd(struct server *sv, struct client *cl,
-			 const struct usercmd *cmd)
+void sv_run_game_cmd(struct server *sv, struct client *cl,
+		     const struct usercmd *cmd)
 {
 	/* the game clamps the pitch, moves, touches, fires */
 	game_client_cmd(sv->game, cl->slot, cmd);
@@ -139,10 +139,12 @@ static void run_game_cmd(struct server *sv, struct client *cl,
 		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
 }
 
-static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
+/* The speed check: game time may not run ahead of real time by more
+ * than the bank; the command recorder sees the command as the game will
+ * run it. */
+static struct usercmd checked_cmd(struct server *sv, struct client *cl,
+				  struct usercmd cmd)
 {
-	/* speed check: game time may not run ahead of real time by more
-	 * than the bank */
 	if (sv->sv_speedcheck->value > 0) {
 		double bank_max = sv->sv_speedcheck->value;
 
@@ -156,16 +158,22 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 	}
 	if (sv->recorder)	/* "cmdrecord start": the command as the game runs it */
 		sv_record_cmd(sv, cl, &cmd);
+	return cmd;
+}
+
+static void run_cmd(struct server *sv, struct client *cl,
+		    const struct usercmd *cmd)
+{
 	if (sv->sched.on) {
 		uint64_t t0;
 
 		/* measured: the command's action list, and its time */
-		sv_sched_cmd(sv, cl, &cmd);
+		sv_sched_cmd(sv, cl, cmd);
 		t0 = sv_sched_clock();
-		run_game_cmd(sv, cl, &cmd);
+		sv_run_game_cmd(sv, cl, cmd);
 		sv_sched_cost(sv, cl, sv_sched_clock() - t0);
 	} else {
-		run_game_cmd(sv, cl, &cmd);
+		sv_run_game_cmd(sv, cl, cmd);
 	}
 	cl->localtime = sv->time;
 }
@@ -173,8 +181,9 @@ static void run_cmd(struct server *sv, struct client *cl, struct usercmd cmd)
 static void execute_move(struct server *sv, struct client *cl,
 			 const struct parsed *p, struct msg_buf *m)
 {
+	struct usercmd cmds[EXEC_MAX_CMDS];
 	uint8_t want;
-	int drop;
+	int drop, n = 0;
 
 	if (cl->state != CS_SPAWNED)
 		return;
@@ -189,21 +198,29 @@ static void execute_move(struct server *sv, struct client *cl,
 	cl->lossage = p->loss;
 	sv->stats.requests++;
 	cl->requests++;
+	/* after a gap the older commands (and the last one, repeated) fill
+	 * it: at most EXEC_MAX_CMDS in all */
 	drop = (int)cl->chan.dropped;
 	if (drop < 20) {
 		while (drop > 2) {
-			run_cmd(sv, cl, cl->lastcmd);
+			cmds[n++] = checked_cmd(sv, cl, cl->lastcmd);
 			drop--;
 		}
 		if (drop > 1)
-			run_cmd(sv, cl, p->cmds[0]);
+			cmds[n++] = checked_cmd(sv, cl, p->cmds[0]);
 		if (drop > 0)
-			run_cmd(sv, cl, p->cmds[1]);
+			cmds[n++] = checked_cmd(sv, cl, p->cmds[1]);
 	}
-	run_cmd(sv, cl, p->cmds[2]);
+	cmds[n++] = checked_cmd(sv, cl, p->cmds[2]);
 	cl->lastcmd = p->cmds[2];
 	cl->lastcmd.buttons = 0;	/* no repeated fire over lag */
 	cl->entry.moved = true;		/* its entry is checked again */
+	/* on several threads the move waits for its segment (execute.c) */
+	if (sv_exec_active(sv) && sv_exec_queue(sv, cl, cmds, n))
+		return;
+	sv_exec_flush(sv);
+	for (int i = 0; i < n; i++)
+		run_cmd(sv, cl, &cmds[i]);
 }
 
 /* ---- the signon ------------------------------------------------------- */
@@ -665,6 +682,9 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 	prof_switch(sv->prof, PROF_EXECUTE);
 	cl->delta_sequence = p.delta;
 	cl->restarted = false;
+	/* a string command sees the moves that came before it */
+	if (p.num_strings > 0)
+		sv_exec_flush(sv);
 	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED &&
 			!cl->restarted; i++)
 		string_command(sv, cl, p.strings[i]);
@@ -716,6 +736,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 
 	if (cl->state < CS_CONNECTED)
 		return;
+	sv_exec_flush(sv);	/* the moves before the drop run first */
 	if (why)
 		qwd_logf(&sv->log, QWD_LOG_INFO, "client %d \"%s\" dropped: %s",
 			 cl->slot, cl->name, why);

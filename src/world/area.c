@@ -32,6 +32,22 @@
  *   - a start in solid is remembered even when a later object is nearer.
  *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
  *   static hull), so moves are reentrant and need no storage.
+ *
+ *   Order.  A list's order is the order of its links, which depends on
+ *   who moved when; QuakeWorld lets it decide which object a query
+ *   returns first and which of two hits at the same fraction a move
+ *   keeps.  Here queries answer in id order and moves clip in id order,
+ *   so the answers depend on the objects' places only: the frame run on
+ *   several threads (whose links land in another order) plays the same
+ *   game as the sequential one.
+ *
+ *   Deferred phases (world_defer): while moves run on several threads no
+ *   list changes; each object carries the box it was placed by
+ *   (lmin/lmax, written only outside the phase) beside its live box, and
+ *   a walk reads an object's live fields only when the placed box meets
+ *   its query, so a thread never reads what another writes as long as
+ *   each thread's queries stay within the regions its objects were
+ *   placed by (the caller's schedule makes it so).
  */
 #include "qwd/world.h"
 
@@ -160,20 +176,54 @@ static void obj_bounds(const struct world *w, const struct world_obj *obj,
 
 void world_unlink(struct world *w, struct world_obj *obj)
 {
-	(void)w;
+	if (w->deferred) {
+		obj->pending = true;
+		obj->gone = true;
+		return;
+	}
 	if (!obj->linked)
 		return;
 	link_remove(&obj->link);
 	obj->linked = false;
 }
 
+/* the areanode whose list holds a box: the first it straddles, or the
+ * leaf it falls in */
+static struct area_node *node_for_box(struct world *w, const vec3_t mins,
+				      const vec3_t maxs)
+{
+	struct area_node *node = &w->nodes[0];
+
+	while (node->axis != -1) {
+		if (mins[node->axis] > node->dist)
+			node = &w->nodes[node->children[0]];
+		else if (maxs[node->axis] < node->dist)
+			node = &w->nodes[node->children[1]];
+		else
+			break;	/* straddles the split: it stays here */
+	}
+	return node;
+}
+
+static void list_insert(struct world *w, struct world_obj *obj,
+			const vec3_t mins, const vec3_t maxs)
+{
+	struct area_node *node = node_for_box(w, mins, maxs);
+
+	vec_copy(mins, obj->lmin);
+	vec_copy(maxs, obj->lmax);
+	link_insert_before(&obj->link, obj->solid == SOLID_TRIGGER ?
+			   &node->triggers : &node->solids);
+	obj->linked = true;
+}
+
 void world_link(struct world *w, struct world_obj *obj)
 {
-	struct area_node *node;
 	vec3_t mins, maxs;
 	int n;
 
-	world_unlink(w, obj);
+	if (!w->deferred)
+		world_unlink(w, obj);
 	if (obj->id == 0)
 		return;	/* the world is traced on its own, never listed */
 
@@ -201,22 +251,41 @@ void world_link(struct world *w, struct world_obj *obj)
 		obj->leafs_valid = true;
 	}
 
+	if (w->deferred) {
+		/* stays where it was placed; gone if it left the lists */
+		obj->pending = true;
+		obj->gone = obj->solid == SOLID_NOT || !obj->linked;
+		return;
+	}
 	if (obj->solid == SOLID_NOT)
 		return;
+	list_insert(w, obj, obj->absmin, obj->absmax);
+}
 
-	node = &w->nodes[0];
-	while (node->axis != -1) {
-		if (obj->absmin[node->axis] > node->dist)
-			node = &w->nodes[node->children[0]];
-		else if (obj->absmax[node->axis] < node->dist)
-			node = &w->nodes[node->children[1]];
-		else
-			break;	/* straddles the split: it stays here */
-	}
+void world_defer(struct world *w, bool on)
+{
+	w->deferred = on;
+}
 
-	link_insert_before(&obj->link, obj->solid == SOLID_TRIGGER ?
-			   &node->triggers : &node->solids);
-	obj->linked = true;
+void world_link_region(struct world *w, struct world_obj *obj,
+		       const vec3_t mins, const vec3_t maxs)
+{
+	if (!obj->linked || w->deferred)
+		return;
+	link_remove(&obj->link);
+	list_insert(w, obj, mins, maxs);
+}
+
+void world_commit(struct world *w, struct world_obj *obj)
+{
+	bool gone = obj->pending && obj->gone;
+
+	obj->pending = false;
+	obj->gone = false;
+	if (gone)
+		world_unlink(w, obj);
+	else if (obj->linked)
+		world_link(w, obj);
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -234,10 +303,60 @@ static bool boxes_touch(const vec3_t amin, const vec3_t amax,
 struct area_query {
 	const float *mins, *maxs;
 	enum area_kind kind;
+	bool deferred;
 	struct world_obj **out;
 	int max;
 	int count;
 };
+
+/* Does obj answer the query?  Its placed box first (never written while
+ * a deferred phase runs); its live fields only when that box meets. */
+static bool query_hits(const struct area_query *q, const struct world_obj *obj)
+{
+	if (!boxes_touch(q->mins, q->maxs, obj->lmin, obj->lmax))
+		return false;
+	if (!q->deferred)
+		return true;	/* the placed box is the live one */
+	return !obj->gone && boxes_touch(q->mins, q->maxs, obj->absmin,
+					 obj->absmax);
+}
+
+/* keep the max lowest ids once more than max were found: out[] is then a
+ * heap with the highest id on top */
+static void heap_down(struct world_obj **h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, top = i;
+
+		if (l < n && h[l]->id > h[top]->id)
+			top = l;
+		if (r < n && h[r]->id > h[top]->id)
+			top = r;
+		if (top == i)
+			return;
+		struct world_obj *t = h[i];
+
+		h[i] = h[top];
+		h[top] = t;
+		i = top;
+	}
+}
+
+static void query_keep(struct area_query *q, struct world_obj *obj)
+{
+	if (q->count < q->max) {
+		q->out[q->count] = obj;
+	} else if (q->max > 0) {
+		if (q->count == q->max)
+			for (int i = q->max / 2 - 1; i >= 0; i--)
+				heap_down(q->out, q->max, i);
+		if (obj->id < q->out[0]->id) {
+			q->out[0] = obj;
+			heap_down(q->out, q->max, 0);
+		}
+	}
+	q->count++;
+}
 
 static void area_query_node(const struct world *w, int num,
 			    struct area_query *q)
@@ -249,11 +368,8 @@ static void area_query_node(const struct world *w, int num,
 	for (struct area_link *l = head->next; l != head; l = l->next) {
 		struct world_obj *obj = obj_from_link(l);
 
-		if (!boxes_touch(q->mins, q->maxs, obj->absmin, obj->absmax))
-			continue;
-		if (q->count < q->max)
-			q->out[q->count] = obj;
-		q->count++;
+		if (query_hits(q, obj))
+			query_keep(q, obj);
 	}
 
 	if (node->axis == -1)
@@ -264,13 +380,40 @@ static void area_query_node(const struct world *w, int num,
 		area_query_node(w, node->children[1], q);
 }
 
+/* by id, in place: an insertion sort for the few most queries find, a
+ * heap sort for more */
+static void sort_by_id(struct world_obj **a, int n)
+{
+	if (n > 32) {
+		for (int i = n / 2 - 1; i >= 0; i--)
+			heap_down(a, n, i);
+		for (int end = n - 1; end > 0; end--) {
+			struct world_obj *t = a[0];
+
+			a[0] = a[end];
+			a[end] = t;
+			heap_down(a, end, 0);
+		}
+		return;
+	}
+	for (int i = 1; i < n; i++) {
+		struct world_obj *o = a[i];
+		int j = i;
+
+		for (; j > 0 && a[j - 1]->id > o->id; j--)
+			a[j] = a[j - 1];
+		a[j] = o;
+	}
+}
+
 int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max)
 {
-	struct area_query q = {mins, maxs, kind, out, max, 0};
+	struct area_query q = {mins, maxs, kind, w->deferred, out, max, 0};
 
 	area_query_node(w, 0, &q);
+	sort_by_id(out, q.count < max ? q.count : max);
 	return q.count;
 }
 
@@ -294,6 +437,9 @@ struct move_clip {
 	 * object */
 	bool box_ready;
 	struct bsp_box_hull *box;
+	/* the objects to clip, gathered then taken by id */
+	struct world_obj **cand;
+	int num_cand;
 };
 
 /* trace the moving box against one object, results in world space */
@@ -367,47 +513,73 @@ static bool clip_skips_owned(const struct move_clip *clip,
 					  pass->owner == obj->id);
 }
 
-static void clip_to_links(const struct world *w, int num,
-			  struct move_clip *clip)
+/* one object's clip; false when nothing can make the trace worse */
+static bool clip_one(const struct world *w, struct move_clip *clip,
+		     const struct world_obj *obj)
+{
+	struct trace tr;
+
+	if (clip->tr.allsolid)
+		return false;
+	if (clip_skips_owned(clip, obj))
+		return true;
+	if (obj->monster)
+		clip_to_obj(w, clip, obj, clip->start, clip->mins2,
+			    clip->maxs2, clip->end, &tr);
+	else
+		clip_to_obj(w, clip, obj, clip->start, clip->mins,
+			    clip->maxs, clip->end, &tr);
+
+	if (tr.allsolid || tr.startsolid || tr.fraction < clip->tr.fraction) {
+		bool was_startsolid = clip->tr.startsolid;
+
+		tr.ent = obj->id;
+		clip->tr = tr;
+		if (was_startsolid)
+			clip->tr.startsolid = true;
+	}
+	return true;
+}
+
+/* gather the solids the move may touch (placed box first, as queries
+ * do); past WORLD_MOVE_MAX_CLIPS they are clipped at once, in the lists'
+ * order */
+static void clip_gather(const struct world *w, int num, struct move_clip *clip)
 {
 	const struct area_node *node = &w->nodes[num];
 	const struct area_link *head = &node->solids;
 
 	for (struct area_link *l = head->next; l != head; l = l->next) {
-		const struct world_obj *obj = obj_from_link(l);
-		struct trace tr;
+		struct world_obj *obj = obj_from_link(l);
 
+		if (!boxes_touch(clip->boxmins, clip->boxmaxs, obj->lmin,
+				 obj->lmax))
+			continue;
+		if (w->deferred && obj->gone)
+			continue;
 		if (clip_skips(w, clip, obj))
 			continue;
-		if (clip->tr.allsolid)
-			return;	/* nothing can make it worse */
-		if (clip_skips_owned(clip, obj))
-			continue;
-
-		if (obj->monster)
-			clip_to_obj(w, clip, obj, clip->start, clip->mins2,
-				    clip->maxs2, clip->end, &tr);
+		if (clip->num_cand < WORLD_MOVE_MAX_CLIPS)
+			clip->cand[clip->num_cand++] = obj;
 		else
-			clip_to_obj(w, clip, obj, clip->start, clip->mins,
-				    clip->maxs, clip->end, &tr);
-
-		if (tr.allsolid || tr.startsolid ||
-		    tr.fraction < clip->tr.fraction) {
-			bool was_startsolid = clip->tr.startsolid;
-
-			tr.ent = obj->id;
-			clip->tr = tr;
-			if (was_startsolid)
-				clip->tr.startsolid = true;
-		}
+			clip_one(w, clip, obj);
 	}
 
 	if (node->axis == -1)
 		return;
 	if (clip->boxmaxs[node->axis] > node->dist)
-		clip_to_links(w, node->children[0], clip);
+		clip_gather(w, node->children[0], clip);
 	if (clip->boxmins[node->axis] < node->dist)
-		clip_to_links(w, node->children[1], clip);
+		clip_gather(w, node->children[1], clip);
+}
+
+static void clip_to_links(const struct world *w, struct move_clip *clip)
+{
+	clip_gather(w, 0, clip);
+	sort_by_id(clip->cand, clip->num_cand);
+	for (int i = 0; i < clip->num_cand; i++)
+		if (!clip_one(w, clip, clip->cand[i]))
+			return;
 }
 
 /* the box swept by the move, one unit larger on every side */
@@ -433,8 +605,11 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 	struct move_clip clip;
 	struct bsp_box_hull box;
 
+	struct world_obj *cand[WORLD_MOVE_MAX_CLIPS];
+
 	memset(&clip, 0, sizeof(clip));
 	clip.box = &box;
+	clip.cand = cand;
 	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
 		      end, &clip.tr);
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
@@ -456,7 +631,7 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 	move_bounds(start, clip.mins2, clip.maxs2, end, clip.boxmins,
 		    clip.boxmaxs);
 
-	clip_to_links(w, 0, &clip);
+	clip_to_links(w, &clip);
 	*tr = clip.tr;
 }
 

@@ -97,6 +97,7 @@ struct bench {
 	uint32_t checksum2;
 	double now;
 	uint64_t round;		/* rounds run, the join's included */
+	uint64_t state_digest;	/* server_state_hash after every frame */
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	/* --schedule: a frame's job costs and LPT's scratch, players each */
 	uint64_t *job_cost;
@@ -475,6 +476,8 @@ static uint64_t round_trip(struct bench *b, struct fb_result *r,
 		}
 		if (r && b->cfg->schedule)
 			add_schedule(b, &r->sched);
+		/* the game's state after every frame, warm-up included */
+		b->state_digest = server_state_hash(b->sv, b->state_digest);
 		if (sum) {
 			const struct prof_frame_record *f = prof_last_frame(prof);
 
@@ -603,6 +606,8 @@ static void finish(struct bench *b)
 	}
 	r->digest = h;
 	r->reply_digest = sent;
+	r->state_digest = b->state_digest;
+	server_exec_stats(b->sv, &r->exec);
 	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");
 
 	if (out) {

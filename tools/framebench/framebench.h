@@ -24,6 +24,7 @@
 
 #include "qwd/common.h"
 #include "qwd/prof.h"
+#include "qwd/server.h"
 
 enum {
 	FB_MAX_PLAYERS = 2048,
@@ -129,6 +130,12 @@ struct fb_result {
 	 * server's threads (docs/parallel.md).  The connectionless answers
 	 * are left out: the challenge in them is random in every run. */
 	uint64_t reply_digest;
+	/* the game's state (every entity in use: origin, velocity, health,
+	 * frags, items...) after every server frame, chained: equal for
+	 * -threads 1 and N when the parallel frame plays the sequential
+	 * one's game (docs/parallel.md) */
+	uint64_t state_digest;
+	struct server_exec_stats exec;	/* the parallel EXECUTE's figures */
 
 	struct fb_schedule sched;	/* with c->schedule */
 	/* the server's "threads" line at the end (the predicted pool's

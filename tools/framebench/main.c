@@ -423,6 +423,21 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	printf("world digest (equal for equal options): %016" PRIx64 "\n", r->digest);
 	printf("reply digest (every reply to every player; equal for equal options, "
 	       "any --threads): %016" PRIx64 "\n", r->reply_digest);
+	printf("state digest (the game after every frame; equal for equal options, "
+	       "any --threads): %016" PRIx64 "\n", r->state_digest);
+	if (r->exec.parallel || r->exec.sequential) {
+		const struct server_exec_stats *x = &r->exec;
+		uint64_t moves = x->local_moves + x->shared_moves;
+
+		printf("execute on workers: %" PRIu64 " segments in parallel, %" PRIu64
+		       " in arrival order; %.1f local jobs and %.1f moves per parallel "
+		       "segment, %.1f%% of their moves local; %" PRIu64 " out of region, %"
+		       PRIu64 " escapes, %" PRIu64 " calls lost\n", x->parallel,
+		       x->sequential, x->parallel ? (double)x->jobs / (double)x->parallel : 0,
+		       x->parallel ? (double)moves / (double)x->parallel : 0,
+		       moves ? 100.0 * (double)x->local_moves / (double)moves : 0,
+		       x->outside, x->escapes, x->calls_lost);
+	}
 	if (c->schedule)
 		report_schedule(&r->sched, c->schedule_rule);
 }
