@@ -562,6 +562,10 @@ struct game_action {
 	float reach;
 	bool fires;
 	vec3_t fire_mins, fire_maxs;
+	/* the same line as a segment and how far either side of it a shot
+	 * may reach (fire_mins/maxs is its box) */
+	vec3_t fire_start, fire_end;
+	float fire_grow;
 	/* the command acts anywhere: a respawn (a spawn spot of all, a
 	 * telefrag there, the body queue) or the intermission's exit */
 	bool global;
@@ -573,6 +577,10 @@ bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
  * relays) or names a map (a changelevel).  False for an id out of range
  * or not in use. */
 bool game_entity_acts_far(const struct game *g, int id);
+/* An item a local move may take: its pickup writes only the item (which
+ * waits to respawn) and the player; not one with targets, not a backpack
+ * (removed when taken). */
+bool game_entity_local_item(const struct game *g, int id);
 /* Where such an entity acts, when one box says it: a teleporter's
  * destination (where the player lands, telefrags, and goes on from; the
  * caller grows it by the mover's reach).  False for what acts wider (a
@@ -580,12 +588,16 @@ bool game_entity_acts_far(const struct game *g, int id);
  * targets of its own). */
 bool game_entity_far_box(const struct game *g, int id, vec3_t mins,
 			 vec3_t maxs);
-/* Where a respawn this frame may read or place a player: a box around
- * every spawn spot it chooses among (up to max; mins/maxs max entries
- * each).  -1 when they are more than max, or when there is none (a
- * respawn then goes to the map's centre). */
-int game_spawn_boxes(const struct game *g, vec3_t *mins, vec3_t *maxs,
-		     int max);
+/* Where `respawns` respawns this frame may read or place a player: a box
+ * around every spawn spot they choose among (up to max; mins/maxs max
+ * entries each): the spot's neighbourhood, or, when fewer spots than
+ * respawns are surely free (no player's box in the areanode tree near
+ * them), the rings a respawn then searches.  The caller grows them by
+ * what the respawned player's commands may reach.  -1 when they are more
+ * than max, or when there is none (a respawn then goes to the map's
+ * centre). */
+int game_spawn_boxes(const struct game *g, int respawns, vec3_t *mins,
+		     vec3_t *maxs, int max);
 /* ---- moves on several threads (src/game/defer.c, docs/parallel.md) --
 
  * Can slot's commands of this frame (n of them) run as a local job, on a
@@ -617,8 +629,9 @@ void game_defer_destroy(struct game_defer *q);
  * that answer (precache, cvar, infokey) go to real at once. */
 struct game_services game_defer_services(const struct game_services *real);
 /* The calling thread records into q (NULL: none) under key, until bound
- * again; key orders the replay (the move's place in the frame). */
-void game_defer_bind(struct game_defer *q, uint32_t key);
+ * again; key orders the replay (the move's place in the frame).  local:
+ * the move runs beside others (the guard on shared state is on). */
+void game_defer_bind(struct game_defer *q, uint32_t key, bool local);
 /* Make the recorded calls of nq queues on real, by key (0 .. keys-1;
  * a larger key counts as keys-1), each key's calls in their recorded
  * order, and empty the queues.  count (keys + 1 entries) and order

@@ -150,6 +150,7 @@ void server_sched_last(const struct server *sv, struct server_sched_frame *out);
 struct server_exec_stats {
 	uint64_t parallel;	/* segments run on the workers */
 	uint64_t sequential;	/* segments run in arrival order */
+	uint64_t skipped;	/* of them, not scheduled (it did not pay) */
 	uint64_t jobs;		/* local jobs of the parallel segments */
 	uint64_t local_moves, shared_moves;	/* of the parallel ones */
 	uint64_t outside;	/* a local mover left its region */

@@ -417,6 +417,11 @@ enum area_kind { AREA_SOLID, AREA_TRIGGERS };
 int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max);
+/* The same in the lists' order (the first max found), for a caller whose
+ * use of the answer does not depend on its order (a schedule's joins). */
+int world_area_any(const struct world *w, const vec3_t mins,
+		   const vec3_t maxs, enum area_kind kind,
+		   struct world_obj **out, int max);
 
 /* Contents at p: the world's hull 0. */
 int world_point_contents(const struct world *w, const vec3_t p);

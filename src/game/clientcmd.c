@@ -461,13 +461,35 @@ bool game_cmd_action(const struct game *g, int slot, const struct usercmd *cmd,
 		     (cl->refire || g->time >= e->attack_finished)));
 	if (a->fires) {
 		vec3_t fwd, right, up, end;
-		/* the spread at the end of the line, the eye's height and
-		 * the player's box around both ends */
-		float grow = GAME_FIRE_RANGE * W_SSG_SPREAD_X + 64;
+		/* how far the weapon in hand reaches and how wide, at its end:
+		 * a hitscan's trace and spread (SHOTGUN 0.04, SUPER_SHOTGUN
+		 * 0.14 x 0.08 as weapons_frame fires them), the beam's 600
+		 * units, the axe's 64; a missile (nails, grenade, rocket) only
+		 * starts here (it flies in the WORLD phase); 64 units for the
+		 * eye, the muzzle and the boxes.  A command that changes the
+		 * weapon may fire any of them: the widest. */
+		float range = GAME_FIRE_RANGE + 10, spread = W_SSG_SPREAD_X;
+
+		if (!cmd->impulse) {
+			switch (e->weapon) {
+			case IT_SHOTGUN: spread = 0.04f; break;
+			case IT_SUPER_SHOTGUN: break;
+			case IT_LIGHTNING: range = 600 + 10; spread = 0; break;
+			case IT_AXE: range = 64; spread = 0; break;
+			default: range = 8; spread = 0; break;	/* missiles */
+			}
+		}
+		/* the shaft under water discharges around the player: far */
+		if ((e->weapon == IT_LIGHTNING || cmd->impulse) && e->waterlevel > 1)
+			a->global = true;
+		float grow = range * spread * 1.42f + 64;
 
 		g_makevectors(cl->fixangle ? cl->v_angle : cmd->angles, fwd,
 			      right, up);
-		vec_ma(e->obj->origin, GAME_FIRE_RANGE, fwd, end);
+		vec_ma(e->obj->origin, range, fwd, end);
+		vec_copy(e->obj->origin, a->fire_start);
+		vec_copy(end, a->fire_end);
+		a->fire_grow = grow;
 		for (int k = 0; k < 3; k++) {
 			float lo = e->obj->origin[k] < end[k] ? e->obj->origin[k] : end[k];
 			float hi = e->obj->origin[k] < end[k] ? end[k] : e->obj->origin[k];

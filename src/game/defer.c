@@ -18,7 +18,8 @@
  *   (precache, cvar, infokey) and those only a level's load makes go to
  *   the real services at once.
  *
- *   The guard: while a thread has a queue bound it runs a "local" move,
+ *   The guard: while a thread has a queue bound for a local move it runs
+ *   a move
  *   one the schedule judged unable to reach the game's shared state (the
  *   random stream, the entity allocator, damage and what follows it,
  *   targets).  If one does anyway (a case the judgement missed), the
@@ -63,6 +64,7 @@ struct game_defer {
 };
 
 static __thread struct game_defer *bound;
+static __thread bool bound_local;	/* a local move: the guard is on */
 
 static pthread_mutex_t escape_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int escape_depth;
@@ -105,16 +107,17 @@ uint64_t game_defer_dropped(const struct game_defer *q)
 	return q->dropped;
 }
 
-void game_defer_bind(struct game_defer *q, uint32_t key)
+void game_defer_bind(struct game_defer *q, uint32_t key, bool local)
 {
 	bound = q;
+	bound_local = q && local;
 	if (q)
 		q->key = key;
 }
 
 bool g_deferring(void)
 {
-	return bound != NULL;
+	return bound_local;
 }
 
 /* ---- recording -------------------------------------------------------- */
@@ -428,7 +431,7 @@ int game_defer_replay(const struct game_services *real,
 
 bool g_escape_enter(const char *what)
 {
-	if (!bound || escape_depth++ > 0)
+	if (!bound_local || escape_depth++ > 0)
 		return false;
 #ifdef QWD_SELF_CHECK
 	fprintf(stderr, "game: a local move reached %s (the schedule let it "
@@ -444,7 +447,7 @@ bool g_escape_enter(const char *what)
 
 void g_escape_leave(bool entered)
 {
-	if (!bound)
+	if (!bound_local)
 		return;
 	escape_depth--;
 	if (entered)

@@ -186,13 +186,17 @@ struct game_entity *g_spawn(struct game *g)
 
 void g_remove(struct game *g, struct game_entity *e)
 {
+	bool esc;
+
 	if (!e || e->num == 0 || g_is_player(e))
 		return;
+	esc = g_escape_enter("the entity allocator");
 	if (e->obj->linked)
 		world_unlink(g->world, e->obj);
 	clear_entity(e);
 	e->inuse = false;
 	e->freetime = g->time;
+	g_escape_leave(esc);
 }
 
 void g_think_remove(struct game *g, struct game_entity *self)
@@ -430,7 +434,10 @@ static void use_targets(struct game *g, struct game_entity *self,
 void g_use_targets(struct game *g, struct game_entity *self,
 		   struct game_entity *activator)
 {
-	bool esc = g_escape_enter("an entity's targets");
+	/* what has no targets only prints (a service) or delays (g_spawn,
+	 * guarded itself) */
+	bool esc = (self->target || self->killtarget) &&
+		   g_escape_enter("an entity's targets");
 
 	use_targets(g, self, activator);
 	g_escape_leave(esc);

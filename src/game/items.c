@@ -716,3 +716,15 @@ bool items_spawn(struct game *g, struct game_entity *e, const char *cls)
 		return false;
 	return true;
 }
+
+bool game_entity_local_item(const struct game *g, int id)
+{
+	const struct game_entity *e;
+
+	if (id <= 0 || id >= g->max_entities)
+		return false;
+	e = &g->ents[id];
+	/* a backpack is removed when taken (the entity allocator) */
+	return e->inuse && (e->flags & FL_ITEM) && !game_entity_acts_far(g, id) &&
+	       strcmp(e->classname, "backpack") != 0;
+}

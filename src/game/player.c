@@ -244,32 +244,53 @@ static bool box_free(struct game *g, const vec3_t org, struct game_entity *self)
  * is taken */
 enum { SPAWN_RINGS = 12, SPAWN_TRIES = 1024 };
 
-int game_spawn_boxes(const struct game *g, vec3_t *mins, vec3_t *maxs,
-		     int max)
+int game_spawn_boxes(const struct game *g, int respawns, vec3_t *mins,
+		     vec3_t *maxs, int max)
 {
-	/* select_spawn's reach: a spot's neighbours within 84 units, or a
-	 * place on its rings and the players near that place */
-	float grow = 40.0f * SPAWN_RINGS + 84 + 64;
+	/* select_spawn reads the players within 84 units of every spot and
+	 * puts the player on a free one; only when none is free does it
+	 * search the rings around them.  A spot no player's placed box comes
+	 * near is free whatever the others' moves do. */
+	const float near = 84 + 16 + 1;
 	const char *cls = "info_player_deathmatch";
-	int n = 0;
+	int n = 0, sure = 0;
+	float grow;
 
 	for (int pass = 0; pass < 2 && n == 0; pass++) {
 		for (int i = 1; i < g->num_entities; i++) {
 			const struct game_entity *e = &g->ents[i];
+			struct world_obj *objs[8];
+			bool taken = false;
+			int found;
 
 			if (!is_spot(e, cls))
 				continue;
 			if (n == max)
 				return -1;
 			for (int k = 0; k < 3; k++) {
-				mins[n][k] = e->obj->origin[k] - grow;
-				maxs[n][k] = e->obj->origin[k] + grow;
+				mins[n][k] = e->obj->origin[k] - near;
+				maxs[n][k] = e->obj->origin[k] + near;
 			}
+			found = world_area_any(g->world, mins[n], maxs[n],
+					       AREA_SOLID, objs, 8);
+			taken = found > 8;
+			for (int k = 0; k < found && !taken; k++)
+				taken = g->ents[objs[k]->id].client >= 0;
+			sure += !taken;
 			n++;
 		}
 		cls = "info_player_start";
 	}
-	return n == 0 ? -1 : n;	/* no spot: the map's centre, anywhere */
+	if (n == 0)
+		return -1;	/* no spot: the map's centre, anywhere */
+	/* not enough spots surely free: the rings may be searched */
+	grow = sure >= respawns ? 0 : 40.0f * SPAWN_RINGS;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			mins[i][k] -= grow;
+			maxs[i][k] += grow;
+		}
+	return n;
 }
 
 static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,

@@ -64,6 +64,10 @@
 
 /* a segment this short runs sequentially: waking the workers costs more */
 enum { EXEC_MIN_PARALLEL = 8 };
+/* the local share under which scheduling stops paying on two workers:
+ * the schedule costs about a third of a move, and a local move saves
+ * half of one (docs/parallel.md, measured) */
+#define EXEC_SHARE_MIN 0.5
 
 int sv_exec_init(struct server *sv)
 {
@@ -75,7 +79,8 @@ int sv_exec_init(struct server *sv)
 	memset(x, 0, sizeof(*x));
 	x->enabled = cvar_register(sv, "sv_threads_execute", "1", 0,
 				   "-threads N: run the frame's moves on the "
-				   "workers too (0: only the replies)");
+				   "workers too: 1 while the schedule finds work "
+				   "for them, 2 always, 0 only the replies");
 	if (sv->threads < 2)
 		return 0;
 	x->moves = calloc(clients, sizeof(*x->moves));
@@ -100,6 +105,9 @@ int sv_exec_init(struct server *sv)
 	x->replay_max = (int)clients * 16 + 1024;
 	x->spawn_min = calloc(EXEC_MAX_SPAWNS, sizeof(*x->spawn_min));
 	x->spawn_max = calloc(EXEC_MAX_SPAWNS, sizeof(*x->spawn_max));
+	x->far_min = calloc(EXEC_MAX_FAR, sizeof(*x->far_min));
+	x->far_max = calloc(EXEC_MAX_FAR, sizeof(*x->far_max));
+	x->far_line = calloc(EXEC_MAX_FAR, sizeof(*x->far_line));
 	x->dropped_seen = calloc((size_t)bins, sizeof(*x->dropped_seen));
 	x->replay_order = calloc((size_t)x->replay_max, sizeof(*x->replay_order));
 	if (!x->moves || !x->cmds || !x->queued || !x->parent || !x->size ||
@@ -107,7 +115,7 @@ int sv_exec_init(struct server *sv)
 	    !x->job_first || !x->job_last || !x->next || !x->weight ||
 	    !x->order || !x->job_bin || !x->bin_cmds || !x->queues ||
 	    !x->replay_count || !x->replay_order || !x->dropped_seen ||
-	    !x->spawn_min || !x->spawn_max)
+	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max || !x->far_line)
 		goto oom;
 	for (int b = 0; b < bins; b++) {
 		x->queues[b] = game_defer_create((int)clients * 8 + 256,
@@ -120,6 +128,7 @@ int sv_exec_init(struct server *sv)
 	sched_uf_init(&x->uf, x->parent, x->size, (int)nodes);
 	x->shared_node = sv->max_entities;
 	x->nbins = bins;
+	x->share_avg = 1.0;	/* try from the start */
 	x->on = true;
 	return 0;
 oom:
@@ -157,6 +166,9 @@ void sv_exec_free(struct server *sv)
 	free(x->dropped_seen);
 	free(x->spawn_min);
 	free(x->spawn_max);
+	free(x->far_min);
+	free(x->far_max);
+	free(x->far_line);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -238,112 +250,180 @@ static void grow_box(const vec3_t mins, const vec3_t maxs, float by,
 	}
 }
 
-static bool is_item(const struct game_entity *e)
+static bool boxes_meet(const vec3_t amin, const vec3_t amax,
+		       const vec3_t bmin, const vec3_t bmax)
 {
-	return (e->flags & FL_ITEM) != 0;
-}
-
-/* everything in a box where the shared job may act joins it */
-static void join_box_shared(struct server *sv, const vec3_t mins,
-			    const vec3_t maxs)
-{
-	struct sv_exec *x = &sv->exec;
-	int n;
-
-	n = world_area_objs(&sv->world, mins, maxs, AREA_SOLID, x->found,
-			    sv->max_entities);
-	for (int i = 0; i < n && i < sv->max_entities; i++)
-		node_join(x, x->found[i]->id, x->shared_node);
-	n = world_area_objs(&sv->world, mins, maxs, AREA_TRIGGERS, x->found,
-			    sv->max_entities);
-	for (int i = 0; i < n && i < sv->max_entities; i++)
-		node_join(x, x->found[i]->id, x->shared_node);
-}
-
-/* where a respawn of this segment may act joins the shared job; false
- * when that is anywhere */
-static bool join_spawns(struct server *sv)
-{
-	struct sv_exec *x = &sv->exec;
-	int n = game_spawn_boxes(sv->game, x->spawn_min, x->spawn_max,
-				 EXEC_MAX_SPAWNS);
-
-	if (n < 0)
-		return false;
-	for (int i = 0; i < n; i++)
-		join_box_shared(sv, x->spawn_min[i], x->spawn_max[i]);
+	for (int k = 0; k < 3; k++)
+		if (amin[k] > bmax[k] || amax[k] < bmin[k])
+			return false;
 	return true;
 }
 
-/* an entity that acts far, in a move's halo: where it acts joins the
- * shared job (a teleporter's destination); false: anywhere */
-static bool join_far(struct server *sv, const struct sv_exec_move *mv, int id)
+/* a box where the shared job may act (a line of fire, a teleporter's
+ * landing, a respawn's spots): every mover whose halo meets it joins
+ * the shared job (pass 2); false when there are too many */
+static bool far_box(struct sv_exec *x, const vec3_t mins, const vec3_t maxs)
+{
+	if (x->num_far == EXEC_MAX_FAR)
+		return false;
+	vec_copy(mins, x->far_min[x->num_far]);
+	vec_copy(maxs, x->far_max[x->num_far]);
+	x->far_line[x->num_far] = -1;
+	x->num_far++;
+	return true;
+}
+
+/* a line of fire: its box, and the segment within which it is tested */
+static bool far_line(struct sv_exec *x, int m)
+{
+	if (!far_box(x, x->moves[m].fmin, x->moves[m].fmax))
+		return false;
+	if (x->moves[m].fline)
+		x->far_line[x->num_far - 1] = m;
+	return true;
+}
+
+/* Does the segment a..b, grown by r on every side, meet the box?  The
+ * segment against the box grown by r (slabs): a capsule's test, made
+ * coarser at the box's corners. */
+static bool segment_meets(const vec3_t a, const vec3_t b, float r,
+			  const vec3_t mins, const vec3_t maxs)
+{
+	float t0 = 0, t1 = 1;
+
+	for (int k = 0; k < 3; k++) {
+		float lo = mins[k] - r, hi = maxs[k] + r;
+		float d = b[k] - a[k];
+
+		if (d == 0) {
+			if (a[k] < lo || a[k] > hi)
+				return false;
+			continue;
+		}
+		float ta = (lo - a[k]) / d, tb = (hi - a[k]) / d;
+
+		if (ta > tb) {
+			float t = ta;
+
+			ta = tb;
+			tb = t;
+		}
+		if (ta > t0)
+			t0 = ta;
+		if (tb < t1)
+			t1 = tb;
+		if (t0 > t1)
+			return false;
+	}
+	return true;
+}
+
+/* an entity that acts far, in a move's halo: where it acts is a far box
+ * (a teleporter's destination, grown by the reach of the move that may
+ * take it); false: it acts anywhere */
+static bool far_entity(struct server *sv, const struct sv_exec_move *mv, int id)
 {
 	vec3_t mins, maxs;
 
 	if (!game_entity_far_box(sv->game, id, mins, maxs))
 		return false;
 	grow_box(mins, maxs, mv->reach, mins, maxs);
-	join_box_shared(sv, mins, maxs);
 	node_join(&sv->exec, id, sv->exec.shared_node);
-	return true;
+	return far_box(&sv->exec, mins, maxs);
 }
 
-/* Join move m's lists; false when the segment must run sequentially
- * (something acts anywhere). */
+/* Pass 1, move m's halo: the players and items there join it; what else
+ * may act there joins the shared job.  False when the segment must run
+ * sequentially (something acts anywhere). */
 static bool schedule_move(struct server *sv, int m)
 {
 	struct sv_exec *x = &sv->exec;
 	struct sv_exec_move *mv = &x->moves[m];
 	struct game *g = sv->game;
 	int self = game_player_entity(g, mv->slot);
-	struct world_obj *obj = &sv->objs[self];
-	vec3_t qmin, qmax;
 	int n;
 
-	grow_box(mv->rmin, mv->rmax, mv->reach, qmin, qmax);
 	node_touch(x, self);
 	if (!mv->local)
 		node_join(x, self, x->shared_node);
+	if (mv->fires && !far_line(x, m))
+		return false;
 	mv->num_items = 0;
 
-	n = world_area_objs(&sv->world, qmin, qmax, AREA_SOLID, x->found,
-			    sv->max_entities);
+	n = world_area_any(&sv->world, mv->qmin, mv->qmax, AREA_SOLID, x->found,
+			   sv->max_entities);
 	for (int i = 0; i < n && i < sv->max_entities; i++) {
 		int id = x->found[i]->id;
 		const struct game_entity *e = &g->ents[id];
 
 		if (id == self)
 			continue;
-		if (game_entity_acts_far(g, id) && !join_far(sv, mv, id))
+		if (game_entity_acts_far(g, id) && !far_entity(sv, mv, id))
 			return false;
 		if (e->client >= 0)
 			node_join(x, self, id);
 		else if (e->touch)
 			node_join(x, self, x->shared_node);
 	}
-	n = world_area_objs(&sv->world, qmin, qmax, AREA_TRIGGERS, x->found,
-			    sv->max_entities);
+	n = world_area_any(&sv->world, mv->qmin, mv->qmax, AREA_TRIGGERS,
+			   x->found, sv->max_entities);
 	for (int i = 0; i < n && i < sv->max_entities; i++) {
 		int id = x->found[i]->id;
-		const struct game_entity *e = &g->ents[id];
+		bool far = game_entity_acts_far(g, id);
 
-		if (game_entity_acts_far(g, id) && !join_far(sv, mv, id))
+		if (far && !far_entity(sv, mv, id))
 			return false;
-		if (is_item(e) && !game_entity_acts_far(g, id) && mv->num_items < EXEC_MAX_ITEMS) {
+		if (!far && game_entity_local_item(g, id) &&
+		    mv->num_items < EXEC_MAX_ITEMS) {
 			x->items[(size_t)m * EXEC_MAX_ITEMS + mv->num_items++] = id;
 			node_join(x, self, id);
 		} else {
 			node_join(x, self, x->shared_node);
 		}
 	}
-	if (mv->fires) {
-		n = world_area_objs(&sv->world, mv->fmin, mv->fmax, AREA_SOLID,
-				    x->found, sv->max_entities);
-		for (int i = 0; i < n && i < sv->max_entities; i++)
-			node_join(x, x->found[i]->id, x->shared_node);
+	return true;
+}
+
+/* Pass 2: every mover whose halo meets a far box joins the shared job.
+ * A respawn's boxes are its spots'; false when they are anywhere. */
+static bool schedule_far(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+
+	if (x->respawns) {
+		int n = game_spawn_boxes(sv->game, x->respawns, x->spawn_min,
+					 x->spawn_max, EXEC_MAX_SPAWNS);
+
+		if (n < 0)
+			return false;
+		for (int i = 0; i < n; i++) {
+			grow_box(x->spawn_min[i], x->spawn_max[i],
+				 x->respawn_reach + 64, x->spawn_min[i],
+				 x->spawn_max[i]);
+			if (!far_box(x, x->spawn_min[i], x->spawn_max[i]))
+				return false;
+		}
 	}
-	(void)obj;
+	for (int m = 0; m < x->num; m++) {
+		const struct sv_exec_move *mv = &x->moves[m];
+
+		for (int f = 0; f < x->num_far; f++) {
+			const struct sv_exec_move *l = x->far_line[f] >= 0 ?
+				&x->moves[x->far_line[f]] : NULL;
+
+			if (!boxes_meet(mv->qmin, mv->qmax, x->far_min[f],
+					x->far_max[f]))
+				continue;
+			if (l && !segment_meets(l->fstart, l->fend, l->fgrow,
+						mv->qmin, mv->qmax))
+				continue;
+			{
+				node_join(x, game_player_entity(sv->game, mv->slot),
+					  x->shared_node);
+				break;
+			}
+		}
+	}
 	return true;
 }
 
@@ -353,15 +433,18 @@ static bool measure_moves(struct server *sv)
 	struct sv_exec *x = &sv->exec;
 	struct game *g = sv->game;
 
-	x->respawns = false;
+	x->respawns = 0;
+	x->respawn_reach = 0;
 	for (int m = 0; m < x->num; m++) {
 		struct sv_exec_move *mv = &x->moves[m];
 		const struct usercmd *cmds = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
 		const struct world_obj *obj =
 			&sv->objs[game_player_entity(g, mv->slot)];
 		float reach = 0;
+		bool respawn = false;
 
 		mv->fires = false;
+		mv->fgrow = 0;
 		for (int i = 0; i < mv->n; i++) {
 			struct game_action a;
 
@@ -371,13 +454,21 @@ static bool measure_moves(struct server *sv)
 				/* a respawn (the intermission's exit: anywhere) */
 				if (g->intermission)
 					return false;
-				x->respawns = true;
+				x->respawns++;
+				respawn = true;
 			}
 			reach += a.reach;
 			if (a.fires) {
 				if (!mv->fires) {
 					vec_copy(a.fire_mins, mv->fmin);
 					vec_copy(a.fire_maxs, mv->fmax);
+					vec_copy(a.fire_start, mv->fstart);
+					vec_copy(a.fire_end, mv->fend);
+					mv->fgrow = a.fire_grow;
+					mv->fline = true;
+				} else {
+					/* two lines: their box only */
+					mv->fline = false;
 				}
 				for (int k = 0; k < 3; k++) {
 					if (a.fire_mins[k] < mv->fmin[k])
@@ -389,7 +480,12 @@ static bool measure_moves(struct server *sv)
 			}
 		}
 		mv->reach = reach;
+		/* the firing command may start anywhere the move reaches */
+		mv->fgrow += reach;
+		if (respawn && reach > x->respawn_reach)
+			x->respawn_reach = reach;
 		grow_box(obj->absmin, obj->absmax, reach, mv->rmin, mv->rmax);
+		grow_box(mv->rmin, mv->rmax, reach, mv->qmin, mv->qmax);
 		mv->local = !mv->fires && obj->linked &&
 			    game_client_local(g, mv->slot, cmds, mv->n,
 					      mv->rmin, mv->rmax);
@@ -435,30 +531,28 @@ static int build_jobs(struct server *sv)
 
 /* ---- the run ------------------------------------------------------------ */
 
-static void run_bin(void *ctx, int worker, int bin)
+/* one job, on whichever worker took it: its moves in arrival order,
+ * the game's calls to the server into that worker's queue */
+static void run_job(void *ctx, int worker, int item)
 {
 	struct server *sv = ctx;
 	struct sv_exec *x = &sv->exec;
+	int j = x->order[item];
 	uint64_t cmds = 0;
 
-	(void)worker;
-	for (int j = 0; j < x->njobs; j++) {
-		if (x->job_bin[j] != bin)
-			continue;
-		for (int m = x->job_first[j]; m >= 0; m = x->next[m]) {
-			const struct sv_exec_move *mv = &x->moves[m];
-			struct client *cl = &sv->clients[mv->slot];
-			const struct usercmd *c = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
+	for (int m = x->job_first[j]; m >= 0; m = x->next[m]) {
+		const struct sv_exec_move *mv = &x->moves[m];
+		struct client *cl = &sv->clients[mv->slot];
+		const struct usercmd *c = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
 
-			game_defer_bind(x->queues[bin], (uint32_t)m);
-			for (int i = 0; i < mv->n; i++)
-				game_client_cmd_local(sv->game, mv->slot, &c[i]);
-			cl->localtime = sv->time;
-			cmds += (uint64_t)mv->n;
-		}
+		game_defer_bind(x->queues[worker], (uint32_t)m, true);
+		for (int i = 0; i < mv->n; i++)
+			game_client_cmd_local(sv->game, mv->slot, &c[i]);
+		cl->localtime = sv->time;
+		cmds += (uint64_t)mv->n;
 	}
-	game_defer_bind(NULL, 0);
-	x->bin_cmds[bin] = cmds;
+	game_defer_bind(NULL, 0, false);
+	x->bin_cmds[worker] += cmds;
 }
 
 static bool inside(const vec3_t mins, const vec3_t maxs, const vec3_t rmin,
@@ -475,15 +569,18 @@ static void run_parallel(struct server *sv, int njobs)
 	struct sv_exec *x = &sv->exec;
 	struct game *g = sv->game;
 	struct game_services real = g->svc;
-	int bins = pool_active(sv->pool);
-	uint64_t load[SCHED_MAX_WORKERS];
+	int bins = x->nbins;
 	uint64_t cmds = 0;
 	int made;
 
-	if (bins > x->nbins)
-		bins = x->nbins;
+	/* heaviest first (LPT's order); the workers take them one at a time
+	 * from the pool's shared counter, so each goes to the first free
+	 * worker, as LPT assigns them, and a worker the system has not
+	 * scheduled holds nobody up */
 	x->njobs = njobs;
-	sched_lpt(x->weight, njobs, bins, x->order, x->job_bin, load);
+	sched_lpt(x->weight, njobs, pool_active(sv->pool), x->order, x->job_bin,
+		  NULL);
+	memset(x->bin_cmds, 0, (size_t)bins * sizeof(*x->bin_cmds));
 	/* the shared job's movers go back where the lists want them: they
 	 * run after, as the sequential frame runs */
 	for (int m = 0; m < x->num; m++)
@@ -493,9 +590,8 @@ static void run_parallel(struct server *sv, int njobs)
 
 	g->svc = game_defer_services(&real);
 	world_defer(&sv->world, true);
-	pool_run(sv->pool, run_bin, sv, bins);
+	pool_run_shared(sv->pool, run_job, sv, njobs, 1);
 	world_defer(&sv->world, false);
-	g->svc = real;
 
 	for (int b = 0; b < bins; b++)
 		cmds += x->bin_cmds[b];
@@ -519,23 +615,56 @@ static void run_parallel(struct server *sv, int njobs)
 		}
 		sv_grid_move(sv, mv->slot, obj->origin);
 	}
+	/* the shared job, in arrival order, its calls to the server queued
+	 * as well, so that all of them are made in the moves' order */
+	for (int m = 0; m < x->num; m++) {
+		if (x->moves[m].job >= 0)
+			continue;
+		game_defer_bind(x->queues[0], (uint32_t)m, false);
+		run_move_now(sv, m);
+	}
+	game_defer_bind(NULL, 0, false);
+	g->svc = real;
 	made = game_defer_replay(&real, x->queues, bins, (uint32_t)x->num,
 				 x->replay_count, x->replay_order, x->replay_max);
 	if (made < 0)
 		sv->stats.exec_calls_lost++;
-	for (int b = 0; b < bins; b++)
-		sv->stats.exec_calls_lost += game_defer_dropped(x->queues[b]) -
-					     x->dropped_seen[b];
-	for (int b = 0; b < bins; b++)
-		x->dropped_seen[b] = game_defer_dropped(x->queues[b]);
+	for (int b = 0; b < bins; b++) {
+		uint64_t d = game_defer_dropped(x->queues[b]);
+
+		sv->stats.exec_calls_lost += d - x->dropped_seen[b];
+		x->dropped_seen[b] = d;
+	}
 
 	sv->stats.exec_parallel++;
 	sv->stats.exec_jobs += (uint64_t)njobs;
 	sv->stats.exec_local_moves += (uint64_t)(x->num - x->num_shared);
 	sv->stats.exec_shared_moves += (uint64_t)x->num_shared;
-	for (int m = 0; m < x->num; m++)
-		if (x->moves[m].job < 0)
-			run_move_now(sv, m);
+}
+
+/* sv_threads_execute 1: a schedule whose segments leave little to the
+ * workers costs more than it saves.  Each scheduled segment's local
+ * share (its moves in local jobs; none when it ran sequentially) moves
+ * an exponential average; while that stays under EXEC_SHARE_MIN, only
+ * one segment in EXEC_PROBE is scheduled, to see whether the game
+ * changed.  2: every segment is scheduled. */
+static bool worth_trying(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+
+	if (x->enabled->value >= 2 || x->share_avg >= EXEC_SHARE_MIN)
+		return true;
+	if (++x->skipped < EXEC_PROBE) {
+		sv->stats.exec_skipped++;
+		return false;
+	}
+	x->skipped = 0;
+	return true;
+}
+
+static void share_seen(struct sv_exec *x, double share)
+{
+	x->share_avg = 0.5 * share + 0.5 * x->share_avg;
 }
 
 void sv_exec_flush(struct server *sv)
@@ -551,7 +680,9 @@ void sv_exec_flush(struct server *sv)
 	back = prof_phase_now(sv->prof);
 	prof_switch(sv->prof, PROF_EXECUTE);
 	parallel = sv->pool && pool_active(sv->pool) > 1 &&
-		   x->num >= EXEC_MIN_PARALLEL && measure_moves(sv);
+		   x->num >= EXEC_MIN_PARALLEL && worth_trying(sv) &&
+		   measure_moves(sv);
+	x->scheduled = parallel;
 	if (parallel) {
 		for (int m = 0; m < x->num && parallel; m++) {
 			const struct sv_exec_move *mv = &x->moves[m];
@@ -560,10 +691,11 @@ void sv_exec_flush(struct server *sv)
 					  &sv->objs[game_player_entity(sv->game, mv->slot)],
 					  mv->rmin, mv->rmax);
 		}
+		x->num_far = 0;
 		for (int m = 0; m < x->num && parallel; m++)
 			parallel = schedule_move(sv, m);
-		if (parallel && x->respawns)
-			parallel = join_spawns(sv);
+		if (parallel)
+			parallel = schedule_far(sv);
 		if (parallel)
 			njobs = build_jobs(sv);
 		if (!parallel || njobs < 2) {
@@ -574,6 +706,9 @@ void sv_exec_flush(struct server *sv)
 								  x->moves[m].slot)]);
 		}
 	}
+	if (x->scheduled)
+		share_seen(x, parallel ? (double)(x->num - x->num_shared) /
+			   (double)x->num : 0.0);
 	if (parallel) {
 		run_parallel(sv, njobs);
 	} else {
@@ -597,6 +732,7 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->local_moves = sv->stats.exec_local_moves;
 	out->shared_moves = sv->stats.exec_shared_moves;
 	out->outside = sv->stats.exec_outside;
+	out->skipped = sv->stats.exec_skipped;
 	out->escapes = game_escapes();
 	out->calls_lost = sv->stats.exec_calls_lost;
 }

@@ -512,6 +512,7 @@ struct server_stats {
 	uint64_t exec_parallel, exec_sequential, exec_jobs;
 	uint64_t exec_local_moves, exec_shared_moves;
 	uint64_t exec_outside;		/* a local mover left its region */
+	uint64_t exec_skipped;		/* segments not scheduled: no pay */
 	uint64_t exec_calls_lost;	/* game calls a full queue lost */
 };
 
@@ -546,7 +547,11 @@ struct sv_sched {
 enum {
 	EXEC_MAX_CMDS = 20,	/* commands one move may run (a gap's fill) */
 	EXEC_MAX_ITEMS = 16,	/* items a move's halo remembers for commit */
-	EXEC_MAX_SPAWNS = 256	/* spawn spots a respawn's boxes cover */
+	EXEC_MAX_SPAWNS = 256,	/* spawn spots a respawn's boxes cover */
+	EXEC_MAX_FAR = 1024,	/* far boxes of a segment (lines of fire,
+				 * landings, spots) */
+	EXEC_PROBE = 16		/* while the schedule does not pay, one
+				 * segment in this many is scheduled */
 };
 
 struct sv_exec_move {
@@ -554,8 +559,13 @@ struct sv_exec_move {
 	int n;			/* commands, in cmds[index * EXEC_MAX_CMDS] */
 	float reach;		/* summed over its commands */
 	vec3_t rmin, rmax;	/* where it may go */
+	vec3_t qmin, qmax;	/* what it may ask about: rmin..rmax grown by
+				 * its reach again */
 	bool fires;
-	vec3_t fmin, fmax;	/* its line of fire, when it fires */
+	vec3_t fmin, fmax;	/* its line of fire's box, when it fires */
+	vec3_t fstart, fend;	/* the line */
+	float fgrow;		/* and how far either side a shot reaches */
+	bool fline;		/* one firing command: the line holds */
 	bool local;		/* game_client_local said yes */
 	int job;		/* local job, -1: the shared job */
 	int num_items;
@@ -583,8 +593,15 @@ struct sv_exec {
 	uint64_t *weight;		/* a job's entities */
 	int *order, *job_bin;		/* LPT's */
 	int njobs, num_shared;
-	bool respawns;			/* a move of the segment respawns */
+	bool scheduled;			/* this segment's was made */
+	double share_avg;		/* moves in local jobs, averaged */
+	int skipped;
+	int respawns;			/* moves of the segment that respawn */
+	float respawn_reach;		/* the longest of their reaches */
 	vec3_t *spawn_min, *spawn_max;	/* EXEC_MAX_SPAWNS */
+	vec3_t *far_min, *far_max;	/* EXEC_MAX_FAR */
+	int *far_line;			/* a far box's firing move, or -1 */
+	int num_far;
 	/* the run: a bin per worker, each with its queue of game calls */
 	int nbins;
 	uint64_t *bin_cmds;

@@ -130,7 +130,7 @@ static void join_box(struct server *sv, int node, const vec3_t mins,
 	struct sv_sched *s = &sv->sched;
 
 	for (size_t k = 0; k < (triggers ? 2u : 1u); k++) {
-		int n = world_area_objs(&sv->world, mins, maxs, kinds[k], s->found,
+		int n = world_area_any(&sv->world, mins, maxs, kinds[k], s->found,
 					sv->max_entities);
 
 		if (n > sv->max_entities)

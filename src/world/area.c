@@ -304,6 +304,7 @@ struct area_query {
 	const float *mins, *maxs;
 	enum area_kind kind;
 	bool deferred;
+	bool lowest;		/* past max, keep the lowest ids */
 	struct world_obj **out;
 	int max;
 	int count;
@@ -346,7 +347,7 @@ static void query_keep(struct area_query *q, struct world_obj *obj)
 {
 	if (q->count < q->max) {
 		q->out[q->count] = obj;
-	} else if (q->max > 0) {
+	} else if (q->lowest && q->max > 0) {
 		if (q->count == q->max)
 			for (int i = q->max / 2 - 1; i >= 0; i--)
 				heap_down(q->out, q->max, i);
@@ -410,10 +411,20 @@ int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max)
 {
-	struct area_query q = {mins, maxs, kind, w->deferred, out, max, 0};
+	struct area_query q = {mins, maxs, kind, w->deferred, true, out, max, 0};
 
 	area_query_node(w, 0, &q);
 	sort_by_id(out, q.count < max ? q.count : max);
+	return q.count;
+}
+
+int world_area_any(const struct world *w, const vec3_t mins,
+		   const vec3_t maxs, enum area_kind kind,
+		   struct world_obj **out, int max)
+{
+	struct area_query q = {mins, maxs, kind, w->deferred, false, out, max, 0};
+
+	area_query_node(w, 0, &q);
 	return q.count;
 }
 

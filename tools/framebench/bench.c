@@ -360,6 +360,12 @@ static uint64_t send_requests(struct bench *b)
 			}
 			qwt_walker_step(&p->walker, &(struct qwt_walker_params){
 						10, 5, 5, 400}, &p->rng, &p->q.cmd);
+			/* --quiet: nobody fires; --fighters N: the first N
+			 * hold the trigger down */
+			if (b->cfg->quiet)
+				p->q.cmd.buttons &= ~BUTTON_ATTACK;
+			else if (i < b->cfg->fighters)
+				p->q.cmd.buttons |= BUTTON_ATTACK;
 		}
 		n = qwc_packet(&p->q, b->now, p->q.state >= QWC_CONNECTED,
 			       b->pkt, sizeof(b->pkt));

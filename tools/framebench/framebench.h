@@ -54,6 +54,8 @@ struct fb_config {
 	const int *cpus;	/* qwd -cpus: where to pin them, or NULL */
 	int num_cpus;
 	bool schedule;		/* measure the schedule (server_sched_*) */
+	bool quiet;		/* the walkers never fire */
+	int fighters;		/* the first N players hold fire down */
 	int schedule_rule;	/* ... what a shot joins: enum
 				   server_sched_rule */
 	bool threads_auto;	/* qwd -threads auto -threads-max (threads

@@ -13,7 +13,7 @@
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
  *                     [--threads N|auto] [--threads-max N] [--cpus LIST]
  *                     [--set "NAME VALUE"] [--schedule [--schedule-rule R]]
- *                     [--json FILE]
+ *                     [--quiet | --fighters N] [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -36,7 +36,7 @@ static void usage(void)
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
 		"                  [--threads N|auto] [--threads-max N] [--cpus LIST]\n"
 		"                  [--set \"NAME VALUE\"] [--schedule [--schedule-rule R]]\n"
-		"                  [--json FILE]\n"
+		"                  [--quiet | --fighters N] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
@@ -50,7 +50,12 @@ static void usage(void)
 		"  and LPT over their measured costs on 1-16 workers, simulated;\n"
 		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
 		"  fire, all shots one job), lines (its line of fire), moves (nothing),\n"
-		"  local (nothing, and what acts anywhere neither: move ranges alone)\n");
+		"  local (nothing, and what acts anywhere neither: move ranges alone)\n"
+		"  --quiet: the walkers never fire; --fighters N: the first N players\n"
+		"  walk with the trigger held down (the rest are the study's walkers)\n"
+		"  with N threads the moves run on the workers too (sv_threads_execute\n"
+		"  1: while the schedule pays; --set \"sv_threads_execute 2\": always);\n"
+		"  the state digest (the game after every frame) is then the same\n");
 }
 
 static int number(const char *opt, const char *v, long lo, long hi, long *out)
@@ -89,6 +94,12 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--schedule")) {
 			c->schedule = true;
 			continue;
+		} else if (!strcmp(o, "--quiet")) {
+			c->quiet = true;
+			continue;
+		} else if (!strcmp(o, "--fighters")) {
+			rc = number(o, v, 0, FB_MAX_PLAYERS, &n);
+			c->fighters = (int)n;
 		} else if (!strcmp(o, "--schedule-rule") && v) {
 			c->schedule_rule = -1;
 			for (int k = 0; k < SERVER_SCHED_RULES; k++)
@@ -430,10 +441,10 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		uint64_t moves = x->local_moves + x->shared_moves;
 
 		printf("execute on workers: %" PRIu64 " segments in parallel, %" PRIu64
-		       " in arrival order; %.1f local jobs and %.1f moves per parallel "
+		       " in arrival order (%" PRIu64 " not scheduled); %.1f local jobs and %.1f moves per parallel "
 		       "segment, %.1f%% of their moves local; %" PRIu64 " out of region, %"
 		       PRIu64 " escapes, %" PRIu64 " calls lost\n", x->parallel,
-		       x->sequential, x->parallel ? (double)x->jobs / (double)x->parallel : 0,
+		       x->sequential, x->skipped, x->parallel ? (double)x->jobs / (double)x->parallel : 0,
 		       x->parallel ? (double)moves / (double)x->parallel : 0,
 		       moves ? 100.0 * (double)x->local_moves / (double)moves : 0,
 		       x->outside, x->escapes, x->calls_lost);
