@@ -472,6 +472,7 @@ struct game {
 	float fraglimit, timelimit;
 	int samelevel;
 	int worldtype;		/* worldspawn's: 0 medieval, 1 metal, 2 base */
+	bool liquids;		/* the map has a leaf of water, slime or lava */
 	bool intermission;
 	double intermission_exit;
 	bool changed_level;

@@ -146,8 +146,16 @@ const char *server_sched_rule_name(enum server_sched_rule rule);
 void server_sched_last(const struct server *sv, struct server_sched_frame *out);
 
 /* The parallel EXECUTE's figures since start (qwd -threads N,
- * docs/parallel.md "EXECUTE on workers"). */
+ * docs/parallel.md "EXECUTE on workers").  Its time, by step: the
+ * schedule (of every segment, scheduled or not), the workers' run (wall,
+ * to the barrier), COMMIT (placing, grid, the calls' replay), the shared
+ * job, and the segments run in arrival order. */
+enum server_exec_step {
+	SERVER_EXEC_SCHEDULE, SERVER_EXEC_PARALLEL, SERVER_EXEC_COMMIT,
+	SERVER_EXEC_SHARED, SERVER_EXEC_ARRIVAL, SERVER_EXEC_STEPS
+};
 struct server_exec_stats {
+	uint64_t ns[SERVER_EXEC_STEPS];
 	uint64_t parallel;	/* segments run on the workers */
 	uint64_t sequential;	/* segments run in arrival order */
 	uint64_t skipped;	/* of them, not scheduled (it did not pay) */

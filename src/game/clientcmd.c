@@ -533,8 +533,11 @@ static bool liquid_within(const struct game *g, const vec3_t mins,
 			  const vec3_t maxs)
 {
 	int32_t leafs[64];
-	int n = bsp_box_leafs(g->map, mins, maxs, leafs, 64);
+	int n;
 
+	if (!g->liquids)
+		return false;
+	n = bsp_box_leafs(g->map, mins, maxs, leafs, 64);
 	if (n > 64)
 		return true;
 	for (int i = 0; i < n; i++) {

@@ -690,6 +690,14 @@ int game_load_level(struct game *g, struct world *w,
 	g->svc = *svc;
 	g->world = w;
 	g->map = map;
+	/* a map without liquids spares the local-move test its leaf walk */
+	g->liquids = false;
+	for (int32_t i = 1; i < map->num_leafs && !g->liquids; i++) {
+		int c = map->leafs[i].contents;
+
+		g->liquids = c == CONTENTS_WATER || c == CONTENTS_SLIME ||
+			     c == CONTENTS_LAVA;
+	}
 	strlcpy(g->mapname, mapname, sizeof(g->mapname));
 	g->nextmap[0] = '\0';
 	g->time = time;

@@ -570,7 +570,7 @@ static void run_parallel(struct server *sv, int njobs)
 	struct game *g = sv->game;
 	struct game_services real = g->svc;
 	int bins = x->nbins;
-	uint64_t cmds = 0;
+	uint64_t cmds = 0, t0, t1;
 	int made;
 
 	/* heaviest first (LPT's order); the workers take them one at a time
@@ -590,7 +590,10 @@ static void run_parallel(struct server *sv, int njobs)
 
 	g->svc = game_defer_services(&real);
 	world_defer(&sv->world, true);
+	t0 = prof_now(sv->prof);
 	pool_run_shared(sv->pool, run_job, sv, njobs, 1);
+	t1 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_PARALLEL] += t1 - t0;
 	world_defer(&sv->world, false);
 
 	for (int b = 0; b < bins; b++)
@@ -615,6 +618,8 @@ static void run_parallel(struct server *sv, int njobs)
 		}
 		sv_grid_move(sv, mv->slot, obj->origin);
 	}
+	t0 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_COMMIT] += t0 - t1;
 	/* the shared job, in arrival order, its calls to the server queued
 	 * as well, so that all of them are made in the moves' order */
 	for (int m = 0; m < x->num; m++) {
@@ -625,6 +630,8 @@ static void run_parallel(struct server *sv, int njobs)
 	}
 	game_defer_bind(NULL, 0, false);
 	g->svc = real;
+	t1 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_SHARED] += t1 - t0;
 	made = game_defer_replay(&real, x->queues, bins, (uint32_t)x->num,
 				 x->replay_count, x->replay_order, x->replay_max);
 	if (made < 0)
@@ -636,6 +643,7 @@ static void run_parallel(struct server *sv, int njobs)
 		x->dropped_seen[b] = d;
 	}
 
+	sv->stats.exec_ns[SERVER_EXEC_COMMIT] += prof_now(sv->prof) - t1;
 	sv->stats.exec_parallel++;
 	sv->stats.exec_jobs += (uint64_t)njobs;
 	sv->stats.exec_local_moves += (uint64_t)(x->num - x->num_shared);
@@ -673,12 +681,13 @@ void sv_exec_flush(struct server *sv)
 	int njobs = 0;
 	bool parallel;
 	enum prof_phase back;
+	uint64_t t0, t1;
 
 	if (x->num == 0 || x->flushing)
 		return;
 	x->flushing = true;
 	back = prof_phase_now(sv->prof);
-	prof_switch(sv->prof, PROF_EXECUTE);
+	t0 = prof_switch(sv->prof, PROF_EXECUTE);
 	parallel = sv->pool && pool_active(sv->pool) > 1 &&
 		   x->num >= EXEC_MIN_PARALLEL && worth_trying(sv) &&
 		   measure_moves(sv);
@@ -709,12 +718,15 @@ void sv_exec_flush(struct server *sv)
 	if (x->scheduled)
 		share_seen(x, parallel ? (double)(x->num - x->num_shared) /
 			   (double)x->num : 0.0);
+	t1 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_SCHEDULE] += t1 - t0;
 	if (parallel) {
 		run_parallel(sv, njobs);
 	} else {
 		sv->stats.exec_sequential++;
 		for (int m = 0; m < x->num; m++)
 			run_move_now(sv, m);
+		sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += prof_now(sv->prof) - t1;
 	}
 	schedule_reset(x);
 	for (int m = 0; m < x->num; m++)
@@ -735,6 +747,7 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->skipped = sv->stats.exec_skipped;
 	out->escapes = game_escapes();
 	out->calls_lost = sv->stats.exec_calls_lost;
+	memcpy(out->ns, sv->stats.exec_ns, sizeof(out->ns));
 }
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)

@@ -514,6 +514,7 @@ struct server_stats {
 	uint64_t exec_outside;		/* a local mover left its region */
 	uint64_t exec_skipped;		/* segments not scheduled: no pay */
 	uint64_t exec_calls_lost;	/* game calls a full queue lost */
+	uint64_t exec_ns[SERVER_EXEC_STEPS];	/* by step (server.h) */
 };
 
 /* The schedule instrument (sched.c): every frame's action lists joined

@@ -29,7 +29,8 @@
  *   - a mover with a size never clips against a point-sized object;
  *   - MOVE_NOMONSTERS clips only brush models; MOVE_MISSILE clips objects
  *     flagged monster with a +-15 box, so missiles hit them more easily;
- *   - a start in solid is remembered even when a later object is nearer.
+ *   - a start in solid is remembered even when another object is nearer
+ *     (and names the object only when nothing nearer was hit).
  *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
  *   static hull), so moves are reentrant and need no storage.
  *
@@ -541,14 +542,19 @@ static bool clip_one(const struct world *w, struct move_clip *clip,
 		clip_to_obj(w, clip, obj, clip->start, clip->mins,
 			    clip->maxs, clip->end, &tr);
 
-	if (tr.allsolid || tr.startsolid || tr.fraction < clip->tr.fraction) {
-		bool was_startsolid = clip->tr.startsolid;
+	/* the nearest hit wins (the first, in id order, of equal ones); a
+	 * start in solid is kept whoever wins, and names the object only
+	 * when nothing nearer was hit.  QuakeWorld lets a later start in
+	 * solid win over a nearer hit, which depends on the lists' order. */
+	bool startsolid = clip->tr.startsolid || tr.startsolid;
 
+	if (tr.allsolid || tr.fraction < clip->tr.fraction ||
+	    (tr.startsolid && tr.fraction == clip->tr.fraction &&
+	     clip->tr.ent <= 0)) {
 		tr.ent = obj->id;
 		clip->tr = tr;
-		if (was_startsolid)
-			clip->tr.startsolid = true;
 	}
+	clip->tr.startsolid = startsolid;
 	return true;
 }
 

@@ -98,6 +98,7 @@ struct bench {
 	double now;
 	uint64_t round;		/* rounds run, the join's included */
 	uint64_t state_digest;	/* server_state_hash after every frame */
+	struct server_exec_stats exec0;	/* at the measured frames' start */
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	/* --schedule: a frame's job costs and LPT's scratch, players each */
 	uint64_t *job_cost;
@@ -613,7 +614,19 @@ static void finish(struct bench *b)
 	r->digest = h;
 	r->reply_digest = sent;
 	r->state_digest = b->state_digest;
+	/* the measured frames' figures */
 	server_exec_stats(b->sv, &r->exec);
+	r->exec.parallel -= b->exec0.parallel;
+	r->exec.sequential -= b->exec0.sequential;
+	r->exec.skipped -= b->exec0.skipped;
+	r->exec.jobs -= b->exec0.jobs;
+	r->exec.local_moves -= b->exec0.local_moves;
+	r->exec.shared_moves -= b->exec0.shared_moves;
+	r->exec.outside -= b->exec0.outside;
+	r->exec.escapes -= b->exec0.escapes;
+	r->exec.calls_lost -= b->exec0.calls_lost;
+	for (int k = 0; k < SERVER_EXEC_STEPS; k++)
+		r->exec.ns[k] -= b->exec0.ns[k];
 	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");
 
 	if (out) {
@@ -656,6 +669,7 @@ int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
 		r->joined += b->pl[i].walking || b->pl[i].q.state == QWC_ACTIVE;
 	for (int f = 0; f < c->warmup; f++)
 		round_trip(b, NULL, NULL);
+	server_exec_stats(b->sv, &b->exec0);
 	measure(b);
 	finish(b);
 	rc = 0;

@@ -137,7 +137,8 @@ struct fb_result {
 	 * -threads 1 and N when the parallel frame plays the sequential
 	 * one's game (docs/parallel.md) */
 	uint64_t state_digest;
-	struct server_exec_stats exec;	/* the parallel EXECUTE's figures */
+	struct server_exec_stats exec;	/* the parallel EXECUTE's figures,
+					 * over the measured frames */
 
 	struct fb_schedule sched;	/* with c->schedule */
 	/* the server's "threads" line at the end (the predicted pool's

@@ -29,6 +29,12 @@
 #include "qwd/pool.h"
 #include "qwd/server.h"
 
+/* ns over frames as us per frame */
+static double per_frame(uint64_t ns, uint64_t frames)
+{
+	return frames ? (double)ns / 1000.0 / (double)frames : 0.0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -448,6 +454,14 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		       x->parallel ? (double)moves / (double)x->parallel : 0,
 		       moves ? 100.0 * (double)x->local_moves / (double)moves : 0,
 		       x->outside, x->escapes, x->calls_lost);
+		printf("  execute by step, per frame: schedule %.1f us, workers %.1f us "
+		       "(to the barrier), commit %.1f us, shared job %.1f us, in arrival "
+		       "order %.1f us\n",
+		       per_frame(x->ns[SERVER_EXEC_SCHEDULE], r->server_frames),
+		       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
+		       per_frame(x->ns[SERVER_EXEC_COMMIT], r->server_frames),
+		       per_frame(x->ns[SERVER_EXEC_SHARED], r->server_frames),
+		       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
 	}
 	if (c->schedule)
 		report_schedule(&r->sched, c->schedule_rule);
