@@ -324,6 +324,27 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_break(&j, 2);
 	json_str(&j, "world_digest", digest);
 	json_str(&j, "reply_digest", replies);
+	snprintf(digest, sizeof(digest), "%016" PRIx64, r->state_digest);
+	json_str(&j, "state_digest", digest);
+	json_break(&j, 2);
+	json_str(&j, "behaviour", c->quiet ? "quiet" : c->fighters ? "fighters" : "walkers");
+	json_i64(&j, "fighters", c->fighters);
+	json_begin(&j, "execute", '{');
+	json_u64(&j, "parallel", r->exec.parallel);
+	json_u64(&j, "sequential", r->exec.sequential);
+	json_u64(&j, "skipped", r->exec.skipped);
+	json_u64(&j, "jobs", r->exec.jobs);
+	json_u64(&j, "local_moves", r->exec.local_moves);
+	json_u64(&j, "shared_moves", r->exec.shared_moves);
+	json_u64(&j, "outside", r->exec.outside);
+	json_u64(&j, "escapes", r->exec.escapes);
+	json_u64(&j, "calls_lost", r->exec.calls_lost);
+	json_u64(&j, "schedule_ns", r->exec.ns[SERVER_EXEC_SCHEDULE]);
+	json_u64(&j, "workers_ns", r->exec.ns[SERVER_EXEC_PARALLEL]);
+	json_u64(&j, "commit_ns", r->exec.ns[SERVER_EXEC_COMMIT]);
+	json_u64(&j, "shared_ns", r->exec.ns[SERVER_EXEC_SHARED]);
+	json_u64(&j, "arrival_ns", r->exec.ns[SERVER_EXEC_ARRIVAL]);
+	json_end(&j);
 	if (c->schedule) {
 		json_break(&j, 2);
 		json_schedule(&j, &r->sched, c->schedule_rule);
