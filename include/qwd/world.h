@@ -320,8 +320,7 @@ enum {
 	AREA_DEPTH = 4,		/* QuakeWorld's tree: 16 leaves */
 	AREA_MAX_DEPTH = 8,	/* for servers of hundreds of players */
 	AREA_NODES = (2 << AREA_MAX_DEPTH) - 1,
-	WORLD_MAX_OBJ_LEAFS = 16,
-	WORLD_MOVE_MAX_CLIPS = 512
+	WORLD_MAX_OBJ_LEAFS = 16
 };
 
 struct area_link {
@@ -418,19 +417,21 @@ int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max);
 /* The same in the lists' order (the first max found), for a caller whose
- * use of the answer does not depend on its order (a schedule's joins). */
+ * use of the answer does not depend on its order (a schedule's joins, or
+ * pmove, which breaks its ties by id and sorts only what it must cut). */
 int world_area_any(const struct world *w, const vec3_t mins,
 		   const vec3_t maxs, enum area_kind kind,
 		   struct world_obj **out, int max);
+/* objs in the order of their ids */
+void world_objs_sort(struct world_obj **objs, int n);
 
 /* Contents at p: the world's hull 0. */
 int world_point_contents(const struct world *w, const vec3_t p);
 
 /* Move a box from start to end, clipping against the world and every
  * linked solid object but passobj, its owner and what passobj owns; the
- * objects are clipped in the order of their ids (the first of equal
- * fractions wins), up to WORLD_MOVE_MAX_CLIPS of them, the rest after
- * them in the lists' order. */
+ * answer does not depend on the lists' order: an all-solid trace first,
+ * then the nearest hit, then the lowest id (the world's 0 first). */
 void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr);

@@ -10,7 +10,7 @@
  *   order, at most 64 in all, skipping the player and what it owns (MVDSV
  *   AddLinksToPmove).  A brush model is traced through its hull 1, any
  *   other object as its box grown by the player's.  A trace keeps the
- *   nearest hit over all physents (the first wins ties); a trace starting
+ *   nearest hit over all physents (the lowest id wins ties); a trace starting
  *   in solid counts as fraction 0.  This is not world_move: that keeps
  *   fraction 1 for an all-solid trace (pmove's ledge test would then
  *   always double friction), lets point-sized objects through (pmove is
@@ -102,10 +102,18 @@ void pm_gather_physents(struct pm_ctx *pm,
 		mins[i] = pm->p->origin[i] - reach;
 		maxs[i] = pm->p->origin[i] + reach;
 	}
-	n = world_area_objs(pm->w, mins, maxs, AREA_SOLID, found,
-			    PM_AREA_QUERY_MAX);
-	if (n > PM_AREA_QUERY_MAX)
+	/* the lists' order is the links' history: it may decide only what
+	 * is cut, so a crowd too large for the slots is sorted first (the
+	 * lowest ids kept) and ties between physents go to the lowest id */
+	n = world_area_any(pm->w, mins, maxs, AREA_SOLID, found,
+			   PM_AREA_QUERY_MAX);
+	if (n > PM_AREA_QUERY_MAX) {
+		n = world_area_objs(pm->w, mins, maxs, AREA_SOLID, found,
+				    PM_AREA_QUERY_MAX);
 		n = PM_AREA_QUERY_MAX;
+	} else if (n >= PMOVE_MAX_PHYSENTS) {
+		world_objs_sort(found, n);
+	}
 
 	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
 		const struct world_obj *o = found[i];
@@ -205,7 +213,10 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 			tr.startsolid = true;
 		if (tr.startsolid)
 			tr.fraction = 0;
-		if (tr.fraction < total->fraction) {
+		/* equal fractions: the lower id (the world, physent 0, first) */
+		if (tr.fraction < total->fraction ||
+		    (tr.fraction == total->fraction && i > 0 && total->ent > 0 &&
+		     pm->phys[i]->id < pm->phys[total->ent]->id)) {
 			*total = tr;
 			total->ent = i;
 		}

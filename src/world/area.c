@@ -37,10 +37,12 @@
  *   Order.  A list's order is the order of its links, which depends on
  *   who moved when; QuakeWorld lets it decide which object a query
  *   returns first and which of two hits at the same fraction a move
- *   keeps.  Here queries answer in id order and moves clip in id order,
- *   so the answers depend on the objects' places only: the frame run on
- *   several threads (whose links land in another order) plays the same
- *   game as the sequential one.
+ *   keeps.  Here queries answer in id order (world_area_objs; or in the
+ *   lists' order, world_area_any, for a caller that does not depend on
+ *   it) and a move's answer is the same in any order (all-solid first,
+ *   the nearer hit, the lower id), so the answers depend on the objects'
+ *   places only: the frame run on several threads (whose links land in
+ *   another order) plays the same game as the sequential one.
  *
  *   Deferred phases (world_defer): while moves run on several threads no
  *   list changes; each object carries the box it was placed by
@@ -408,6 +410,11 @@ static void sort_by_id(struct world_obj **a, int n)
 	}
 }
 
+void world_objs_sort(struct world_obj **objs, int n)
+{
+	sort_by_id(objs, n);
+}
+
 int world_area_objs(const struct world *w, const vec3_t mins,
 		    const vec3_t maxs, enum area_kind kind,
 		    struct world_obj **out, int max)
@@ -449,9 +456,6 @@ struct move_clip {
 	 * object */
 	bool box_ready;
 	struct bsp_box_hull *box;
-	/* the objects to clip, gathered then taken by id */
-	struct world_obj **cand;
-	int num_cand;
 };
 
 /* trace the moving box against one object, results in world space */
@@ -525,16 +529,30 @@ static bool clip_skips_owned(const struct move_clip *clip,
 					  pass->owner == obj->id);
 }
 
-/* one object's clip; false when nothing can make the trace worse */
-static bool clip_one(const struct world *w, struct move_clip *clip,
+/* Is tr (object id) a better answer than best?  Whatever the order the
+ * objects come in: all-solid first, then the nearer hit, then at equal
+ * fractions the lower id (the world, traced first, is id 0); a trace
+ * that hit nothing never wins. */
+static bool better(const struct trace *tr, int id, const struct trace *best)
+{
+	if (tr->allsolid != best->allsolid)
+		return tr->allsolid;
+	if (tr->fraction != best->fraction)
+		return tr->fraction < best->fraction;
+	if (!(tr->fraction < 1 || tr->startsolid || tr->allsolid))
+		return false;
+	return best->ent < 0 || (best->ent > 0 && id < best->ent);
+}
+
+/* one object's clip */
+static void clip_one(const struct world *w, struct move_clip *clip,
 		     const struct world_obj *obj)
 {
 	struct trace tr;
+	bool startsolid;
 
-	if (clip->tr.allsolid)
-		return false;
 	if (clip_skips_owned(clip, obj))
-		return true;
+		return;
 	if (obj->monster)
 		clip_to_obj(w, clip, obj, clip->start, clip->mins2,
 			    clip->maxs2, clip->end, &tr);
@@ -542,32 +560,26 @@ static bool clip_one(const struct world *w, struct move_clip *clip,
 		clip_to_obj(w, clip, obj, clip->start, clip->mins,
 			    clip->maxs, clip->end, &tr);
 
-	/* the nearest hit wins (the first, in id order, of equal ones); a
-	 * start in solid is kept whoever wins, and names the object only
-	 * when nothing nearer was hit.  QuakeWorld lets a later start in
-	 * solid win over a nearer hit, which depends on the lists' order. */
-	bool startsolid = clip->tr.startsolid || tr.startsolid;
-
-	if (tr.allsolid || tr.fraction < clip->tr.fraction ||
-	    (tr.startsolid && tr.fraction == clip->tr.fraction &&
-	     clip->tr.ent <= 0)) {
+	/* a start in solid is kept whoever wins.  QuakeWorld lets the last
+	 * start in solid win over a nearer hit and the first of equal ones
+	 * stand, both of which depend on the lists' order. */
+	startsolid = clip->tr.startsolid || tr.startsolid;
+	if (better(&tr, obj->id, &clip->tr)) {
 		tr.ent = obj->id;
 		clip->tr = tr;
 	}
 	clip->tr.startsolid = startsolid;
-	return true;
 }
 
-/* gather the solids the move may touch (placed box first, as queries
- * do); past WORLD_MOVE_MAX_CLIPS they are clipped at once, in the lists'
- * order */
-static void clip_gather(const struct world *w, int num, struct move_clip *clip)
+/* every linked solid the move may touch (placed box first, as queries
+ * do), in the lists' order: clip_one's answer does not depend on it */
+static void clip_to_links(const struct world *w, int num, struct move_clip *clip)
 {
 	const struct area_node *node = &w->nodes[num];
 	const struct area_link *head = &node->solids;
 
 	for (struct area_link *l = head->next; l != head; l = l->next) {
-		struct world_obj *obj = obj_from_link(l);
+		const struct world_obj *obj = obj_from_link(l);
 
 		if (!boxes_touch(clip->boxmins, clip->boxmaxs, obj->lmin,
 				 obj->lmax))
@@ -576,27 +588,15 @@ static void clip_gather(const struct world *w, int num, struct move_clip *clip)
 			continue;
 		if (clip_skips(w, clip, obj))
 			continue;
-		if (clip->num_cand < WORLD_MOVE_MAX_CLIPS)
-			clip->cand[clip->num_cand++] = obj;
-		else
-			clip_one(w, clip, obj);
+		clip_one(w, clip, obj);
 	}
 
 	if (node->axis == -1)
 		return;
 	if (clip->boxmaxs[node->axis] > node->dist)
-		clip_gather(w, node->children[0], clip);
+		clip_to_links(w, node->children[0], clip);
 	if (clip->boxmins[node->axis] < node->dist)
-		clip_gather(w, node->children[1], clip);
-}
-
-static void clip_to_links(const struct world *w, struct move_clip *clip)
-{
-	clip_gather(w, 0, clip);
-	sort_by_id(clip->cand, clip->num_cand);
-	for (int i = 0; i < clip->num_cand; i++)
-		if (!clip_one(w, clip, clip->cand[i]))
-			return;
+		clip_to_links(w, node->children[1], clip);
 }
 
 /* the box swept by the move, one unit larger on every side */
@@ -622,11 +622,8 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 	struct move_clip clip;
 	struct bsp_box_hull box;
 
-	struct world_obj *cand[WORLD_MOVE_MAX_CLIPS];
-
 	memset(&clip, 0, sizeof(clip));
 	clip.box = &box;
-	clip.cand = cand;
 	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
 		      end, &clip.tr);
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
@@ -648,7 +645,7 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 	move_bounds(start, clip.mins2, clip.maxs2, end, clip.boxmins,
 		    clip.boxmaxs);
 
-	clip_to_links(w, &clip);
+	clip_to_links(w, 0, &clip);
 	*tr = clip.tr;
 }
 
