@@ -594,6 +594,7 @@ static void run_parallel(struct server *sv, int njobs)
 	pool_run_shared(sv->pool, run_job, sv, njobs, 1);
 	t1 = prof_now(sv->prof);
 	sv->stats.exec_ns[SERVER_EXEC_PARALLEL] += t1 - t0;
+	sv_autopool_run(sv, t1 - t0);	/* -threads auto: parallel work */
 	world_defer(&sv->world, false);
 
 	for (int b = 0; b < bins; b++)

@@ -1110,8 +1110,9 @@ void sv_qtv_status(const struct server *sv, FILE *out);
 /* autopool.c: the predicted pool's cvars; on with -threads auto (the
  * pool made, max workers in it): one worker active to start with */
 void sv_autopool_init(struct server *sv, bool on);
-/* autopool.c: a pool run of the reply phase took ns of wall time (send.c);
- * the workers' time in its items is taken from the pool */
+/* autopool.c: a pool run of the reply phase (send.c) or of the EXECUTE
+ * phase (execute.c) took ns of wall time; the workers' time in its items
+ * is taken from the pool */
 void sv_autopool_run(struct server *sv, uint64_t ns);
 /* autopool.c: after each frame's prof_frame_end: its busy time into the
  * period; at the period's end the need, the prediction, the new size */
