@@ -102,7 +102,8 @@ int sv_exec_init(struct server *sv)
 	x->bin_cmds = calloc((size_t)bins, sizeof(*x->bin_cmds));
 	x->queues = calloc((size_t)bins, sizeof(*x->queues));
 	x->replay_count = calloc(clients + 1, sizeof(*x->replay_count));
-	x->replay_max = (int)clients * 16 + 1024;
+	/* room for every call every queue can hold: a replay never fails */
+	x->replay_max = bins * ((int)clients * 8 + 256);
 	x->spawn_min = calloc(EXEC_MAX_SPAWNS, sizeof(*x->spawn_min));
 	x->spawn_max = calloc(EXEC_MAX_SPAWNS, sizeof(*x->spawn_max));
 	x->far_min = calloc(EXEC_MAX_FAR, sizeof(*x->far_min));
@@ -118,7 +119,7 @@ int sv_exec_init(struct server *sv)
 	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max || !x->far_line)
 		goto oom;
 	for (int b = 0; b < bins; b++) {
-		x->queues[b] = game_defer_create((int)clients * 8 + 256,
+		x->queues[b] = game_defer_create(x->replay_max / bins,
 						 clients * 128 + 4096);
 		if (!x->queues[b])
 			goto oom;
