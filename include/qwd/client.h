@@ -274,6 +274,9 @@ struct qwc {
 	vec3_t setangle;	/* the last svc_setangle (the view the server
 				   placed, e.g. at spawn) */
 	uint32_t setangles;	/* svc_setangle messages received */
+	bool paused;		/* the last svc_setpause said 1 (a new
+				   serverdata clears it, as ezQuake's) */
+	uint32_t setpauses;	/* svc_setpause messages received */
 
 	/* moves: the caller sets cmd (all but msec) between packets */
 	struct usercmd cmd;
@@ -495,6 +498,8 @@ struct mvd_reader {
 	uint64_t messages, playerinfos, packetentities, deltas, entities;
 	uint64_t prints, sounds_played, temp_entities, stats_updates;
 	uint64_t nails, hidden_records, stufftexts, intermissions;
+	uint64_t setpauses;	/* svc_setpause messages */
+	bool paused;		/* the last of them said 1 */
 	int max_players_frame;	/* most playerinfos in one frame */
 	int max_entities_frame;	/* longest entity list */
 	int frames_with_players;

@@ -290,6 +290,11 @@ struct game_services {
 	/* QuakeC's logfrag: a death that moved the frags, killer's slot and
 	 * victim's (the same slot: a suicide or a team kill, scored -1) */
 	void (*logfrag)(void *ctx, int killer, int victim);
+	/* pause (true) or resume the game, as KTX's trap_setpause asks
+	 * MVDSV: nothing when it already is so, no words (the game says its
+	 * own); while paused the server runs no game_frame and no move, and
+	 * its cvar "sv_paused" reads 1 */
+	void (*set_pause)(void *ctx, bool paused);
 };
 
 struct game;
@@ -468,6 +473,8 @@ struct game {
 	/* rules (cvars read at game_load_level and each frame, through
 	 * rule_vars: where each lives, NULL until it is found) */
 	const float *rule_vars[GAME_RULES];
+	const float *paused_var;	/* the server's sv_paused, found as
+					 * rule_vars are */
 	int deathmatch, teamplay;
 	float fraglimit, timelimit;
 	int samelevel;
@@ -527,6 +534,12 @@ int game_load_level(struct game *g, struct world *w,
 /* The WORLD phase: advance to time, run think, movers and missiles,
  * check the rules (timelimit, intermission). */
 void game_frame(struct game *g, double time);
+
+/* The match layer's pause: ask the server to pause or resume the game
+ * (services.set_pause); whether it is paused now (the server's cvar
+ * sv_paused, as KTX reads it).  While paused "kill" does nothing (KTX). */
+void game_set_pause(struct game *g, bool paused);
+bool game_paused(struct game *g);
 
 /* A client enters the game (after "begin"): spawned at a spawn spot. */
 void game_client_connect(struct game *g, int slot, const char *name,

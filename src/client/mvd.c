@@ -390,6 +390,10 @@ static bool read_message(struct mvd_reader *r, struct msg_buf *m, int svc)
 		qwc_svc_skip(m, svc, 0);
 		r->intermissions++;
 		break;
+	case svc_setpause:
+		r->paused = msg_read_byte(m) != 0;
+		r->setpauses++;
+		break;
 	case svc_updateuserinfo:
 		return read_userinfo(r, m);
 	case svc_playerinfo:

@@ -64,6 +64,7 @@ static bool parse_serverdata(struct qwc *c, struct msg_buf *m)
 		return false;
 	}
 	c->protocol = protocol;
+	c->paused = false;
 	c->servercount = msg_read_long(m);
 	msg_read_string(m, c->gamedir, sizeof(c->gamedir));
 	/* the extension widens the player number to a short; the client
@@ -527,6 +528,10 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		for (int k = 0; k < 3; k++)
 			c->setangle[k] = msg_read_angle(m);
 		c->setangles++;
+		break;
+	case svc_setpause:
+		c->paused = msg_read_byte(m) != 0;
+		c->setpauses++;
 		break;
 	case svc_serverdata:
 		if (!parse_serverdata(c, m)) {

@@ -41,7 +41,8 @@
 enum defer_kind {
 	D_SOUND, D_TEMP_ENTITY, D_MUZZLEFLASH, D_PRINT, D_CENTERPRINT,
 	D_STUFFTEXT, D_FRAGS, D_DAMAGE, D_KICK, D_SETANGLE, D_INTERMISSION,
-	D_CHANGE_LEVEL, D_LOG, D_FOUND_SECRET, D_LIGHTSTYLE, D_LOGFRAG
+	D_CHANGE_LEVEL, D_LOG, D_FOUND_SECRET, D_LIGHTSTYLE, D_LOGFRAG,
+	D_SET_PAUSE
 };
 
 struct defer_rec {
@@ -335,6 +336,15 @@ static void rec_logfrag(void *ctx, int killer, int victim)
 	r->b = victim;
 }
 
+static void rec_set_pause(void *ctx, bool paused)
+{
+	struct defer_rec *r = rec_new(D_SET_PAUSE);
+
+	(void)ctx;
+	if (r)
+		r->a = paused;
+}
+
 struct game_services game_defer_services(const struct game_services *real)
 {
 	struct game_services s = *real;	/* ctx and the answering calls */
@@ -355,6 +365,7 @@ struct game_services game_defer_services(const struct game_services *real)
 	s.found_secret = real->found_secret ? rec_found_secret : NULL;
 	s.lightstyle = real->lightstyle ? rec_lightstyle : NULL;
 	s.logfrag = real->logfrag ? rec_logfrag : NULL;
+	s.set_pause = real->set_pause ? rec_set_pause : NULL;
 	return s;
 }
 
@@ -385,6 +396,7 @@ static void replay_one(const struct game_services *s, const struct game_defer *q
 	case D_FOUND_SECRET: s->found_secret(ctx); break;
 	case D_LIGHTSTYLE: s->lightstyle(ctx, r->a, text); break;
 	case D_LOGFRAG: s->logfrag(ctx, r->a, r->b); break;
+	case D_SET_PAUSE: s->set_pause(ctx, r->a != 0); break;
 	default: break;
 	}
 }

@@ -374,6 +374,19 @@ static float rule_value(struct game *g, int rule)
 	return g->rule_vars[rule] ? *g->rule_vars[rule] : 0.0f;
 }
 
+void game_set_pause(struct game *g, bool paused)
+{
+	if (g->svc.set_pause)
+		g->svc.set_pause(g->svc.ctx, paused);
+}
+
+bool game_paused(struct game *g)
+{
+	if (!g->paused_var && g->svc.cvar)
+		g->paused_var = g->svc.cvar(g->svc.ctx, "sv_paused");
+	return g->paused_var && *g->paused_var != 0;
+}
+
 /* ---- traces ----------------------------------------------------------- */
 
 void g_traceline(struct game *g, const vec3_t start, const vec3_t end,
@@ -710,6 +723,7 @@ int game_load_level(struct game *g, struct world *w,
 	/* new services: their cvars are found anew */
 	for (int i = 0; i < GAME_RULES; i++)
 		g->rule_vars[i] = NULL;
+	g->paused_var = NULL;
 	read_rules(g);
 
 	for (int i = 0; i < g->max_entities; i++) {

@@ -589,6 +589,10 @@ void game_client_kill(struct game *g, int slot)
 	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active ||
 	    g->clients[slot].spectator || g->intermission)
 		return;
+	/* KTX's ClientKill: no suicide while paused (a respawn would move
+	 * the player in a world that stands still) */
+	if (game_paused(g))
+		return;
 	cl = &g->clients[slot];
 	e = &g->ents[game_player_entity(g, slot)];
 	if (e->deadflag)

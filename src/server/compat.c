@@ -50,7 +50,6 @@ static const struct compat_entry compat[] = {
 	{"sv_mod_msg_file", false, "qwd's frag messages are built in"},
 	{"skill", false, "qwd has no monsters"},
 	{"coop", false, "qwd plays deathmatch only"},
-	{"pausable", false, "qwd does not pause the game"},
 	{"watervis", false, "qwd sends what the PVS shows"},
 	{"sv_phs", false, "qwd always filters sounds by the PHS"},
 	{"registered", false, "read-only in MVDSV"},

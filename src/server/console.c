@@ -82,6 +82,11 @@ int cvar_set(struct server *sv, const char *name, const char *value)
 	return 0;
 }
 
+void cvar_force(struct server *sv, struct cvar *v, const char *value)
+{
+	cvar_store(sv, v, value);
+}
+
 /* ---- commands --------------------------------------------------------- */
 
 struct command {
@@ -424,6 +429,7 @@ static const struct command commands[] = {
 	{"logfile", sv_cmd_logs, "logfile [on|off]: the console log (none: toggle)"},
 	{"logrcon", sv_cmd_logs, "logrcon [on|off]: the rcon log (none: toggle)"},
 	{"fraglogfile", sv_cmd_logs, "fraglogfile [on|off]: the frag log (none: toggle)"},
+	{"pause", sv_cmd_pause, "pause [1|0]: stop or resume the game's clock and moves (none: toggle; MVDSV's pause)"},
 	{"floodprot", sv_cmd_floodprot, "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)"},
 	{"help", c_help, "this list"},
 	{NULL, NULL, NULL}

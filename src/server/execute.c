@@ -207,6 +207,9 @@ static void run_move_now(struct server *sv, int m)
 	struct client *cl = &sv->clients[mv->slot];
 	const struct usercmd *cmds = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
 
+	/* a move before it in the segment had the game pause (pause.c) */
+	if (sv->paused)
+		return;
 	for (int i = 0; i < mv->n; i++)
 		sv_run_game_cmd(sv, cl, &cmds[i]);
 	cl->localtime = sv->time;

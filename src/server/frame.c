@@ -14,7 +14,9 @@
  *     WORLD    advance game time; game_frame runs thinks, doors, plats,
  *              missiles and the rules, at most once per sv_mintic
  *              (0.013 s, QuakeWorld's rule); a level change the game
- *              asked for (it only notes the name) is loaded right after
+ *              asked for (it only notes the name) is loaded right after.
+ *              While paused (pause.c) neither moves: the game's clock
+ *              stands still and the world is not run
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
  *              a datagram from an address the bans refuse stops there
@@ -61,7 +63,7 @@ double server_clock(void)
 }
 
 /* the server's time: the real clock, or its driver's (struct server_link) */
-static double sv_clock(const struct server *sv)
+double sv_clock(const struct server *sv)
 {
 	return sv->link ? sv->link->now : server_clock();
 }
@@ -264,6 +266,7 @@ static void register_cvars(struct server *sv)
 					"arriving sooner wait, so one wakeup serves "
 					"many (0: a frame per wakeup)");
 	register_defence_cvars(sv);
+	sv_pause_register(sv);
 }
 
 int server_init(struct server *sv, const struct server_options *opt)
@@ -409,7 +412,7 @@ int server_init(struct server *sv, const struct server_options *opt)
 		setvbuf(sv->stats_file, NULL, _IOLBF, 0);
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
-	sv->realtime = sv->start_time = sv_clock(sv);
+	sv->realtime = sv->start_time = sv->time_clock = sv_clock(sv);
 	sv_autopool_init(sv, opt->threads_auto);
 	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
@@ -747,9 +750,12 @@ void server_frame(struct server *sv, double wait)
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);
 	now = sv_clock(sv);
-	sv->time += now - sv->realtime;
+	/* the game's clock stands still while paused (pause.c) */
+	if (!sv->paused)
+		sv->time += now - sv->time_clock;
+	sv->time_clock = now;
 	sv->realtime = now;
-	if (sv->map) {
+	if (sv->map && !sv->paused) {
 		/* the world's physics at most once per sv_mintic, as in
 		 * QuakeWorld: thinks, movers and missiles need no more, and a
 		 * busy server's wakeups (one per few requests) do not each
@@ -758,6 +764,8 @@ void server_frame(struct server *sv, double wait)
 			sv->physics_time = sv->time;
 			game_frame(sv->game, sv->time);
 		}
+	}
+	if (sv->map) {
 		/* a level change fires inside game code (the world's frame or
 		 * a player's move the frame before): load it now */
 		if (sv->pending_map[0]) {
@@ -803,6 +811,7 @@ void server_frame(struct server *sv, double wait)
 		read_console(sv);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
+		sv_pause_upkeep(sv);
 		sv_bans_upkeep(sv);
 		sv_masters_frame(sv);
 		sv_log_summaries(sv, false);

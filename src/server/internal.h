@@ -672,6 +672,14 @@ struct server {
 	double start_time;
 	double time;			/* game time of the level */
 	double physics_time;		/* time of the world's last physics run */
+	double time_clock;		/* the clock reading up to which `time`
+					 * has counted (pause.c: a pause's
+					 * span never counts) */
+
+	/* the pause (pause.c): the game's clock stopped, moves not run */
+	bool paused;
+	double paused_since;		/* the clock reading the pause began */
+	struct cvar *pausable, *sv_paused;
 
 	/* the load (overload.c): the last full window's busy share */
 	double load;
@@ -791,6 +799,8 @@ struct cvar *cvar_get(struct server *sv, const char *name);
 struct cvar *cvar_register(struct server *sv, const char *name,
 			   const char *value, int flags, const char *help);
 int cvar_set(struct server *sv, const char *name, const char *value);
+/* the server's own store into a cvar, read-only ones too (sv_paused) */
+void cvar_force(struct server *sv, struct cvar *v, const char *value);
 
 /* ---- internals shared between the server's files ---------------------- */
 
@@ -813,6 +823,20 @@ void sv_userinfo_changed(struct server *sv, struct client *cl);
  * answers, a last disconnect); captured when a capture runs */
 void sv_send_raw(struct server *sv, const struct net_addr *to,
 		 const void *data, size_t len);
+/* frame.c: the server's clock now (the real one, or its driver's) */
+double sv_clock(const struct server *sv);
+/* pause.c (MVDSV's pause): the cvars (pausable, sv_paused); pause or
+ * resume the game (false: it already was so), msg (or NULL) printed to
+ * everyone; a client's "pause" command (pausable, not a spectator); the
+ * console's; the upkeep's release when no player is left */
+void sv_pause_register(struct server *sv);
+bool sv_pause_set(struct server *sv, bool paused, const char *msg);
+void sv_pause_client(struct server *sv, struct client *cl);
+void sv_cmd_pause(struct server *sv, const struct net_args *a, FILE *out);
+void sv_pause_upkeep(struct server *sv);
+/* a level loads unpaused, its clock starting now (MVDSV: sv.paused
+ * cleared by the spawn; the clients' new serverdata clears theirs) */
+void sv_pause_level(struct server *sv);
 /* frame.c: rebuild the (address, qport) lookup after a connect or drop */
 void sv_rehash_clients(struct server *sv);
 const char *sv_bad_name(int kind);

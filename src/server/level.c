@@ -330,6 +330,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	sv->spawncount++;
 	sv->time = 1.0;		/* QuakeWorld starts levels at 1 s */
 	sv->physics_time = sv->time;
+	sv_pause_level(sv);
 	sv->pending_map[0] = '\0';
 	read_levelname(sv);
 	memset(sv->baselines, 0, sizeof(*sv->baselines) * (size_t)sv->max_entities);

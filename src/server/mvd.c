@@ -16,7 +16,9 @@
  *   The first record of a frame carries the milliseconds since the last
  *   one (the demo clock follows the level's time); the others 0.  A
  *   frame is written only when the clock moved, so each frame holds one
- *   entity list, as ezQuake needs.
+ *   entity list, as ezQuake needs.  While the game is paused the clock
+ *   stands still and 0 ms frames carry what happens without entity
+ *   lists (paused_frame).
  *   A destination that joins (a stream, a file after a stream) gets its
  *   gamestate at once, and the next frame goes to everyone in full (all
  *   player fields, a full entity list, all stats): every destination is
@@ -607,6 +609,37 @@ static void stream_input(struct mvd_dest *d)
 	}
 }
 
+/* While the game is paused the demo clock stands still, as MVDSV's (its
+ * paused frames carry 0 ms): what happens meanwhile (the svc_setpause,
+ * prints, names, pings) goes out at sv_demoIdlefps in 0 ms frames without
+ * entity lists, since a reader keeps one list per demo time (ezQuake
+ * deltas from the previous time's).  A destination that joined meanwhile
+ * needs its full frame: it goes 1 ms on, which the clock takes back from
+ * the first frame after the pause. */
+static void paused_frame(struct server *sv)
+{
+	struct sv_mvd *m = sv->mvd;
+	double fps = m->idlefps->value;
+
+	if (fps < 4)
+		fps = 4;
+	if (fps > 500)
+		fps = 500;
+	if (sv->realtime - m->last_frame < 1.0 / fps)
+		return;
+	m->last_frame = sv->realtime;
+	if (m->full) {
+		m->prevtime += 0.001;
+		sv_mvd_write_state(sv);
+		frame_out(sv, 1);
+		m->sequence++;
+		m->frames++;
+	} else {
+		sv_mvd_write_paused(sv);
+		frame_out(sv, 0);
+	}
+}
+
 void sv_mvd_frame(struct server *sv)
 {
 	struct sv_mvd *m = sv->mvd;
@@ -637,7 +670,9 @@ void sv_mvd_frame(struct server *sv)
 	if (fps > 500)
 		fps = 500;
 	msec = (int)((sv->time - m->prevtime) * 1000.0);
-	if (sv->realtime - m->last_frame >= 1.0 / fps && msec >= 1) {
+	if (sv->paused) {
+		paused_frame(sv);
+	} else if (sv->realtime - m->last_frame >= 1.0 / fps && msec >= 1) {
 		/* the demo clock keeps the level's pace; a stall longer than a
 		 * record can say is cut short, as MVDSV does */
 		m->prevtime += msec * 0.001;

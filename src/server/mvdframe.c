@@ -25,6 +25,8 @@
  *                model, without regard to anybody's view, delta-compressed
  *                against the frame before (svc_deltapacketentities), and
  *                the spikes (svc_nails2)
+ *     paused     (pause.c) the changes and pings alone, in 0 ms frames
+ *                (mvd.c): no player or entity moves
  *   Everything is compared with the copy in struct sv_mvd of what the
  *   demo last got, so a frame carries only changes, unless m->full (a
  *   destination joined, or a list did not fit) asks for everything.  A
@@ -160,6 +162,10 @@ void sv_mvd_gamestate(struct server *sv, struct mvd_dest *d)
 		msg_write_byte(b, i);
 		msg_write_string(b, sv->lightstyles[i]);
 		strlcpy(m->lightstyles[i], sv->lightstyles[i], sizeof(m->lightstyles[i]));
+	}
+	if (sv->paused) {	/* a viewer joining a pause sees it paused */
+		msg_write_byte(gs_room(w, 2), svc_setpause);
+		msg_write_byte(&w->m, 1);
 	}
 	msg_write_byte(gs_room(w, 8), svc_stufftext);
 	msg_write_string(&w->m, "skins\n");
@@ -456,6 +462,24 @@ static void write_entities(struct server *sv, struct msg_buf *b)
 	m->have_base = true;
 }
 
+static void pings_when_due(struct server *sv)
+{
+	struct sv_mvd *m = sv->mvd;
+
+	if (sv->realtime - m->last_pings >= m->pings->value && m->pings->value > 0) {
+		write_pings(sv);
+		m->last_pings = sv->realtime;
+	}
+}
+
+/* a paused frame: nothing moves, so only what changes without the world
+ * (names, frags, pings) */
+void sv_mvd_write_paused(struct server *sv)
+{
+	sv_mvd_write_changes(sv);
+	pings_when_due(sv);
+}
+
 /* the frame's state, its records appended after the events */
 void sv_mvd_write_state(struct server *sv)
 {
@@ -467,10 +491,7 @@ void sv_mvd_write_state(struct server *sv)
 	 * comparisons are most of a frame's cost otherwise */
 	if (m->full || (m->sequence & (MVD_CHANGES_EVERY - 1)) == 0)
 		sv_mvd_write_changes(sv);
-	if (sv->realtime - m->last_pings >= m->pings->value && m->pings->value > 0) {
-		write_pings(sv);
-		m->last_pings = sv->realtime;
-	}
+	pings_when_due(sv);
 	write_stats(sv);
 	msg_init(&b, buf, sizeof(buf));
 	for (int i = 0; i < sv_mvd_stock_slots(sv); i++) {

@@ -121,5 +121,8 @@ bool sv_mvd_in_demo(const struct client *c);
 void sv_mvd_gamestate(struct server *sv, struct mvd_dest *d);
 void sv_mvd_write_changes(struct server *sv);
 void sv_mvd_write_state(struct server *sv);
+/* mvdframe.c: a paused frame's (changes and pings, no players, no
+ * entities) */
+void sv_mvd_write_paused(struct server *sv);
 
 #endif

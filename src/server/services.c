@@ -2,7 +2,7 @@
  * services.c -- what the game module asks of the server (struct
  * game_services, include/qwd/game.h): precaches, sounds, temporary
  * entities, prints, frags (and the frag log), view kicks, the
- * intermission, cvars.
+ * intermission, cvars, the pause (pause.c).
  *
  * Design note
  *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
@@ -492,6 +492,12 @@ static void svc_logfrag_fn(void *ctx, int killer, int victim)
 	sv_log_frag(ctx, killer, victim);
 }
 
+/* KTX's trap_setpause: the state asked for, without words */
+static void svc_set_pause_fn(void *ctx, bool paused)
+{
+	sv_pause_set(ctx, paused, NULL);
+}
+
 void sv_game_services(struct server *sv)
 {
 	struct game_services *s = &sv->game_svc;
@@ -519,4 +525,5 @@ void sv_game_services(struct server *sv)
 	s->log = svc_log_fn;
 	s->found_secret = svc_found_secret_fn;
 	s->lightstyle = svc_lightstyle_fn;
+	s->set_pause = svc_set_pause_fn;
 }

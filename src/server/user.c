@@ -16,7 +16,8 @@
  *   sequence numbers the older two (and then the last command, repeated)
  *   fill it, so a lost packet does not lose movement.  A speed check keeps
  *   a client from running more game time than real time allows plus a bank
- *   of sv_speedcheck milliseconds (MVDSV: 500).
+ *   of sv_speedcheck milliseconds (MVDSV: 500).  While the game is paused
+ *   (pause.c) no move runs.
  *
  *   Signon, driven by the client:
  *     new -> serverdata, cdtrack, fullserverinfo
@@ -198,6 +199,13 @@ static void execute_move(struct server *sv, struct client *cl,
 	cl->lossage = p->loss;
 	sv->stats.requests++;
 	cl->requests++;
+	if (sv->paused) {
+		/* MVDSV runs no move while paused, and keeps the last command
+		 * (pause.c: the speed check does not count the pause) */
+		cl->lastcmd = p->cmds[2];
+		cl->lastcmd.buttons = 0;
+		return;
+	}
 	/* after a gap the older commands (and the last one, repeated) fill
 	 * it: at most EXEC_MAX_CMDS in all */
 	drop = (int)cl->chan.dropped;
@@ -420,6 +428,12 @@ static void cmd_begin(struct server *sv, struct client *cl,
 		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
 	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO,
 		    "client %d \"%s\" entered the game", cl->slot, cl->name);
+	if (sv->paused) {	/* as MVDSV tells a client entering a pause */
+		static const uint8_t msg[2] = { svc_setpause, 1 };
+
+		sv_reliable_write(cl, msg, sizeof(msg));
+		sv_reliable_printf(cl, PRINT_HIGH, "Server is paused.\n");
+	}
 }
 
 /* ---- command budgets -------------------------------------------------- */
@@ -636,6 +650,8 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 		cmd_setinfo(sv, cl, a);
 	else if (!strcmp(c, "pings"))
 		sv_send_pings(sv, cl);
+	else if (!strcmp(c, "pause"))
+		sv_pause_client(sv, cl);
 	else if (!strcmp(c, "download"))
 		sv_cmd_download(sv, cl, a);
 	else if (!strcmp(c, "nextdl"))
