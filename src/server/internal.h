@@ -23,7 +23,8 @@
  *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
  *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
  *   operator's side; download.c and transfer.c the files served to
- *   clients; services.c what the game calls back; demo.c, mvd.c,
+ *   clients; services.c what the game calls back; pause.c the pause;
+ *   demo.c, mvd.c,
  *   mvdframe.c (with mvdwriter.h) and qtv.c the demos and their live
  *   stream.
  */

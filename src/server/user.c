@@ -204,6 +204,7 @@ static void execute_move(struct server *sv, struct client *cl,
 		 * (pause.c: the speed check does not count the pause) */
 		cl->lastcmd = p->cmds[2];
 		cl->lastcmd.buttons = 0;
+		cl->entry.moved = true;	/* others see where it looks */
 		return;
 	}
 	/* after a gap the older commands (and the last one, repeated) fill

@@ -301,6 +301,55 @@ static void test_pause_from_the_game(void **state)
 	assert_true(f->sv->time > t);
 }
 
+/* ---- the parallel EXECUTE (qwd -threads): moves queued, calls deferred - */
+
+static void test_pause_with_threads(void **state)
+{
+	struct srvfix *f = *state;
+	struct srv_client *c[3];
+	struct game *g;
+	struct game_defer *q;
+	struct game_services rec;
+	uint32_t count[2], order[4];
+	uint64_t cmds;
+
+	f->threads_auto = true;
+	f->threads_max = 2;
+	srvfix_start(f, 8);
+	assert_true(sv_exec_active(f->sv));
+	for (int i = 0; i < 3; i++) {
+		c[i] = srvfix_player(f, "walker");
+		walk(c[i], 300);
+	}
+	g = f->sv->game;
+	run(f, "pausable 1");
+	srvfix_run(f, 0.3, true);
+	assert_true(qwc_stringcmd(&c[1]->q, "pause"));
+	srvfix_run(f, 0.2, true);
+	assert_true(f->sv->paused);
+	cmds = g->stats.commands;
+	srvfix_run(f, 0.5, true);
+	assert_true(g->stats.commands == cmds);
+	assert_int_equal(f->sv->exec.num, 0);	/* nothing queued either */
+
+	/* a move on a worker that asks to resume: recorded, made at the
+	 * replay, in the moves' order */
+	q = game_defer_create(4, 64);
+	assert_non_null(q);
+	rec = game_defer_services(&g->svc);
+	game_defer_bind(q, 0, false);
+	rec.set_pause(rec.ctx, false);
+	game_defer_bind(NULL, 0, false);
+	assert_true(f->sv->paused);
+	assert_int_equal(game_defer_replay(&g->svc, &q, 1, 1, count, order, 4), 1);
+	assert_false(f->sv->paused);
+	game_defer_destroy(q);
+	srvfix_run(f, 0.3, true);
+	assert_true(g->stats.commands > cmds);
+	for (int i = 0; i < 3; i++)
+		walk(c[i], 0);
+}
+
 /* ---- the last player gone, a new level -------------------------------- */
 
 static void test_pause_released(void **state)
@@ -379,6 +428,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_pause_stops_the_world, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_from_a_client, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_from_the_game, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_pause_with_threads, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_released, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_in_the_demo, srvfix_test_teardown),
 };
