@@ -1,24 +1,35 @@
 #!/bin/sh
-# tests/interop/ezquake-pause.sh BUILD -- a stock client pauses qwd.
+# tests/interop/ezquake-pause.sh BUILD -- a stock client pauses qwd, and
+# MVDSV+KTX the same way.
 #
 # Design note: ezQuake (Debian package) under Xvfb with Mesa, on the client
-# data build/mkassets generates, joins qwd on the bundled map small with
-# `pausable 1` and, in the game, presses its pause key twice (F8 bound to
-# "pause", which ezQuake forwards to the server as MVDSV expects), with
-# the console put away first (F7, toggleconsole) so the view shows.
-# Checked: the server log says the game paused and resumed at the same
-# level time (its clock stood still), and the client was not dropped; the
-# picture: ezQuake draws its PAUSED picture (gfx/pause.lmp, centred above
-# the status bar) only while its cl.paused is set, which only
+# data build/mkassets generates, joins the server on the bundled map small
+# with `pausable 1` and, in the game, presses its pause key twice (F8
+# bound to "pause", which ezQuake forwards to the server), with the
+# console put away first (F7, toggleconsole) so the view shows.
+# Two sessions, each a fresh server and display:
+#   qwd    the server log must say the game paused and resumed at the same
+#          level time (its clock stood still), and the client left cleanly
+#   mvdsv  the reference, when the mvdsv and ktx packages are there:
+#          MVDSV 0.35 with KTX in its matchless mode (k_matchless 1: KTX
+#          takes the client's "pause" and pauses after a 3 s countdown,
+#          then resumes 3 s after the second), the console asked for
+#          `sv_paused` while paused (1) and after (0).  (KTX records the
+#          session by itself, but build/mvdcheck stops at that demo's
+#          first frame, "a stat outside a stats record", so its clock is
+#          not compared here; qwd's demo clock is tests/server/test_pause.c's.)
+# In both, the picture: ezQuake draws its PAUSED picture (gfx/pause.lmp,
+# centred above the status bar) only while its cl.paused is set, which only
 # svc_setpause sets, so a band across the middle of the view must differ
-# between the capture taken while paused and the one after the resume
-# (in at least min_pixels pixels, 10% fuzz) and the capture before the
-# pause must match the one after it there (the player stood still):
-# the difference is the picture, not the view.  Captures and the server
-# log are kept in build/artifacts/ezquake-pause-*.  About 20 s.
+# between the capture taken while paused and the one after the resume (in
+# at least min_pixels pixels, 10% fuzz) and the capture before the pause
+# must match the one after it there (the player stood still): the
+# difference is the picture, not the view.  Captures and logs are kept in
+# build/artifacts/ezquake-pause-*.  About 20 s a session.
 # ezQuake ignores SIGTERM; it is stopped with SIGKILL when it has not quit.
 # Needs: ezquake xvfb xauth imagemagick xdotool libgl1-mesa-dri (skipped,
-# naming them, when missing: tests/interop/ezquake.sh installs them).
+# naming them, when missing: tests/interop/ezquake.sh installs them);
+# mvdsv and ktx for the reference (skipped, saying so, without them).
 set -u
 
 build=${1:-build}
@@ -55,26 +66,30 @@ wait_for() {
 	grep -qs "$2" "$1"
 }
 
-# session DIR PORT (on the Xvfb display): join, put the console away,
-# capture; pause, capture; resume, capture; quit
+# session DIR PORT LOG PAUSED RESUMED CONSOLE (on the Xvfb display): join,
+# put the console away, capture; pause (until PAUSED is in the server's
+# LOG), capture; resume (until RESUMED), capture; quit.  CONSOLE: the
+# server's console (a FIFO) asked for sv_paused each time, or "-"
 session() {
 	"$ez" -basedir "$1/client" -nosound -window -clientport 0 +set vid_xpos 0 \
 		+set vid_ypos 0 +set cl_onload none +name tester +bind F7 toggleconsole \
 		+bind F8 pause +bind F10 quit +rate 100000 +connect "127.0.0.1:$2" \
 		>"$1/client.log" 2>&1 &
 	echo $! >"$1/ez.pid"
-	if wait_for "$1/qwd.log" "entered the game" 90; then
+	if wait_for "$3" "tester.* entered the game" 90; then
 		sleep 2
 		xdotool key F7
 		sleep 2
 		import -window root "$1/running.png"
 		xdotool key F8
-		wait_for "$1/qwd.log" "game paused" 10 && sleep 2
+		wait_for "$3" "$4" 15 && sleep 2
+		[ "$6" = - ] || echo sv_paused >"$6"
 		import -window root "$1/paused.png"
 		xdotool key F8
-		wait_for "$1/qwd.log" "game resumed" 10 && sleep 2
+		wait_for "$3" "$5" 15 && sleep 2
+		[ "$6" = - ] || echo sv_paused >"$6"
 		import -window root "$1/resumed.png"
-	fi
+		fi
 	xdotool key F10
 	i=0
 	while [ $i -lt 10 ] && kill -0 "$(cat "$1/ez.pid")" 2>/dev/null; do
@@ -85,64 +100,131 @@ session() {
 }
 
 if [ "${2:-}" = --session ]; then
-	session "$3" "$4"
+	shift 2
+	session "$@"
 	exit 0
 fi
 
 mkdir -p "$art"
 work=$(mktemp -d)
 qwd_pid=""
+mvdsv_pid=""
 cleanup() {
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
-	[ -f "$work/ez.pid" ] && kill -9 "$(cat "$work/ez.pid")" 2>/dev/null
+	[ -n "$mvdsv_pid" ] && kill "$mvdsv_pid" 2>/dev/null
+	for p in "$work"/*/ez.pid; do
+		[ -f "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-port=$((27900 + $$ % 100))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
-mkdir -p "$work/client" "$work/server"
-"$build/mkassets" "$work/client" build/maps/small.bsp >/dev/null 2>&1
-"$build/qwd" -noconsole -basedir "$work/server" -port "$port" +map small \
-	+set pausable 1 +set sv_maxrate 0 >"$work/qwd.log" 2>&1 &
+free_port() {
+	p=$1
+	while ss -Hlun "sport = :$p" 2>/dev/null | grep -q .; do
+		p=$((p + 1))
+	done
+	echo $p
+}
+
+# differing pixels of the band between two captures of DIR
+band_diff() {
+	compare -metric AE -fuzz 10% -extract "$band" "$1/$2.png" "$1/$3.png" \
+		null: 2>&1 | sed 's/ .*//; s/\..*//'
+}
+drawn() { # drawn DIR NAME
+	[ -f "$1/paused.png" ] && [ -f "$1/resumed.png" ] && [ -f "$1/running.png" ] ||
+		return 1
+	d=$(band_diff "$1" paused resumed)
+	s=$(band_diff "$1" running resumed)
+	echo "$suite: [$2] band $band: paused vs resumed $d pixels differ, before vs after $s"
+	[ "${d:-0}" -ge "$min_pixels" ] && [ "${s:-$min_pixels}" -lt "$min_pixels" ]
+}
+keep() { # keep DIR NAME: captures into the artifacts
+	for shot in running paused resumed; do
+		[ -f "$1/$shot.png" ] && cp "$1/$shot.png" "$art/ezquake-pause-$2-$shot.png"
+	done
+}
+
+# ---- qwd ---------------------------------------------------------------------
+dir=$work/qwd
+mkdir -p "$dir/client" "$dir/server"
+port=$(free_port $((27900 + $$ % 100)))
+"$build/mkassets" "$dir/client" build/maps/small.bsp >/dev/null 2>&1
+"$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map small \
+	+set pausable 1 +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
 qwd_pid=$!
-wait_for "$work/qwd.log" "listening on" 10
-timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$work" "$port"
+wait_for "$dir/qwd.log" "listening on" 10
+timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$dir" \
+	"$port" "$dir/qwd.log" "game paused" "game resumed" -
 kill "$qwd_pid" 2>/dev/null
 wait "$qwd_pid" 2>/dev/null
 qwd_pid=""
-cp "$work/qwd.log" "$art/ezquake-pause-qwd.log"
-for shot in running paused resumed; do
-	[ -f "$work/$shot.png" ] && cp "$work/$shot.png" "$art/ezquake-pause-$shot.png"
-done
+cp "$dir/qwd.log" "$art/ezquake-pause-qwd.log"
+keep "$dir" qwd
 
-log=$work/qwd.log
-check "entered the game" grep -q '"tester" entered the game' "$log"
-check "paused by the client's pause key" grep -q "game paused at level time" "$log"
-check "resumed by it" grep -q "game resumed at level time" "$log"
+log=$dir/qwd.log
+check "[qwd] entered the game" grep -q '"tester" entered the game' "$log"
+check "[qwd] paused by the client's pause key" grep -q "game paused at level time" "$log"
+check "[qwd] resumed by it" grep -q "game resumed at level time" "$log"
 same_time() {
 	p=$(sed -n 's/.*game paused at level time \([0-9.]*\).*/\1/p' "$log" | head -1)
 	r=$(sed -n 's/.*game resumed at level time \([0-9.]*\).*/\1/p' "$log" | head -1)
-	echo "$suite: paused at level time ${p:-?}, resumed at ${r:-?}"
+	echo "$suite: [qwd] paused at level time ${p:-?}, resumed at ${r:-?}"
 	[ -n "$p" ] && [ "$p" = "$r" ]
 }
-check "the level's clock stood still" same_time
-check "left cleanly" grep -q '"tester" dropped: disconnected' "$log"
+check "[qwd] the level's clock stood still" same_time
+check "[qwd] left cleanly" grep -q '"tester" dropped: disconnected' "$log"
+check "[qwd] ezQuake drew PAUSED only while paused" drawn "$dir" qwd
 
-# differing pixels of the band between two captures
-band_diff() {
-	compare -metric AE -fuzz 10% -extract "$band" "$work/$1.png" "$work/$2.png" \
-		null: 2>&1 | sed 's/ .*//; s/\..*//'
+# ---- the reference: MVDSV with KTX -------------------------------------------
+mvdsv=$(dpkg -L mvdsv 2>/dev/null | grep '/mvdsv$' | head -1)
+if [ -z "$mvdsv" ] || [ ! -f /usr/lib/quakeworld/ktx/qwprogs.so ]; then
+	finish ", 1 skipped (the MVDSV+KTX reference: packages mvdsv and ktx absent)"
+fi
+dir=$work/mvdsv
+ref=$dir/server
+mkdir -p "$ref/id1/maps" "$ref/ktx"
+cp build/maps/*.bsp "$ref/id1/maps/"
+for f in /usr/share/games/quake/ktx/*; do
+	ln -s "$f" "$ref/ktx/$(basename "$f")"
+done
+[ -e "$ref/ktx/qwprogs.so" ] || ln -s /usr/lib/quakeworld/ktx/qwprogs.so "$ref/ktx/qwprogs.so"
+# KTX precaches models our game does not: a box for each
+"$build/mkassets" "$dir/client" build/maps/small.bsp $(strings \
+	/usr/lib/quakeworld/ktx/qwprogs.so | grep -E '^progs/[a-z0-9_]+\.(mdl|spr)$' |
+	sort -u) >/dev/null 2>&1
+mkdir -p "$dir/client/id1/maps"
+cp build/maps/*.bsp "$dir/client/id1/maps/"
+mkfifo "$ref/console"
+port=$(free_port $((port + 1)))
+(cd "$ref" && exec "$mvdsv" -basedir "$ref" -game ktx -port "$port" \
+	+set k_matchless 1 +set pausable 1 +map small \
+	<"$ref/console" >"$ref/mvdsv.log" 2>&1) &
+mvdsv_pid=$!
+exec 4>"$ref/console"
+sleep 2
+timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$dir" \
+	"$port" "$ref/mvdsv.log" "paused the game\\." "game unpaused" "$ref/console"
+sleep 1
+echo quit >&4
+exec 4>&-
+sleep 1
+kill "$mvdsv_pid" 2>/dev/null
+wait "$mvdsv_pid" 2>/dev/null
+mvdsv_pid=""
+cp "$ref/mvdsv.log" "$art/ezquake-pause-mvdsv.log"
+keep "$dir" mvdsv
+
+log=$ref/mvdsv.log
+check "[mvdsv] entered the game" grep -q "tester entered the game" "$log"
+check "[mvdsv] paused by the client's pause key (KTX's countdown)" grep -q "tester paused the game" "$log"
+check "[mvdsv] resumed by it" grep -q "game unpaused" "$log"
+sv_paused_seen() {
+	v=$(sed -n 's/.*"sv_paused" is "\([0-9]*\)".*/\1/p' "$log" | tr '\n' ' ')
+	echo "$suite: [mvdsv] sv_paused while paused, then after: $v"
+	[ "$v" = "1 0 " ]
 }
-drawn() {
-	[ -f "$work/paused.png" ] && [ -f "$work/resumed.png" ] && [ -f "$work/running.png" ] ||
-		return 1
-	d=$(band_diff paused resumed)
-	s=$(band_diff running resumed)
-	echo "$suite: band $band: paused vs resumed $d pixels differ, before vs after $s"
-	[ "${d:-0}" -ge "$min_pixels" ] && [ "${s:-$min_pixels}" -lt "$min_pixels" ]
-}
-check "ezQuake drew PAUSED only while paused" drawn
+check "[mvdsv] sv_paused 1 while paused, 0 after" sv_paused_seen
+check "[mvdsv] ezQuake drew PAUSED only while paused" drawn "$dir" mvdsv
 finish
