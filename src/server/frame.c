@@ -15,8 +15,8 @@
  *              missiles and the rules, at most once per sv_mintic
  *              (0.013 s, QuakeWorld's rule); a level change the game
  *              asked for (it only notes the name) is loaded right after.
- *              While paused (pause.c) neither moves: the game's clock
- *              stands still and the world is not run
+ *              While paused (pause.c) the game's clock stands still
+ *              and the world is not run
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
  *              a datagram from an address the bans refuse stops there
@@ -755,17 +755,16 @@ void server_frame(struct server *sv, double wait)
 		sv->time += now - sv->time_clock;
 	sv->time_clock = now;
 	sv->realtime = now;
-	if (sv->map && !sv->paused) {
+	if (sv->map) {
 		/* the world's physics at most once per sv_mintic, as in
 		 * QuakeWorld: thinks, movers and missiles need no more, and a
 		 * busy server's wakeups (one per few requests) do not each
 		 * pay for a world frame */
-		if (sv->time - sv->physics_time >= sv->sv_mintic->value) {
+		if (!sv->paused &&
+		    sv->time - sv->physics_time >= sv->sv_mintic->value) {
 			sv->physics_time = sv->time;
 			game_frame(sv->game, sv->time);
 		}
-	}
-	if (sv->map) {
 		/* a level change fires inside game code (the world's frame or
 		 * a player's move the frame before): load it now */
 		if (sv->pending_map[0]) {

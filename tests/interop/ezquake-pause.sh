@@ -39,6 +39,7 @@ art=build/artifacts
 band=400x48+120+180
 min_pixels=300
 . tests/interop/lib/report.sh
+. tests/interop/lib/ktx.sh
 
 missing=""
 [ -x "$ez" ] || missing="$missing ezquake"
@@ -178,24 +179,14 @@ check "[qwd] left cleanly" grep -q '"tester" dropped: disconnected' "$log"
 check "[qwd] ezQuake drew PAUSED only while paused" drawn "$dir" qwd
 
 # ---- the reference: MVDSV with KTX -------------------------------------------
-mvdsv=$(dpkg -L mvdsv 2>/dev/null | grep '/mvdsv$' | head -1)
+mvdsv=$(mvdsv_binary)
 if [ -z "$mvdsv" ] || [ ! -f /usr/lib/quakeworld/ktx/qwprogs.so ]; then
 	finish ", 1 skipped (the MVDSV+KTX reference: packages mvdsv and ktx absent)"
 fi
 dir=$work/mvdsv
 ref=$dir/server
-mkdir -p "$ref/id1/maps" "$ref/ktx"
-cp build/maps/*.bsp "$ref/id1/maps/"
-for f in /usr/share/games/quake/ktx/*; do
-	ln -s "$f" "$ref/ktx/$(basename "$f")"
-done
-[ -e "$ref/ktx/qwprogs.so" ] || ln -s /usr/lib/quakeworld/ktx/qwprogs.so "$ref/ktx/qwprogs.so"
-# KTX precaches models our game does not: a box for each
-"$build/mkassets" "$dir/client" build/maps/small.bsp $(strings \
-	/usr/lib/quakeworld/ktx/qwprogs.so | grep -E '^progs/[a-z0-9_]+\.(mdl|spr)$' |
-	sort -u) >/dev/null 2>&1
-mkdir -p "$dir/client/id1/maps"
-cp build/maps/*.bsp "$dir/client/id1/maps/"
+ktx_base "$ref"
+ktx_client_data "$build" "$dir/client"
 mkfifo "$ref/console"
 port=$(free_port $((port + 1)))
 (cd "$ref" && exec "$mvdsv" -basedir "$ref" -game ktx -port "$port" \

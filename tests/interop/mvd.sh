@@ -62,6 +62,7 @@ skipped=0
 why=""
 suite=mvd
 . tests/interop/lib/report.sh
+. tests/interop/lib/ktx.sh
 
 # the tally's last line, with the skips and why
 done_all() {
@@ -187,7 +188,7 @@ have() {
 	xauth) command -v xauth >/dev/null ;;
 	imagemagick) command -v import >/dev/null && command -v compare >/dev/null ;;
 	libgl1-mesa-dri) ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 ;;
-	mvdsv) [ -n "$(dpkg -L mvdsv 2>/dev/null | grep '/mvdsv$' | head -1)" ] ;;
+	mvdsv) [ -n "$(mvdsv_binary)" ] ;;
 	ktx) [ -f /usr/lib/quakeworld/ktx/qwprogs.so ] ;;
 	esac
 }
@@ -314,14 +315,9 @@ cp "$srv/qwd.log" "$art/mvd-qwd.log"
 
 # ---- the reference: MVDSV with KTX -------------------------------------------
 if [ -n "$reference" ]; then
-	mvdsv=$(dpkg -L mvdsv | grep '/mvdsv$' | head -1)
+	mvdsv=$(mvdsv_binary)
 	ref=$work/mvdsv
-	mkdir -p "$ref/id1/maps" "$ref/ktx"
-	cp build/maps/*.bsp "$ref/id1/maps/"
-	for f in /usr/share/games/quake/ktx/*; do
-		ln -s "$f" "$ref/ktx/$(basename "$f")"
-	done
-	[ -e "$ref/ktx/qwprogs.so" ] || ln -s /usr/lib/quakeworld/ktx/qwprogs.so "$ref/ktx/qwprogs.so"
+	ktx_base "$ref"
 	mkfifo "$ref/console"
 	# not qwd's port: its connections may still hold it (TIME_WAIT)
 	port=$(free_port $((port + 1)))
@@ -350,11 +346,7 @@ if [ -n "$reference" ]; then
 	if [ -n "$viewer" ]; then
 		# KTX precaches models our game does not: a box for each
 		ktxbase=$work/client-ktx
-		"$build/mkassets" "$ktxbase" build/maps/small.bsp $(strings \
-			/usr/lib/quakeworld/ktx/qwprogs.so | grep -E '^progs/[a-z0-9_]+\.(mdl|spr)$' |
-			sort -u) >/dev/null
-		mkdir -p "$ktxbase/id1/maps" "$ktxbase/qw"
-		cp build/maps/*.bsp "$ktxbase/id1/maps/"
+		ktx_client_data "$build" "$ktxbase"
 		want_console="small: nine rooms"
 		view mvdsv-qtvplay "$work/mvdsv-qtvplay" "$ktxbase" +qtvplay "127.0.0.1:$port" secret
 	else

@@ -1,0 +1,34 @@
+# tests/interop/lib/ktx.sh -- MVDSV with KTX as the interop scripts run it.
+#
+# Design note: sourced by the scripts that compare qwd with MVDSV 0.35+KTX
+# (mvd.sh, ezquake-pause.sh).  The Debian packages put MVDSV's binary
+# where `dpkg -L mvdsv` says, KTX's game module in /usr/lib/quakeworld/ktx
+# and its configs in /usr/share/games/quake/ktx; a server needs them under
+# one base directory's game folder "ktx", and the project's maps in id1.
+# ezQuake on the client data build/mkassets makes needs a box model for
+# every model KTX precaches as well as ours (the names are read from the
+# module's strings).
+
+# the MVDSV binary, or nothing when the package is absent
+mvdsv_binary() {
+	dpkg -L mvdsv 2>/dev/null | grep '/mvdsv$' | head -1
+}
+
+# ktx_base DIR: DIR/ktx holds KTX (links), DIR/id1/maps the project's maps
+ktx_base() {
+	mkdir -p "$1/id1/maps" "$1/ktx"
+	cp build/maps/*.bsp "$1/id1/maps/"
+	for f in /usr/share/games/quake/ktx/*; do
+		ln -s "$f" "$1/ktx/$(basename "$f")"
+	done
+	[ -e "$1/ktx/qwprogs.so" ] || ln -s /usr/lib/quakeworld/ktx/qwprogs.so "$1/ktx/qwprogs.so"
+}
+
+# ktx_client_data BUILD DIR: client data for ezQuake on MVDSV+KTX
+ktx_client_data() {
+	"$1/mkassets" "$2" build/maps/small.bsp $(strings \
+		/usr/lib/quakeworld/ktx/qwprogs.so | grep -E '^progs/[a-z0-9_]+\.(mdl|spr)$' |
+		sort -u) >/dev/null
+	mkdir -p "$2/id1/maps" "$2/qw"
+	cp build/maps/*.bsp "$2/id1/maps/"
+}
