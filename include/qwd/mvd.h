@@ -75,6 +75,12 @@ enum mvd_type {
 #define MVD_MAGIC_MVD1 0x3144564du	/* "MVD1" */
 /* MVD1 flag: MVD_MULTIPLE records for nobody are hidden blocks */
 #define MVD_PEXT1_HIDDEN_MESSAGES (1u << 5)
+/* A hidden block MVDSV sends its QTV streams (not files) with each demo
+ * frame written while the game is paused, whose clock then says 0 ms: a
+ * short of this type and a byte of the real milliseconds the frame took
+ * (0..255), without the length field other hidden blocks start with
+ * (MVDSV's sv_demo.c writes it so; QTV reads it so). */
+#define MVD_HIDDEN_PAUSED_DURATION 0x000A
 
 enum {
 	MVD_MAX_RECORD = 8192 - 100,	/* payload of one record */

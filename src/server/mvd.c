@@ -609,6 +609,27 @@ static void stream_input(struct mvd_dest *d)
 	}
 }
 
+/* The streams (not a file) learn how long a paused frame really took,
+ * as MVDSV tells them, so a proxy keeps its delay while the demo's clock
+ * stands still (qwd/mvd.h, MVD_HIDDEN_PAUSED_DURATION). */
+static void paused_duration(struct server *sv, double seconds)
+{
+	struct sv_mvd *m = sv->mvd;
+	double ms = seconds * 1000.0;
+	uint8_t block[3] = {
+		MVD_HIDDEN_PAUSED_DURATION & 255, MVD_HIDDEN_PAUSED_DURATION >> 8,
+		(uint8_t)(ms > 255 ? 255 : ms < 0 ? 0 : ms)
+	};
+
+	for (int i = 0; i < m->top; i++) {
+		struct mvd_dest *d = &m->dests[i];
+
+		if (d->used && d->stream && !d->gamestate && !d->failed)
+			sv_mvd_dest_record(d, MVD_MULTIPLE, 0, block, sizeof(block),
+					   sv->realtime);
+	}
+}
+
 /* While the game is paused the demo clock stands still, as MVDSV's (its
  * paused frames carry 0 ms): what happens meanwhile (the svc_setpause,
  * prints, names, pings) goes out at sv_demoIdlefps in 0 ms frames without
@@ -627,6 +648,7 @@ static void paused_frame(struct server *sv)
 		fps = 500;
 	if (sv->realtime - m->last_frame < 1.0 / fps)
 		return;
+	paused_duration(sv, sv->realtime - m->last_frame);
 	m->last_frame = sv->realtime;
 	if (m->full) {
 		m->prevtime += 0.001;

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static char out_text[4096];
 
@@ -424,6 +426,97 @@ static void test_pause_in_the_demo(void **state)
 	free(r);
 }
 
+/* ---- QTV streams: told the real time, a viewer joining a pause --------- */
+
+struct stream {
+	int fd;			/* the viewer's end of a socket pair */
+	uint8_t *buf;
+	size_t len;
+	struct mvd_reader r;
+};
+
+static void stream_open(struct srvfix *f, struct stream *st)
+{
+	int fds[2];
+
+	memset(st, 0, sizeof(*st));
+	st->buf = malloc(1 << 20);
+	assert_non_null(st->buf);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	st->fd = fds[1];
+	assert_true(sv_mvd_add_stream(f->sv, fds[0], "pair"));
+	mvd_reader_init(&st->r);
+}
+
+/* what came, read by the demo reader (a cut record waits for more) */
+static void stream_read(struct stream *st)
+{
+	ssize_t n;
+	size_t used;
+
+	while (st->len < (1 << 20) &&
+	       (n = recv(st->fd, st->buf + st->len, (1 << 20) - st->len,
+			 MSG_DONTWAIT)) > 0)
+		st->len += (size_t)n;
+	used = mvd_read(&st->r, st->buf, st->len);
+	memmove(st->buf, st->buf + used, st->len - used);
+	st->len -= used;
+	if (st->r.fault)
+		fail_msg("stream fault %s: %s", mvd_fault_name(st->r.fault),
+			 st->r.fault_text);
+}
+
+static void test_pause_on_a_stream(void **state)
+{
+	struct srvfix *f = *state;
+	struct stream *s1 = calloc(1, sizeof(*s1)), *s2 = calloc(1, sizeof(*s2));
+	uint64_t lists;
+
+	assert_true(s1 && s2);
+	srvfix_start(f, 8);
+	srvfix_player(f, "alice");
+	stream_open(f, s1);
+	srvfix_run(f, 0.5, true);
+	stream_read(s1);
+	assert_int_equal(s1->r.hidden_records, 0);
+	run(f, "pause");
+	srvfix_run(f, 0.7, true);
+	stream_read(s1);
+	lists = s1->r.packetentities;
+	srvfix_run(f, 0.3, true);
+	stream_read(s1);
+	assert_true(s1->r.packetentities == lists);	/* nothing moves */
+	/* a viewer joining the pause: told so, and shown the world (its full
+	 * frame 1 ms on, the one list of that instant, for everyone) */
+	stream_open(f, s2);
+	srvfix_run(f, 0.5, true);
+	stream_read(s1);
+	stream_read(s2);
+	assert_true(s1->r.paused);
+	assert_true(s2->r.paused);
+	assert_int_equal(s2->r.setpauses, 1);
+	assert_true(s2->r.packetentities >= 1);
+	assert_true(s1->r.packetentities == lists + 1);
+	/* the first viewer got the real time of each paused frame, at
+	 * sv_demoIdlefps (10: about 15 in 1.5 s) */
+	assert_true(s1->r.hidden_records >= 5);
+	run(f, "pause");
+	srvfix_run(f, 0.5, true);
+	stream_read(s1);
+	stream_read(s2);
+	assert_false(s1->r.paused);
+	assert_false(s2->r.paused);
+	assert_int_equal(s1->r.setpauses, 2);
+	assert_int_equal(s2->r.setpauses, 2);
+	assert_true(s1->r.packetentities > lists + 1);
+	close(s1->fd);
+	close(s2->fd);
+	free(s1->buf);
+	free(s2->buf);
+	free(s1);
+	free(s2);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_pause_stops_the_world, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_from_a_client, srvfix_test_teardown),
@@ -431,6 +524,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_pause_with_threads, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_released, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_pause_in_the_demo, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_pause_on_a_stream, srvfix_test_teardown),
 };
 
 QWD_TEST_GROUP(pause, tests, srvfix_setup, srvfix_teardown)
