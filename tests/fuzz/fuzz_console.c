@@ -22,7 +22,7 @@
  *   sv_execlimit is 64 here (4096 by default), so a self-exec costs
  *   64 commands, not 4096: the cut is the same code either way.
  *   Every input starts from the same server: the cvars, the user cvars of
- *   "set" and the serverinfo are put back afterwards.
+ *   "set", the serverinfo and the pause are put back afterwards.
  *   Checks beyond ASan/UBSan (a broken one aborts): every cvar's string
  *   and the serverinfo stay terminated within their arrays, the serverinfo
  *   stays a well-formed info string (it goes to every client), and no
@@ -115,6 +115,7 @@ static void con_restore(struct server *sv)
 	memcpy(sv->serverinfo, con->serverinfo, sizeof(con->serverinfo));
 	sv->quit = false;
 	sv->exec_depth = 0;
+	sv->paused = false;	/* "pause": sv_paused is back to 0 above */
 }
 
 /* the first word of a line, as the tokenizer would see it: every byte up
