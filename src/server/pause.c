@@ -79,13 +79,18 @@ bool sv_pause_set(struct server *sv, bool paused, const char *msg)
 		sv->time += now - sv->time_clock;
 		sv->paused_since = now;
 	} else {
-		double span = now - sv->paused_since;
-
 		/* the speed check counts real time since a client's last
-		 * command: the pause is not time it could have moved in */
-		for (int i = 0; i < sv->maxclients; i++)
-			if (sv->clients[i].state == CS_SPAWNED)
-				sv->clients[i].last_cmd_time += span;
+		 * command: the part of it paused is not time it could have
+		 * moved in (all of the pause, or since it entered the game
+		 * during it) */
+		for (int i = 0; i < sv->maxclients; i++) {
+			struct client *cl = &sv->clients[i];
+			double from = cl->last_cmd_time > sv->paused_since
+				      ? cl->last_cmd_time : sv->paused_since;
+
+			if (cl->state == CS_SPAWNED && now > from)
+				cl->last_cmd_time += now - from;
+		}
 	}
 	sv->time_clock = now;
 	sv->paused = paused;

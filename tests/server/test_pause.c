@@ -211,6 +211,7 @@ static void test_pause_from_a_client(void **state)
 	struct srv_client *a, *b, *spec, *late;
 	struct client *ca;
 	uint64_t cmds;
+	vec3_t at;
 
 	srvfix_start(f, 8);
 	a = srvfix_player(f, "alice");
@@ -266,6 +267,13 @@ static void test_pause_from_a_client(void **state)
 	srvfix_run(f, 0.2, true);
 	assert_true(f->sv->game->stats.commands > cmds);
 	walk(a, 0);
+	/* the one who entered during the pause is not held back by it: it
+	 * walks at once */
+	vec_copy(player_ent(f, late)->obj->origin, at);
+	walk(late, 400);
+	srvfix_run(f, 0.3, true);
+	assert_true(dist(player_ent(f, late)->obj->origin, at) > 32.0f);
+	walk(late, 0);
 }
 
 /* ---- the game's call (the match layer's, KTX's trap_setpause) --------- */
