@@ -27,15 +27,20 @@
  *                has counted, moved on at a pause and a resume, so a
  *                pause that begins or ends inside a frame takes exactly
  *                its span out, not a frame's
- *     moves      a move's checksum and its last command are kept (MVDSV),
- *                its commands are not run, not checked by the speed check
+ *     moves      a move's checksum is checked and its last command kept
+ *                (MVDSV: the others see where the player looks), its
+ *                commands are not run, not checked by the speed check
  *                and not recorded (user.c); the speed check's clock
- *                (last_cmd_time) is moved on by the pause's length at the
- *                resume, so the paused time is not banked into a burst
+ *                (last_cmd_time) is moved on at the resume by the part of
+ *                the pause since the client's last command, so the paused
+ *                time is not banked into a burst
  *                (MVDSV's realtime does not run while paused, which has
  *                the same effect on its msec count)
  *     demos      the demo clock stands still: what happens meanwhile
- *                goes out at sv_demoIdlefps in 0 ms frames (mvd.c)
+ *                goes out at sv_demoIdlefps in 0 ms frames, the QTV
+ *                streams told each frame's real length (mvd.c)
+ *     the game   "kill" is refused while sv_paused says 1 (player.c, as
+ *                KTX's ClientKill)
  *   A pause the game asks for inside a move that runs on a worker
  *   (qwd -threads) is replayed after that segment's moves, like every
  *   other call such a move makes (execute.c).
