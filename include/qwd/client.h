@@ -274,6 +274,8 @@ struct qwc {
 	vec3_t setangle;	/* the last svc_setangle (the view the server
 				   placed, e.g. at spawn) */
 	uint32_t setangles;	/* svc_setangle messages received */
+	/* svc_lightstyle values as last received ("" until one came) */
+	char lightstyles[MAX_LIGHTSTYLES][MAX_STYLESTRING];
 
 	/* moves: the caller sets cmd (all but msec) between packets */
 	struct usercmd cmd;
