@@ -125,9 +125,11 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # files, and TEST_TOOLS_<module> names more (the game's scenario maps are
 # .map text compiled in memory by the map compiler); TEST_SRC_<module>
 # names another test folder's files it links (the server's "stats" and
-# "counters" commands run on the profiler's fake PMU)
+# "counters" commands run on the profiler's fake PMU; its light-style test
+# writes its map with the game's scenario helpers)
 TEST_TOOLS_game := qwmap
-TEST_SRC_server := tests/prof/fake_pmu.c
+TEST_TOOLS_server := qwmap
+TEST_SRC_server := tests/prof/fake_pmu.c tests/game/scenario.c
 test_tools = $(if $(wildcard tools/$(1)/main.c),$(1)) $(TEST_TOOLS_$(1))
 define test_rule
 $(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c) $(TEST_SRC_$(1))) \

@@ -277,6 +277,8 @@ struct qwc {
 	bool paused;		/* the last svc_setpause said 1 (a new
 				   serverdata clears it, as ezQuake's) */
 	uint32_t setpauses;	/* svc_setpause messages received */
+	/* svc_lightstyle values as last received ("" until one came) */
+	char lightstyles[MAX_LIGHTSTYLES][MAX_STYLESTRING];
 
 	/* moves: the caller sets cmd (all but msec) between packets */
 	struct usercmd cmd;
@@ -389,10 +391,8 @@ enum {
  * message cannot be found), or a message cut short (m->badread set). */
 bool qwc_svc_skip(struct msg_buf *m, int svc, unsigned form);
 
-/* ======================================================================
- * MVD demos and QTV streams, the viewer's side (src/client/mvd.c, qtv.c)
- * ======================================================================
- *
+/* =============================================================== * MVD demos and QTV streams, the viewer's side (src/client/mvd.c, qtv.c)
+ * =============================================================== *
  * The format itself (record types, limits, the QTV texts) is qwd/mvd.h.
  * The reader: mvd_read() takes the bytes of a file or stream as they
  * come, parses every complete record (the rest is left for the next

@@ -285,7 +285,10 @@ struct game_services {
 	 * clients count it in their secrets stat) */
 	void (*found_secret)(void *ctx);
 	/* svc_lightstyle to everyone: style (0..63) now reads value ("a" dark,
-	 * "m" normal); targeted lights switch styles 32..63 */
+	 * "m" normal).  game_load_level sets every style the level uses
+	 * (id's 0-11 and 63, then the switchable lights' 32..62), so the
+	 * engine starts a level with all of them empty and keeps what the
+	 * game set for the signon */
 	void (*lightstyle)(void *ctx, int style, const char *value);
 	/* QuakeC's logfrag: a death that moved the frags, killer's slot and
 	 * victim's (the same slot: a suicide or a team kill, scored -1) */

@@ -87,6 +87,7 @@ static bool parse_serverdata(struct qwc *c, struct msg_buf *m)
 		c->movevars[i] = msg_read_float(m);
 	if (m->badread)
 		return false;
+	memset(c->lightstyles, 0, sizeof(c->lightstyles));	/* a new level's */
 	qwc_signon_serverdata(c);
 	return true;
 }
@@ -541,8 +542,13 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		}
 		return true;
 	case svc_lightstyle:
-		c->stats.last_lightstyle = msg_read_byte(m);
-		msg_read_string(m, NULL, 0);
+		v = msg_read_byte(m);
+		c->stats.last_lightstyle = v;
+		/* a style past MAX_LIGHTSTYLES is counted, not kept */
+		if (v >= 0 && v < MAX_LIGHTSTYLES)
+			msg_read_string(m, c->lightstyles[v], sizeof(c->lightstyles[v]));
+		else
+			msg_read_string(m, NULL, 0);
 		c->stats.lightstyles++;
 		break;
 	case svc_spawnstatic:

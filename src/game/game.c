@@ -748,6 +748,7 @@ int game_load_level(struct game *g, struct world *w,
 	player_precache(g);
 	weapons_precache(g);
 	items_precache(g);
+	misc_world_lightstyles(g);	/* the worldspawn's, then the lights' */
 	spawn_map_entities(g);
 	movers_link_doors(g);
 	player_init_bodyque(g);

@@ -115,6 +115,8 @@ bool doors_spawn(struct game *g, struct game_entity *e, const char *cls);
 bool plats_spawn(struct game *g, struct game_entity *e, const char *cls);
 bool triggers_spawn(struct game *g, struct game_entity *e, const char *cls);
 bool misc_spawn(struct game *g, struct game_entity *e, const char *cls);
+/* misc.c: the worldspawn's light styles (0-11, 63), before the lights' */
+void misc_world_lightstyles(struct game *g);
 /* doors.c: link the doors whose boxes touch, give each group its field */
 void movers_link_doors(struct game *g);
 

@@ -4,9 +4,12 @@
  *
  * Design note
  *   ambient_* and the humming, crackling lights become static sounds in
- *   the signon, torches, flames and globes static models; a targeted
- *   light with a style of 32 or more toggles it between "m" and "a"
- *   (svc_lightstyle); other lights, info_null and air_bubbles are removed
+ *   the signon, torches, flames and globes static models.  Light styles
+ *   are the game's, as in QuakeC: the worldspawn sets id's twelve
+ *   animated styles (0-11) and 63 ("a") before any entity spawns; a
+ *   targeted light with a style of 32 or more then sets its own ("a" when
+ *   it starts off, spawnflags 1, else "m") and toggles it when used
+ *   (svc_lightstyle); styles nobody sets stay empty.  Other lights, info_null and air_bubbles are removed
  *   as id removes them; misc_explobox(2) blows up for 160 when shot to 20
  *   damage; misc_fireball throws lava balls; trap_spikeshooter and
  *   trap_shooter fire nails or lasers when used (or on a timer).
@@ -90,6 +93,30 @@ static void lightstyle(struct game *g, int style, const char *value)
 {
 	if (g->svc.lightstyle && style >= 0 && style < 64)
 		g->svc.lightstyle(g->svc.ctx, style, value);
+}
+
+/* id's styles as world.qc's worldspawn sets them (what clients animate
+ * lights with; 32-62 are the switchable lights') */
+void misc_world_lightstyles(struct game *g)
+{
+	static const char *const styles[] = {
+		"m",						/* normal */
+		"mmnmmommommnonmmonqnmmo",			/* flicker 1 */
+		"abcdefghijklmnopqrstuvwxyzyxwvutsrqponmlkjihgfedcba", /* slow strong pulse */
+		"mmmmmaaaaammmmmaaaaaabcdefgabcdefg",		/* candle 1 */
+		"mamamamamama",					/* fast strobe */
+		"jklmnopqrstuvwxyzyxwvutsrqponmlkj",		/* gentle pulse */
+		"nmonqnmomnmomomno",				/* flicker 2 */
+		"mmmaaaabcdefgmmmmaaaammmaamm",			/* candle 2 */
+		"mmmaaammmaaammmabcdefaaaammmmabcdefmmmaaaa",	/* candle 3 */
+		"aaaaaaaazzzzzzzz",				/* slow strobe */
+		"mmamammmmammamamaaamammma",			/* fluorescent flicker */
+		"abcdefghijklmnopqrrqponmlkjihgfedcba",		/* slow pulse, not to black */
+	};
+
+	for (int i = 0; i < (int)(sizeof(styles) / sizeof(styles[0])); i++)
+		lightstyle(g, i, styles[i]);
+	lightstyle(g, 63, "a");
 }
 
 /* a targeted light toggles its style between "m" (on) and "a" (off) */

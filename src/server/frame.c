@@ -190,8 +190,16 @@ static void register_cvars(struct server *sv)
 {
 	sv->hostname = cvar_register(sv, "hostname", "qwd", CVAR_SERVERINFO,
 				     "name shown in server browsers");
+	/* the modes as src/game plays them (items.c's design note) */
 	sv->deathmatch = cvar_register(sv, "deathmatch", "1", CVAR_SERVERINFO,
-				       "game mode (1 or 3)");
+				       "game mode: 1 items come back; 2 weapons stay, "
+				       "health, armour and ammo never come back; 3 "
+				       "weapons stay, ammo back in 15 s; 4 start with "
+				       "every weapon but the grenade launcher, 255 ammo, "
+				       "250 health, no weapon or ammo items, the quad is "
+				       "the OctaPower; 5 start with every weapon, 200 "
+				       "health, no weapon items, ammo back in 15 s (0 or "
+				       "less plays 1)");
 	sv->fraglimit = cvar_register(sv, "fraglimit", "0", CVAR_SERVERINFO,
 				      "frags that end a level (0: none)");
 	sv->timelimit = cvar_register(sv, "timelimit", "0", CVAR_SERVERINFO,

@@ -8,7 +8,9 @@
  *   in order: the model list ("maps/<name>.bsp", the submodels "*1".."*N"),
  *   the world, and the game's level (game_load_level: it spawns the map's
  *   entities and precaches through the services, which add to the model
- *   and sound lists and put static sounds in the signon); last the
+ *   and sound lists and put static sounds in the signon, and sets the
+ *   light styles, which start the level empty: id's defaults are the
+ *   worldspawn's, so a switchable light that starts off stays off); last the
  *   baselines of every entity in use with a model (svc_spawnbaseline) and
  *   the static ones (svc_spawnstatic, func_illusionary), appended to the
  *   signon buffers clients receive at prespawn in MAX_MSGLEN pieces.
@@ -41,23 +43,6 @@
 #ifndef QWD_MAPDIR
 #define QWD_MAPDIR "maps"
 #endif
-
-/* id's lightstyle table as QuakeC's worldspawn sets it (game data every
- * QuakeWorld mod sends; clients animate lights with it) */
-static const char *const default_lightstyles[] = {
-	"m",
-	"mmnmmommommnonmmonqnmmo",
-	"abcdefghijklmnopqrstuvwxyzyxwvutsrqponmlkjihgfedcba",
-	"mmmmmaaaaammmmmaaaaaabcdefgabcdefg",
-	"mamamamamama",
-	"jklmnopqrstuvwxyzyxwvutsrqponmlkj",
-	"nmonqnmomnmomomno",
-	"mmmaaaabcdefgmmmmaaaammmaamm",
-	"mmmaaammmaaammmabcdefaaaammmmabcdefmmmaaaa",
-	"aaaaaaaazzzzzzzz",
-	"mmamammmmammamamaaamammma",
-	"abcdefghijklmnopqrrqponmlkjihgfedcba",
-};
 
 static bool file_exists(const char *path)
 {
@@ -362,7 +347,11 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	for (int i = 0; i < sv->maxclients; i++)
 		sv->clients[i].datagram_len = 0;
 
-	/* the game's level: entities, precaches, static sounds */
+	/* the game's level: entities, precaches, static sounds, and the light
+	 * styles (the worldspawn's, then the switchable lights'; the rest
+	 * stay empty) */
+	for (int i = 0; i < MAX_LIGHTSTYLES; i++)
+		sv->lightstyles[i][0] = '\0';
 	sv->game->movevars = sv->movevars;
 	if (game_load_level(sv->game, &sv->world, map, sv->mapname, &sv->game_svc,
 			    sv->time, err, errlen) != 0) {
@@ -370,12 +359,6 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		return -1;
 	}
 	build_signon(sv);
-
-	for (int i = 0; i < MAX_LIGHTSTYLES; i++) {
-		const char *s = i < (int)(sizeof(default_lightstyles) / sizeof(default_lightstyles[0]))
-				? default_lightstyles[i] : (i == 63 ? "a" : "");
-		strlcpy(sv->lightstyles[i], s, sizeof(sv->lightstyles[i]));
-	}
 	sv_rings_forget(sv);	/* no old frame is a base */
 	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				    "map", sv->mapname);
@@ -389,6 +372,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		cl->state = CS_CONNECTED;
 		cl->signon_since = sv->realtime;
 		sv_client_setup(sv, cl);
+		cl->styles_pending = 0;	/* the level's come with its spawn */
 		sv_download_level_changed(sv, cl);
 		sv_reliable_stufftext(cl, "changing\n");
 		sv_reliable_stufftext(cl, "reconnect\n");

@@ -4,7 +4,7 @@
 # Design note: the test a person would do.  ezQuake (Debian package), under
 # Xvfb with Mesa, starts from an empty base directory holding only client
 # data, connects to qwd serving a map the client does not have, downloads
-# it (and the item boxes, maps/b_*.bsp), enters the game, stays 8 s, then
+# it, enters the game, stays 8 s, then
 # quits with a key press (F10, bound to "quit" on its command line,
 # pressed with xdotool as a player would), which disconnects cleanly.
 # Runs, each a fresh base directory, server and display:
@@ -12,9 +12,10 @@
 #              (tools/mkassets/main.c says what it holds and why each file
 #              is needed: palette, colormap, console background, the 30
 #              menu pictures, gfx.wad with our font and status bar, a box
-#              model for every progs/ model the game precaches, the
-#              thunderbolt's beam and the explosion sprite: 62 files,
-#              294 KB), on the bundled map
+#              model for every model the game precaches (the item boxes,
+#              maps/b_*.bsp, among them), a silent WAV for every sound it
+#              precaches, the thunderbolt's beam and the explosion
+#              sprite: 129 files, 368 KB), on the bundled map
 #              small, which qwd finds by name.  This is what a fresh clone
 #              has, so it is what every run covers.  The client is told
 #              not to take FTE's chunked downloads (cl_pext_chunkeddownloads
@@ -38,7 +39,8 @@
 #              must say its replies are built by 2 threads; about 20 s.
 # Checked in the server's log, per run: connect, the map's download in the
 # form expected (stock or chunked) and its completion, entered the game,
-# left the game (the client's own "drop"), and no timeout; the client's
+# left the game (the client's own "drop"), and no timeout; on generated
+# data, no request for a model or sound (mkassets wrote them all); the client's
 # copy of the map (and of the demo) is the server's byte for byte.  The
 # picture: the display is captured twice
 # (ImageMagick `import -window root`), once a second after the download
@@ -246,6 +248,12 @@ play() {
 		grep -q "$step" "$dir/qwd.log" || fails="$fails [$step]"
 	done
 	grep -q "timed out" "$dir/qwd.log" && fails="$fails [timed out]"
+	# the generated data holds every model and sound the game lists: the
+	# client asks for none of them
+	if [ "$name" != shared ] &&
+		grep -qE "download(ing)? (sound/|progs/|maps/b_)" "$dir/qwd.log"; then
+		fails="$fails [asked the server for a model or sound the generated data should hold]"
+	fi
 	if [ "$threads" -gt 1 ]; then
 		grep -q "replies built by $threads threads" "$dir/qwd.log" ||
 			fails="$fails [replies built by $threads threads]"

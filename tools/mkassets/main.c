@@ -16,9 +16,11 @@
  *                        caches at start (pics.c lists them)
  *     gfx.wad            WAD2: conchars, the console font (font.c), and
  *                        the status bar and screen icons (pics.c)
- *     progs/NAME         one box model (model.c) for every progs/ model
- *                        the game precaches on the given maps: the client
- *                        will not enter a level missing one; and
+ *     progs/NAME,        one box model (model.c) for every model the game
+ *     maps/b_NAME.bsp    precaches on the given maps (progs/ models and
+ *                        sprites, the brush models of the item boxes): the
+ *                        client will not enter a level missing one, and
+ *                        asks the server for each in turn; and
  *                        progs/bolt2.mdl, which the client loads by itself
  *                        when the first thunderbolt beam (our game's
  *                        TE_LIGHTNING2) arrives, and without which it
@@ -26,16 +28,22 @@
  *                        which it loads on the first explosion
  *                        (TE_EXPLOSION: a rocket or grenade blast, seen
  *                        in every demo of a fight) and stops without
- *   Nothing else is needed to connect and play without sound (-nosound):
- *   the level and the item boxes (maps/NAME.bsp) are downloaded from the
- *   server, player skins fall back to the model's own, and the particle,
- *   crosshair and font pictures ezQuake looks for are optional.  Left
- *   out: sounds; the other beam models (bolt.mdl, bolt3.mdl: lightning
- *   kinds our game never sends).
- *   Which models: the game itself (libqwd) loads each map as the server
- *   would, once for each deathmatch mode 0..5 since the rules choose
- *   what spawns, and every name it precaches is collected; so the list
- *   has one owner, src/game, and follows it.
+ *     sound/NAME.wav     a tenth of a second of silence (sound.c) for
+ *                        every sound the game precaches on the given maps,
+ *                        looped for those it plays as static sounds: a
+ *                        client asks the server for every sound it lacks,
+ *                        even with -nosound, before the models
+ *   With these a first connect asks the server for the level alone (and
+ *   a skin, which falls back to the model's own): the particle, crosshair
+ *   and font pictures ezQuake looks for are optional.  Left out: the
+ *   sounds the client plays by itself (menus, the temporary entities'
+ *   ricochets and blasts: it never asks for them), the other beam models
+ *   (bolt.mdl, bolt3.mdl: lightning kinds our game never sends).
+ *   Which models and sounds: the game itself (libqwd) loads each map as
+ *   the server would, once for each deathmatch mode 0..5 since the rules
+ *   choose what spawns, and every name it precaches (and which sounds it
+ *   makes static) is collected through its services; so the lists have
+ *   one owner, src/game, and follow it.
  *   Files: qpic pictures (.lmp files and the wad's 'B' lumps) are int32
  *   width, height, then the pixels; the conchars lump ('D') is 128x128
  *   pixels alone.  WAD2: "WAD2", int32 lump count, int32 directory
@@ -73,6 +81,12 @@ struct names {
 	char v[MAX_NAMES][NAME_LEN];
 	int n;
 	bool dropped;	/* a name that did not fit: the set would lack it */
+};
+
+/* what the game precaches, as its services hear it */
+struct precaches {
+	struct names models, sounds;
+	bool looped[MAX_NAMES];	/* sounds[i] is played as a static sound */
 	float deathmatch;
 };
 
@@ -259,20 +273,35 @@ static int add_name(void *ctx, const char *name)
 	return ++l->n;
 }
 
-static int no_sound(void *ctx, const char *name)
+static int add_model(void *ctx, const char *name)
 {
-	(void)ctx, (void)name;
-	return 1;
+	return add_name(&((struct precaches *)ctx)->models, name);
+}
+
+static int add_sound(void *ctx, const char *name)
+{
+	return add_name(&((struct precaches *)ctx)->sounds, name);
+}
+
+/* snd is the index add_sound gave */
+static void static_sound(void *ctx, const vec3_t origin, int snd, float vol,
+			 float attn)
+{
+	struct precaches *p = ctx;
+
+	(void)origin, (void)vol, (void)attn;
+	if (snd >= 1 && snd <= p->sounds.n)
+		p->looped[snd - 1] = true;
 }
 
 static const float *cvar(void *ctx, const char *name)
 {
-	const struct names *l = ctx;
+	const struct precaches *p = ctx;
 
-	return strcmp(name, "deathmatch") == 0 ? &l->deathmatch : NULL;
+	return strcmp(name, "deathmatch") == 0 ? &p->deathmatch : NULL;
 }
 
-static int collect_models(const char *path, struct names *models)
+static int collect(const char *path, struct precaches *pre)
 {
 	char err[256], mapname[64];
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -295,12 +324,13 @@ static int collect_models(const char *path, struct names *models)
 		rc = -1;
 	}
 	memset(&svc, 0, sizeof(svc));
-	svc.ctx = models;
-	svc.precache_model = add_name;
-	svc.precache_sound = no_sound;
+	svc.ctx = pre;
+	svc.precache_model = add_model;
+	svc.precache_sound = add_sound;
+	svc.static_sound = static_sound;
 	svc.cvar = cvar;
 	for (int dm = 0; rc == 0 && dm < DEATHMATCH_MODES; dm++) {
-		models->deathmatch = (float)dm;
+		pre->deathmatch = (float)dm;
 		world_init(&world, map, objs, LOAD_ENTITIES);
 		if (game_load_level(g, &world, map, mapname, &svc, 1.0, err,
 				    sizeof(err)) != 0) {
@@ -320,24 +350,37 @@ static int collect_models(const char *path, struct names *models)
  * grenade blast (TE_EXPLOSION; ezQuake stops with an error without it) */
 static const char *const client_models[] = {"progs/bolt2.mdl", "progs/s_explod.spr"};
 
+/* a name a client looks for under its base directory: no "*N" (a
+ * submodel of the level), nothing above it or absolute */
+static bool plain_name(const char *name)
+{
+	return name[0] && name[0] != '*' && name[0] != '/' && !strstr(name, "..");
+}
+
+static int too_many(const struct names *l, const char *what)
+{
+	if (!l->dropped)
+		return 0;
+	fprintf(stderr, "mkassets: more than %d %s, or a name of %d characters "
+		"or more\n", MAX_NAMES, what, NAME_LEN);
+	return -1;
+}
+
 static int write_models(struct out *o, struct names *models, int *count)
 {
 	for (size_t i = 0; i < sizeof(client_models) / sizeof(client_models[0]); i++)
 		add_name(models, client_models[i]);
-	if (models->dropped) {
-		fprintf(stderr, "mkassets: more than %d models, or a name of %d "
-			"characters or more\n", MAX_NAMES, NAME_LEN);
+	if (too_many(models, "models") != 0)
 		return -1;
-	}
 	for (int i = 0; i < models->n; i++) {
 		struct msg_buf m;
 
-		if (strncmp(models->v[i], "progs/", 6) != 0)
+		if (!plain_name(models->v[i]))
 			continue;
 		msg_init(&m, out_buf, sizeof(out_buf));
 		if (!model_make(models->v[i], &m)) {
 			fprintf(stderr, "mkassets: %s: no model format of ours "
-				"(.mdl, .spr)\n", models->v[i]);
+				"(.mdl, .spr, .bsp)\n", models->v[i]);
 			return -1;
 		}
 		if (write_file(o, models->v[i], &m) != 0)
@@ -347,11 +390,32 @@ static int write_models(struct out *o, struct names *models, int *count)
 	return 0;
 }
 
+static int write_sounds(struct out *o, const struct precaches *pre, int *count)
+{
+	char rel[NAME_LEN + 8];
+
+	if (too_many(&pre->sounds, "sounds") != 0)
+		return -1;
+	for (int i = 0; i < pre->sounds.n; i++) {
+		struct msg_buf m;
+
+		if (!plain_name(pre->sounds.v[i]))
+			continue;
+		msg_init(&m, out_buf, sizeof(out_buf));
+		sound_make(pre->looped[i], &m);
+		snprintf(rel, sizeof(rel), "sound/%s", pre->sounds.v[i]);
+		if (write_file(o, rel, &m) != 0)
+			return -1;
+		(*count)++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static struct names models;
+	static struct precaches pre;
 	struct out o = {NULL, 0, 0};
-	int num_models = 0;
+	int num_models = 0, num_sounds = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: mkassets DIR MAP.bsp... [progs/NAME...]\n"
@@ -362,14 +426,15 @@ int main(int argc, char **argv)
 	o.dir = argv[1];
 	for (int i = 2; i < argc; i++) {
 		if (strncmp(argv[i], "progs/", 6) == 0)
-			add_name(&models, argv[i]);
-		else if (collect_models(argv[i], &models) != 0)
+			add_name(&pre.models, argv[i]);
+		else if (collect(argv[i], &pre) != 0)
 			return 1;
 	}
 	if (write_palette(&o) != 0 || write_lmps(&o) != 0 || write_wad(&o) != 0 ||
-	    write_models(&o, &models, &num_models) != 0)
+	    write_models(&o, &pre.models, &num_models) != 0 ||
+	    write_sounds(&o, &pre, &num_sounds) != 0)
 		return 1;
-	printf("mkassets: %s/id1: %d files, %ld bytes (%d models)\n", o.dir,
-	       o.files, o.bytes, num_models);
+	printf("mkassets: %s/id1: %d files, %ld bytes (%d models, %d sounds)\n",
+	       o.dir, o.files, o.bytes, num_models, num_sounds);
 	return 0;
 }

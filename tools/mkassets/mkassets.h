@@ -85,8 +85,14 @@ struct pic_spec {
 size_t lmp_pic_specs(struct pic_spec *out, size_t max);
 size_t wad_pic_specs(struct pic_spec *out, size_t max);
 
-/* model.c: a valid one-frame model for a progs/ name (.mdl or .spr),
- * written into b; false when the name has another extension */
+/* model.c: a valid one-frame model for a model name (.mdl or .bsp: an
+ * alias box; .spr: a sprite), written into b; false when the name has
+ * another extension */
 bool model_make(const char *name, struct msg_buf *b);
+
+/* sound.c: a valid WAV (RIFF WAVE, PCM, 8-bit mono, 11025 Hz) of a
+ * tenth of a second of silence into b; looped: with a loop over all of
+ * it (a cue point and its "mark" label), as static sounds need */
+void sound_make(bool looped, struct msg_buf *b);
 
 #endif

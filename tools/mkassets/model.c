@@ -4,9 +4,12 @@
  *
  * Design note
  *   A client refuses to enter a level until it holds every model of the
- *   server's model list (it asks the server for a missing one, and our
- *   server has none to give), so each progs/ name the game precaches gets
- *   a file; the maps/b_*.bsp item boxes come from the server.  A model
+ *   server's model list (it asks the server for a missing one, and waits
+ *   for each download in turn), so each name the game precaches gets a
+ *   file: progs/ models and sprites, and the brush models (maps/b_*.bsp
+ *   item boxes, exploding boxes), which are written as alias boxes too: a
+ *   client tells the formats apart by a file's first four bytes ("IDPO",
+ *   "IDSP", else a BSP), never by its name.  A model
  *   here is one box: 8 corners, each side two triangles written in both
  *   windings (the box shows whichever faces the client culls), one 8x8
  *   skin, one frame.  MDL layout (version 6, little-endian, "IDPO"):
@@ -64,6 +67,9 @@ static void shape(const char *name, struct box *b)
 					ROW_GREY, ROW_GREY};
 	static const struct box beam = {{0, -2, -2}, {30, 2, 2},
 					ROW_LIGHTBLUE, ROW_BLUE};
+	/* a brush model's origin is its corner (the ammo boxes' size) */
+	static const struct box crate = {{0, 0, 0}, {32, 32, 24},
+					 ROW_GREY, ROW_GREY};
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	uint32_t h = 0;
 
@@ -75,7 +81,7 @@ static void shape(const char *name, struct box *b)
 		*b = beam;
 		return;
 	}
-	*b = strncmp(base, "v_", 2) == 0 ? view : item;
+	*b = ends_with(base, ".bsp") ? crate : strncmp(base, "v_", 2) == 0 ? view : item;
 	for (const char *c = base; *c; c++)
 		h = h * 31 + (unsigned char)*c;
 	b->top = b->bottom = (enum pal_row)(ROW_LIGHTBLUE + h % (ROW_BLUE - ROW_LIGHTBLUE + 1));
@@ -188,7 +194,7 @@ static void write_spr(struct msg_buf *m)
 
 bool model_make(const char *name, struct msg_buf *b)
 {
-	if (ends_with(name, ".mdl"))
+	if (ends_with(name, ".mdl") || ends_with(name, ".bsp"))
 		write_mdl(name, b);
 	else if (ends_with(name, ".spr"))
 		write_spr(b);
