@@ -811,8 +811,11 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 		frame->num_states = 0;
 
 	pkt = reply_slot(sv, w, &max);
+	uint32_t skipped = cl->chan.unreliable_skipped;
+
 	n = netchan_transmit(&cl->chan, m.data, m.cursize, sv->realtime, pkt, max);
-	if (chunk)
+	/* a chunk that went with the reply is the download's to pay for */
+	if (chunk && cl->chan.unreliable_skipped == skipped)
 		netchan_refund(&cl->chan, chunk, sv->realtime);
 	if (cl->chan.fatal_error) {
 		if (w->parallel)
