@@ -307,9 +307,13 @@ bool netchan_process(struct netchan *chan, struct msg_buf *msg, double now);
 size_t netchan_transmit(struct netchan *chan, const void *data, size_t len,
 			double now, void *out, size_t out_max);
 
-/* Charge len bytes sent to the peer outside the channel (out-of-band
- * download chunks) to its rate, as a packet of that size would be. */
+/* Charge len bytes sent to the peer to the channel's rate, as a packet
+ * of that size is (netchan_transmit charges each packet it builds). */
 void netchan_charge(struct netchan *chan, size_t len, double now);
+/* Give back len bytes of the last packet that another rate pays for (a
+ * download chunk riding in a reply is paid on the download's own rate);
+ * the channel's clock never goes back before `now`. */
+void netchan_refund(struct netchan *chan, size_t len, double now);
 
 /* false while the channel is over its rate: skip this reply (and count it
  * in choke_count) */

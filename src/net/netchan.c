@@ -232,6 +232,13 @@ void netchan_charge(struct netchan *chan, size_t len, double now)
 		chan->cleartime += (double)len * chan->rate;
 }
 
+void netchan_refund(struct netchan *chan, size_t len, double now)
+{
+	chan->cleartime -= (double)len * chan->rate;
+	if (chan->cleartime < now)
+		chan->cleartime = now;
+}
+
 bool netchan_can_packet(const struct netchan *chan, double now)
 {
 	return chan->cleartime < now + NETCHAN_MAX_BACKUP * chan->rate;

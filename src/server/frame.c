@@ -233,8 +233,13 @@ static void register_cvars(struct server *sv)
 					       "(a client's drate; 0: sv_maxrate)");
 	sv->sv_downloadchunksperframe = cvar_register(sv, "sv_downloadchunksperframe",
 						      "8", 0, "chunked downloads: chunks "
-						      "one client may get in a frame, "
-						      "1-30, within its rate");
+						      "sent for each one the download "
+						      "rate lets through (MVDSV's "
+						      "extra chunks), 1-30");
+	sv->sv_maxdownloadtotal = cvar_register(sv, "sv_maxdownloadtotal",
+						"1000000", 0, "bytes/s of chunked "
+						"downloads to all clients together "
+						"(at least 10000)");
 	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
 					  "ms of game time a client may run ahead (0: off)");
 	cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,

@@ -346,8 +346,14 @@ struct client {
 	int32_t dl_want[SV_DL_QUEUE];	/* a ring: dl_head, dl_count */
 	int dl_head, dl_count;
 	int32_t dl_number;	/* the client's download number (nextdl) */
-	uint64_t dl_frame;	/* the frame of the last in-band chunk */
+	uint64_t dl_frame;	/* the frame dl_frame_chunks counts */
+	int dl_frame_chunks;	/* chunks sent to it in that frame */
 	uint32_t dl_sent;	/* chunks sent of this download */
+	/* a chunked download's own rate, apart from the game's channel: the
+	 * client's drate bounded as MVDSV bounds it (bytes/s), and the clock
+	 * its chunks are paid on (transfer.c) */
+	int dl_rate;
+	double dl_clear;
 	int dl_level;		/* the spawncount it began on */
 };
 
@@ -504,6 +510,9 @@ struct server_stats {
 	uint64_t download_repeats;	/* "download" of the file already going */
 	uint64_t chunks_inband;		/* chunks sent in a reply */
 	uint64_t chunks_oob;		/* chunks sent out of band */
+	uint64_t chunk_bytes;		/* bytes of chunks sent, both ways */
+	uint64_t chunk_budget_waits;	/* a chunk due waited for the
+					 * server-wide download budget */
 	uint64_t chunk_requests_dropped;	/* the client's queue was full */
 	uint64_t chunk_requests_bad;	/* past the file's end, negative */
 	uint64_t busy_refusals;		/* connects refused for load */
@@ -639,6 +648,7 @@ struct server {
 		*sv_mapcheck, *allow_download, *sv_speedcheck, *sv_maxspeed,
 		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout,
 		*sv_maxdownloadrate, *sv_downloadchunksperframe,
+		*sv_maxdownloadtotal,
 		*allow_download_demos, *sv_demodir;
 	/* the defences against floods (docs/security.md) */
 	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
@@ -667,6 +677,10 @@ struct server {
 	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
 	int dl_queued;			/* chunk requests queued, all clients */
+	/* the server-wide download budget's clock (transfer.c): when all the
+	 * chunks sent so far are paid for at sv_maxdownloadtotal */
+	double dl_budget_clear;
+	int dl_turn;			/* the slot the next pump starts at */
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -1025,16 +1039,21 @@ void sv_download_refuse(struct client *cl, const char *name, bool missing);
 void sv_download_level_changed(struct server *sv, struct client *cl);
 /* transfer.c: end the client's download, if any, silently */
 void sv_download_stop(struct server *sv, struct client *cl);
-/* transfer.c: the client's rate from its userinfo: "rate" bounded by
- * sv_maxrate, or while it downloads "drate" bounded by sv_maxdownloadrate
- * (else sv_maxrate) */
+/* transfer.c: the client's rates from its userinfo: the channel's is its
+ * "rate" bounded by sv_maxrate (the game's; while a stock download is
+ * open, the download's, as its blocks ride in the channel); a chunked
+ * download's own is "drate" bounded by sv_maxdownloadrate (else
+ * sv_maxrate) */
 void sv_apply_rate(struct server *sv, struct client *cl);
 /* transfer.c: the oldest chunk a client waits for into its reply, if
- * there is room (send.c, building the reply) */
-void sv_download_datagram(struct server *sv, struct client *cl,
-			  struct msg_buf *m);
-/* transfer.c: more chunks out of band, as each client's rate allows
- * (send.c, after the replies, into the same send batch) */
+ * there is room and its download rate and the server's budget allow;
+ * the bytes it added (0: none), which the caller gives back to the
+ * channel once the reply is sent (send.c, building the reply) */
+size_t sv_download_datagram(struct server *sv, struct client *cl,
+			    struct msg_buf *m);
+/* transfer.c: more chunks out of band, as each client's download rate
+ * and the server-wide budget allow (send.c, after the replies, into the
+ * same send batch) */
 void sv_download_pump(struct server *sv);
 /* services.c: fill sv->game_svc */
 void sv_game_services(struct server *sv);

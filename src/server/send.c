@@ -790,10 +790,14 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
-	sv_download_datagram(sv, cl, &m);	/* a chunk, if it fits */
+	/* a chunk, if it fits: paid on the download's own rate */
+	size_t chunk = sv_download_datagram(sv, cl, &m);
+
 	cl->datagram_len = 0;
-	if (m.overflowed)
+	if (m.overflowed) {
 		msg_clear(&m);	/* an unreliable part that did not fit is lost */
+		chunk = 0;
+	}
 
 	frame = &cl->frames[cl->chan.outgoing_sequence & UPDATE_MASK];
 	frame->sequence = cl->chan.outgoing_sequence;
@@ -807,7 +811,12 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 		frame->num_states = 0;
 
 	pkt = reply_slot(sv, w, &max);
+	uint32_t skipped = cl->chan.unreliable_skipped;
+
 	n = netchan_transmit(&cl->chan, m.data, m.cursize, sv->realtime, pkt, max);
+	/* a chunk that went with the reply is the download's to pay for */
+	if (chunk && cl->chan.unreliable_skipped == skipped)
+		netchan_refund(&cl->chan, chunk, sv->realtime);
 	if (cl->chan.fatal_error) {
 		if (w->parallel)
 			w->drops[w->num_drops++] = cl;

@@ -22,29 +22,42 @@
  *   twice; a full queue drops the request, which the client repeats) and
  *   the queue is answered oldest first: one chunk in the client's next
  *   reply when it has room, the rest out of band (A2C_PRINT "\chunk", the
- *   client's download number, the chunk) after the replies of every frame,
- *   at most sv_downloadchunksperframe a frame.  A chunk is read when it is
- *   sent: a queued request costs no disk.
+ *   client's download number, the chunk) after the replies of every
+ *   frame, as the rates below allow.  A chunk is read when it is sent: a
+ *   queued request costs no disk.
  *
- *   Pacing: every chunk, in a reply or out of band, is charged to the
- *   channel's rate as its packets are (netchan's cleartime), and one goes
- *   only while the channel is less than LEAD_SIGNON seconds ahead of the
- *   clock.  That lead is longer than the time between two frames (a frame
- *   comes with each of the client's packets, 13-50 ms), so the client's
- *   download rate is used whole and never exceeded (over any span, at most
- *   the lead more); the chunks are paced by the rate, not by the client's
- *   packets.  A client in the signon gets its replies unchoked, as every
- *   signon client does (send.c): without a chunk they are small.  In the
- *   game the replies keep their rate and come first: chunks take only
- *   what is left (no lead), so the game stays smooth while a demo comes
- *   in.  MVDSV sends its extra chunks whatever the rate; here a download
- *   gets the client's download rate, no more.
+ *   Rates (MVDSV's rules, docs/downloads.md "Rates"): a chunked download
+ *   has a rate of its own, apart from the game's.  The channel keeps the
+ *   client's "rate" bounded by sv_maxrate for the game's replies whatever
+ *   the download does; the download runs on its own clock (dl_clear) at
+ *   the client's "drate" (99999 when it gives none) bounded by
+ *   sv_maxdownloadrate, or by sv_maxrate when that is 0.  MVDSV sends a
+ *   chunk in band at that rate and, with it, sv_downloadchunksperframe - 1
+ *   more out of band past the rate (after a choked reply it sends none):
+ *   N chunks for each one the rate lets through.  Here each chunk costs
+ *   1/N of its bytes on the download's clock, which is the same rate
+ *   without MVDSV's tie to the client's packets (MVDSV's in-band chunk
+ *   waits for a client packet).  A chunk goes while the clock is less
+ *   than a lead ahead of now: LEAD_SIGNON in the signon, longer than the
+ *   time between two of a client's packets (13-50 ms; idle time is not
+ *   banked, so the rate is used whole and over any span exceeded by at
+ *   most the lead), and a shorter LEAD_GAME in the game, so a demo
+ *   fetched while playing comes in small bursts.  A chunk riding in a
+ *   reply is given back to the channel (netchan_refund): the game's rate
+ *   pays for the game only.  The stock form's blocks travel in the
+ *   reliable channel, so while one is open the channel runs at the
+ *   download's rate, as in MVDSV.
  *
- *   Rates (MVDSV's rules): while a download is open the channel runs at
- *   the client's "drate" (99999 when it gives none), bounded by
- *   sv_maxdownloadrate, or by sv_maxrate when that is 0; otherwise at its
- *   "rate" bounded by sv_maxrate.
- *
+ *   The server-wide budget (qwd's; MVDSV has none): every chunk, in a
+ *   reply or out of band, is also paid on the server's download clock at
+ *   sv_maxdownloadtotal bytes/s, with LEAD_BUDGET of lead, so whatever
+ *   many clients download, the bytes and the work (a read and a send per
+ *   chunk) of a frame are bounded and the players' replies, built before
+ *   the out-of-band chunks, keep their frame.  The out-of-band pump
+ *   shares it round robin: one chunk per downloading client per pass, the
+ *   next frame starting after the last client served; a client gets at
+ *   most CHUNKS_PER_FRAME_MAX in a frame.
+
  *   A level change does not end a download (MVDSV's way: ezQuake ignores
  *   "changing" and "reconnect" while it downloads, and would wait for
  *   chunks forever); at its end the client is told "changing" and
@@ -72,21 +85,15 @@ enum {
 	REFUSE_MISSING = -1,
 	REFUSE_DENIED = -2,
 	CHUNK_MSG = 1 + 4 + FTE_CHUNK,	/* svc_download, number, the bytes */
-	CHUNKS_PER_FRAME_MAX = 30
+	CHUNKS_PER_FRAME_MAX = 30,	/* MVDSV's bound of chunksperframe */
+	BUDGET_MIN = 10000		/* sv_maxdownloadtotal's floor */
 };
 
-/* seconds of its rate a downloading client's channel may run ahead of
- * the clock, in the signon (see the note) and in the game */
+/* seconds a download's clock may run ahead of now, in the signon and in
+ * the game, and the server's download clock (see the note) */
 #define LEAD_SIGNON 0.1
-#define LEAD_GAME 0.0
-
-/* the rate lets one more chunk go now */
-static bool chunk_allowed(const struct server *sv, const struct client *cl)
-{
-	double lead = cl->state == CS_SPAWNED ? LEAD_GAME : LEAD_SIGNON;
-
-	return cl->chan.cleartime < sv->realtime + lead;
-}
+#define LEAD_GAME 0.02
+#define LEAD_BUDGET 0.05
 
 static bool chunked(const struct client *cl)
 {
@@ -100,20 +107,86 @@ static size_t chunks_of(const struct client *cl)
 
 /* ---- rates ------------------------------------------------------------- */
 
-void sv_apply_rate(struct server *sv, struct client *cl)
+/* MVDSV's bound of a rate a client asks for (SV_BoundRate): sv_maxrate
+ * for the game; sv_maxdownloadrate for a download, or sv_maxrate when
+ * that is 0; 0 is 2500; within netchan's range */
+static int bound_rate(const struct server *sv, bool dl, int r)
 {
-	bool dl = cl->dl.open;
 	float max = dl && sv->sv_maxdownloadrate->value > 0
 			    ? sv->sv_maxdownloadrate->value
 			    : sv->sv_maxrate->value;
-	char v[16];
-	int r;
 
-	info_value_for_key(cl->userinfo, dl ? "drate" : "rate", v, sizeof(v));
-	r = v[0] ? atoi(v) : dl ? DRATE_DEFAULT : NETCHAN_DEFAULT_RATE;
+	if (r <= 0)
+		r = NETCHAN_DEFAULT_RATE;
 	if (max > 0 && r > (int)max)
 		r = (int)max;
-	netchan_set_rate(&cl->chan, r);
+	if (r < NETCHAN_MIN_RATE)
+		r = NETCHAN_MIN_RATE;
+	if (r > NETCHAN_MAX_RATE)
+		r = NETCHAN_MAX_RATE;
+	return r;
+}
+
+void sv_apply_rate(struct server *sv, struct client *cl)
+{
+	char v[16];
+	int rate;
+
+	info_value_for_key(cl->userinfo, "rate", v, sizeof(v));
+	rate = bound_rate(sv, false, v[0] ? atoi(v) : NETCHAN_DEFAULT_RATE);
+	info_value_for_key(cl->userinfo, "drate", v, sizeof(v));
+	cl->dl_rate = bound_rate(sv, true, v[0] ? atoi(v) : DRATE_DEFAULT);
+	netchan_set_rate(&cl->chan, cl->dl.open && !chunked(cl) ? cl->dl_rate : rate);
+}
+
+/* sv_downloadchunksperframe, within MVDSV's bounds */
+static int chunks_per_slot(const struct server *sv)
+{
+	int n = (int)sv->sv_downloadchunksperframe->value;
+
+	return n < 1 ? 1 : n > CHUNKS_PER_FRAME_MAX ? CHUNKS_PER_FRAME_MAX : n;
+}
+
+/* the server's budget lets one more chunk go now */
+static bool budget_allows(struct server *sv)
+{
+	if (sv->dl_budget_clear < sv->realtime + LEAD_BUDGET)
+		return true;
+	sv->stats.chunk_budget_waits++;
+	return false;
+}
+
+/* the client's download rate, and the most it may get in a frame, let
+ * one more chunk go now (the server's budget is asked apart) */
+static bool rate_allows(const struct server *sv, struct client *cl)
+{
+	double lead = cl->state == CS_SPAWNED ? LEAD_GAME : LEAD_SIGNON;
+
+	if (cl->dl_frame != sv->stats.frames) {
+		cl->dl_frame = sv->stats.frames;
+		cl->dl_frame_chunks = 0;
+	}
+	return cl->dl_frame_chunks < CHUNKS_PER_FRAME_MAX &&
+	       cl->dl_clear < sv->realtime + lead;
+}
+
+/* a chunk of `bytes` on the wire was sent: paid on the download's clock
+ * (1/N of it, see the note) and on the server's; idle time is not
+ * banked on either */
+static void chunk_paid(struct server *sv, struct client *cl, size_t bytes)
+{
+	double now = sv->realtime, total = sv->sv_maxdownloadtotal->value;
+
+	if (total < BUDGET_MIN)
+		total = BUDGET_MIN;
+	if (cl->dl_clear < now)
+		cl->dl_clear = now;
+	cl->dl_clear += (double)bytes / ((double)cl->dl_rate * chunks_per_slot(sv));
+	if (sv->dl_budget_clear < now)
+		sv->dl_budget_clear = now;
+	sv->dl_budget_clear += (double)bytes / total;
+	cl->dl_frame_chunks++;
+	sv->stats.chunk_bytes += bytes;
 }
 
 /* ---- the queue of a chunked download ----------------------------------- */
@@ -206,64 +279,80 @@ static bool write_chunk(struct server *sv, struct client *cl, struct msg_buf *m)
 	return true;
 }
 
-void sv_download_datagram(struct server *sv, struct client *cl,
-			  struct msg_buf *m)
+size_t sv_download_datagram(struct server *sv, struct client *cl,
+			    struct msg_buf *m)
 {
+	size_t before = m->cursize;
+
 	if (cl->dl_count == 0 || m->overflowed ||
-	    m->cursize + CHUNK_MSG > m->maxsize || !chunk_allowed(sv, cl))
-		return;
-	if (write_chunk(sv, cl, m)) {
-		sv->stats.chunks_inband++;
-		cl->dl_frame = sv->stats.frames;
-	}
+	    m->cursize + CHUNK_MSG > m->maxsize || !rate_allows(sv, cl) ||
+	    !budget_allows(sv) || !write_chunk(sv, cl, m))
+		return 0;
+	chunk_paid(sv, cl, m->cursize - before);
+	sv->stats.chunks_inband++;
+	return m->cursize - before;
 }
 
-/* the out-of-band chunks of one client this frame */
-static void pump_client(struct server *sv, struct client *cl, int cap)
+/* one chunk of the client's out of band; false when none went (the
+ * file could not be read: the download is over) */
+static bool send_oob_chunk(struct server *sv, struct client *cl)
 {
-	int sent = cl->dl_frame == sv->stats.frames ? 1 : 0;
+	size_t max;
+	uint8_t *pkt = net_send_slot(sv->tx, &max);
+	struct msg_buf m;
 
-	/* ezQuake drops out-of-band chunks of a download number below 1,
-	 * as MVDSV sends none then: those go in replies only */
-	if (cl->dl_number < 1)
-		return;
-	for (; sent < cap && cl->dl_count > 0 && chunk_allowed(sv, cl); sent++) {
-		size_t max;
-		uint8_t *pkt = net_send_slot(sv->tx, &max);
-		struct msg_buf m;
+	msg_init(&m, pkt, max);
+	msg_write_long(&m, -1);
+	msg_write_byte(&m, A2C_PRINT);
+	msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
+	msg_write_long(&m, cl->dl_number);
+	if (!write_chunk(sv, cl, &m))
+		return false;
+	if (sv->capture)
+		capture_out(sv->capture, &cl->chan.remote, pkt, m.cursize,
+			    sv->realtime);
+	net_send_commit(sv->tx, &cl->chan.remote, m.cursize);
+	chunk_paid(sv, cl, m.cursize);
+	sv->stats.chunks_oob++;
+	return true;
+}
 
-		msg_init(&m, pkt, max);
-		msg_write_long(&m, -1);
-		msg_write_byte(&m, A2C_PRINT);
-		msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
-		msg_write_long(&m, cl->dl_number);
-		if (!write_chunk(sv, cl, &m))
-			return;
-		if (sv->capture)
-			capture_out(sv->capture, &cl->chan.remote, pkt, m.cursize,
-				    sv->realtime);
-		net_send_commit(sv->tx, &cl->chan.remote, m.cursize);
-		netchan_charge(&cl->chan, m.cursize, sv->realtime);
-		sv->stats.chunks_oob++;
-	}
+/* ezQuake drops out-of-band chunks of a download number below 1, as
+ * MVDSV sends none then: those go in replies only */
+static bool pumped(const struct client *cl)
+{
+	return cl->dl_count > 0 && cl->state >= CS_CONNECTED && cl->dl_number >= 1;
 }
 
 void sv_download_pump(struct server *sv)
 {
-	int cap = (int)sv->sv_downloadchunksperframe->value;
+	int n = sv->maxclients, next = sv->dl_turn;
 
-	if (sv->dl_queued == 0)
+	if (sv->dl_queued == 0 || n < 1)
 		return;
-	if (cap < 1)
-		cap = 1;
-	if (cap > CHUNKS_PER_FRAME_MAX)
-		cap = CHUNKS_PER_FRAME_MAX;
-	for (int i = 0; i < sv->maxclients && sv->dl_queued > 0; i++) {
-		struct client *cl = &sv->clients[i];
+	/* passes of one chunk per client, from the turn on, while any went
+	 * and the budget lasts */
+	for (int pass = 0; pass < CHUNKS_PER_FRAME_MAX; pass++) {
+		bool any = false;
 
-		if (cl->dl_count > 0 && cl->state >= CS_CONNECTED)
-			pump_client(sv, cl, cap);
+		for (int k = 0; k < n && sv->dl_queued > 0; k++) {
+			int slot = (sv->dl_turn + k) % n;
+			struct client *cl = &sv->clients[slot];
+
+			if (!pumped(cl) || !rate_allows(sv, cl))
+				continue;
+			if (!budget_allows(sv))
+				goto out;
+			if (send_oob_chunk(sv, cl)) {
+				any = true;
+				next = (slot + 1) % n;
+			}
+		}
+		if (!any || sv->dl_queued == 0)
+			break;
 	}
+out:
+	sv->dl_turn = next;
 }
 
 /* ---- the stock download ------------------------------------------------ */

@@ -248,6 +248,17 @@ static void test_chunks_in_band_and_out_of_band(void **state)
 	free(second);
 }
 
+/* chunks the client gets in `seconds` of the server's clock */
+static int chunks_in(struct srvfix *f, struct seen *s, double seconds)
+{
+	int before = s->count;
+	double t0 = f->sv->realtime;
+
+	while (f->sv->realtime < t0 + seconds)
+		srvfix_step(f, true);
+	return s->count - before;
+}
+
 static void test_queue_frame_cap_and_rate(void **state)
 {
 	struct srvfix *f = *state;
@@ -256,7 +267,7 @@ static void test_queue_frame_cap_and_rate(void **state)
 	struct srv_client *c;
 	const struct client *sc;
 	static struct seen s;
-	double t0;
+	int got;
 
 	start(f, 4);
 	bytes = random_file(f, "qw/maps/cap.bsp", size, 5);
@@ -274,36 +285,186 @@ static void test_queue_frame_cap_and_rate(void **state)
 	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
 	assert_memory_equal(c->q.dl.data, bytes, size);
 	assert_true(f->sv->stats.chunk_requests_dropped > 0);
-	/* never more than sv_downloadchunksperframe chunks in one frame */
+	/* never more than MVDSV's bound, 30, in one frame */
 	assert_true(s.most_in_step >= 1);
-	assert_true(s.most_in_step <= 3);
-	/* the game rate again once it is over */
+	assert_true(s.most_in_step <= 30);
+	/* the channel kept the game's rate throughout */
 	assert_false(sc->dl.open);
 	assert_true(sc->chan.rate == 1.0 / 25000);
 
-	/* a client that says drate 3000: its channel runs at 3000 while the
-	 * download is open, and in a second it gets at most the rate and
-	 * the lead's worth (4 chunks), however much it asks */
+	/* a client that says drate 3000: its download runs at 3000, one
+	 * chunk for each the rate lets through (chunksperframe 1): in a
+	 * second at most the rate and the lead's worth (4 chunks), however
+	 * much it asks; its channel keeps the game's rate */
+	cvar_set(f->sv, "sv_downloadchunksperframe", "1");
 	c = player(f, "slow", true, "\\drate\\3000", &s);
 	sc = server_side(f, c);
 	c->q.opt.chunks_per_packet = QWC_MAX_CHUNK_REQUESTS;
 	assert_true(qwc_download(&c->q, "maps/cap.bsp"));
-	t0 = server_clock();
-	while (server_clock() < t0 + 1.0)
-		srvfix_step(f, true);
+	srvfix_step(f, true);
+	got = chunks_in(f, &s, 1.0);
 	assert_true(sc->dl.open);
-	assert_true(sc->chan.rate == 1.0 / 3000);
-	assert_true(s.count >= 1);
-	assert_true(s.count <= 4);
+	assert_int_equal(sc->dl_rate, 3000);
+	assert_true(sc->chan.rate == 1.0 / 25000);
+	assert_true(got >= 1);
+	assert_true(got <= 4);
 	/* sv_maxdownloadrate bounds it further, from the next download on */
 	cvar_set(f->sv, "sv_maxdownloadrate", "2000");
 	qwc_stringcmd(&c->q, "stopdownload");
 	srvfix_run(f, 0.2, true);
-	assert_true(sc->chan.rate == 1.0 / 25000);
 	assert_true(qwc_download(&c->q, "maps/cap.bsp"));
 	srvfix_run(f, 0.2, true);
 	assert_true(sc->dl.open);
-	assert_true(sc->chan.rate == 1.0 / 2000);
+	assert_int_equal(sc->dl_rate, 2000);
+	assert_true(sc->chan.rate == 1.0 / 25000);
+	free(bytes);
+}
+
+/* The download's rate is its own: a client with a game rate of 3000
+ * (sv_maxrate 3000) and a drate of 40000 (sv_maxdownloadrate 40000)
+ * gets its chunks at 40000, far more than its game rate would carry,
+ * N times that with sv_downloadchunksperframe N (MVDSV's extra chunks),
+ * while its channel, and so its game replies, keep the rate of 3000. */
+static void test_download_rate_apart_from_game_rate(void **state)
+{
+	struct srvfix *f = *state;
+	const size_t size = 400 * FTE_CHUNK + 1;
+	uint8_t *bytes;
+	struct srv_client *c;
+	const struct client *sc;
+	static struct seen s;
+	int one, three;
+	/* on the wire a chunk is at least its message (1029 bytes); in a
+	 * second the game's rate would carry at most 3 of them */
+	const int game_most = (int)(3000 * 1.1 / (1 + 4 + FTE_CHUNK)) + 1;
+	const int dl_most = (int)(40000 * 1.1 / (1 + 4 + FTE_CHUNK)) + 1;
+
+	start(f, 4);
+	cvar_set(f->sv, "sv_maxrate", "3000");
+	cvar_set(f->sv, "sv_maxdownloadrate", "40000");
+	cvar_set(f->sv, "sv_downloadchunksperframe", "1");
+	bytes = random_file(f, "qw/maps/fast.bsp", size, 11);
+	c = player(f, "split", true, "\\drate\\40000", &s);
+	sc = server_side(f, c);
+	c->q.opt.chunks_per_packet = QWC_MAX_CHUNK_REQUESTS;
+	c->q.opt.chunk_window = 1000;
+	c->q.opt.chunk_retry = 0.3;
+	assert_true(sc->chan.rate == 1.0 / 3000);
+	assert_true(qwc_download(&c->q, "maps/fast.bsp"));
+	srvfix_step(f, true);
+	one = chunks_in(f, &s, 1.0);
+	assert_true(sc->dl.open);
+	assert_int_equal(sc->dl_rate, 40000);
+	/* the channel: the game's rate, not the download's */
+	assert_true(sc->chan.rate == 1.0 / 3000);
+	assert_true(one > 3 * game_most);
+	assert_true(one <= dl_most);
+
+	/* three chunks for each the rate lets through */
+	cvar_set(f->sv, "sv_downloadchunksperframe", "3");
+	three = chunks_in(f, &s, 1.0);
+	assert_true(three > dl_most);
+	assert_true(three <= 3 * dl_most);
+	assert_true(sc->chan.rate == 1.0 / 3000);
+	/* the game went on beside it: the client is still in, its replies
+	 * came */
+	assert_int_equal(c->q.state, QWC_ACTIVE);
+	for (int k = 0; k < QWC_BAD_KINDS; k++)
+		assert_int_equal(c->q.stats.bad[k], 0);
+	free(bytes);
+}
+
+/* Many clients downloading at once, each allowed far more than the
+ * server's budget (drate 100000, 30 chunks per rate slot): all the chunks
+ * together keep to sv_maxdownloadtotal, every downloader gets its share,
+ * and the players beside them get a reply to their packets as before. */
+enum { DOWNLOADERS = 16, WATCHERS = 4 };
+
+static void test_many_downloaders_keep_to_the_budget(void **state)
+{
+	struct srvfix *f = *state;
+	const size_t size = 30 * FTE_CHUNK + 17;
+	const double budget = 100000, span = 1.5;
+	uint8_t *bytes;
+	struct srv_client *dl[DOWNLOADERS], *pl[WATCHERS];
+	static struct seen s[DOWNLOADERS], t[WATCHERS];
+	uint64_t bytes0, out0[WATCHERS], in0[WATCHERS];
+	int got0[DOWNLOADERS];
+	double t0, spent;
+	char name[16];
+
+	start(f, DOWNLOADERS + WATCHERS);
+	cvar_set(f->sv, "sv_maxdownloadrate", "100000");
+	cvar_set(f->sv, "sv_downloadchunksperframe", "30");
+	cvar_set(f->sv, "sv_maxdownloadtotal", "100000");
+	bytes = random_file(f, "qw/maps/crowd.bsp", size, 12);
+	for (int i = 0; i < WATCHERS; i++) {
+		snprintf(name, sizeof(name), "player%d", i);
+		pl[i] = player(f, name, false, NULL, &t[i]);
+	}
+	for (int i = 0; i < DOWNLOADERS; i++) {
+		snprintf(name, sizeof(name), "dl%d", i);
+		dl[i] = player(f, name, true, "\\drate\\100000", &s[i]);
+		dl[i]->q.opt.chunks_per_packet = QWC_MAX_CHUNK_REQUESTS;
+		dl[i]->q.opt.chunk_window = 1000;
+		dl[i]->q.opt.chunk_retry = 0.3;
+	}
+	bytes0 = f->sv->stats.chunk_bytes;
+	for (int i = 0; i < DOWNLOADERS; i++) {
+		assert_true(qwc_download(&dl[i]->q, "maps/crowd.bsp"));
+		got0[i] = s[i].count;
+	}
+	for (int i = 0; i < WATCHERS; i++) {
+		out0[i] = pl[i]->q.stats.packets_out;
+		in0[i] = pl[i]->q.stats.replies;
+	}
+	t0 = f->sv->realtime;
+	while (f->sv->realtime < t0 + span)
+		srvfix_step(f, true);
+	spent = f->sv->realtime - t0;
+
+	/* the budget held from the first chunk on (without it the files
+	 * would be gone in a few frames): the span's worth, the clock's lead
+	 * (0.05 s) and the chunk that crossed it */
+	uint64_t sent = f->sv->stats.chunk_bytes - bytes0;
+
+	assert_true((double)sent <= budget * (spent + 0.1) + 2 * 1100);
+	/* and was used: every downloader was still asking (16 files of 31
+	 * chunks take 5 s of it) */
+	assert_true((double)sent >= budget * spent * 0.5);
+	assert_true(f->sv->stats.chunk_budget_waits > 0);
+	/* each downloader got its share */
+	for (int i = 0; i < DOWNLOADERS; i++)
+		assert_true(s[i].count - got0[i] >= 2);
+	/* the players were answered: a reply for (nearly) every packet */
+	for (int i = 0; i < WATCHERS; i++) {
+		uint64_t out = pl[i]->q.stats.packets_out - out0[i];
+		uint64_t in = pl[i]->q.stats.replies - in0[i];
+
+		assert_true(out > 0);
+		assert_true(in * 10 >= out * 8);
+		assert_int_equal(pl[i]->q.state, QWC_ACTIVE);
+		assert_int_equal(f->sv->clients[pl[i]->q.playernum].state, CS_SPAWNED);
+		for (int k = 0; k < QWC_BAD_KINDS; k++)
+			assert_int_equal(pl[i]->q.stats.bad[k], 0);
+	}
+	assert_int_equal(f->sv->net.send_errors, 0);
+
+	/* a larger budget: every download completes, byte for byte */
+	cvar_set(f->sv, "sv_maxdownloadtotal", "2000000");
+	for (double end = server_clock() + 20.0; server_clock() < end;) {
+		int running = 0;
+
+		for (int i = 0; i < DOWNLOADERS; i++)
+			running += dl[i]->q.dl.state == QWC_DL_RUNNING;
+		if (!running)
+			break;
+		srvfix_step(f, true);
+	}
+	for (int i = 0; i < DOWNLOADERS; i++) {
+		assert_int_equal(dl[i]->q.dl.state, QWC_DL_DONE);
+		assert_memory_equal(dl[i]->q.dl.data, bytes, size);
+	}
 	free(bytes);
 }
 
@@ -524,6 +685,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_chunks_come_in_the_order_asked, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_chunks_in_band_and_out_of_band, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_queue_frame_cap_and_rate, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_download_rate_apart_from_game_rate, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_many_downloaders_keep_to_the_budget, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_the_ends_of_a_download, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_refusals, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_demo_downloads, srvfix_test_teardown),
