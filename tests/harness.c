@@ -158,10 +158,13 @@ uint8_t *qwd_read_file(const char *path, size_t *size)
 
 int main(void)
 {
+	/* QWD_TEST_GROUP=name runs that group alone (a developer's loop) */
+	const char *only = getenv("QWD_TEST_GROUP");
 	int failed = 0;
 
 	for (int i = 0; i < num_groups; i++)
-		failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
+		if (!only || !strcmp(only, groups[i]->name))
+			failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
 						  groups[i]->count, groups[i]->setup,
 						  groups[i]->teardown);
 	return failed ? 1 : 0;

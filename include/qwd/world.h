@@ -436,6 +436,25 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr);
 
+/* Objects a move meets at other origins than their own (antilag's
+ * rewound players): mark[id] != 0 for each of ids[0..num) (mark has an
+ * entry per object), origins[3*i..3*i+2] where ids[i] stands for the
+ * move.  The caller owns the arrays. */
+struct world_lag {
+	int num;
+	const int *ids;
+	const float *origins;
+	const uint8_t *mark;
+};
+
+/* world_move with lag's objects skipped where they are and clipped at
+ * their given origins instead (MVDSV's MOVE_LAGGED): the same rules of
+ * passing (itself, owner, owned, points), the same nearest-hit rule. */
+void world_move_lagged(const struct world *w, const vec3_t start,
+		       const vec3_t mins, const vec3_t maxs, const vec3_t end,
+		       enum move_kind kind, const struct world_obj *passobj,
+		       const struct world_lag *lag, struct trace *tr);
+
 /* Is a box at origin stuck in anything solid? (world_move of length 0) */
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,
