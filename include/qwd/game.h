@@ -529,10 +529,13 @@ struct game {
 	const float *lag_vars[2];
 	int *lag_ids;
 	float *lag_origins;
+	float *lag_boxes;	/* the rewound boxes, 6 floats each */
 	uint8_t *lag_mark;	/* by entity */
 	int lag_num;
 	int lag_cache_slot;
 	uint32_t lag_cache_serial;
+	bool lag_cache_projectile;	/* made for projectiles ... */
+	uint64_t lag_cache_frame;	/* ... in this world frame */
 	struct world_lag lag_world;
 
 	/* the last four corpses (QuakeC's body queue) */

@@ -439,11 +439,15 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 /* Objects a move meets at other origins than their own (antilag's
  * rewound players): mark[id] != 0 for each of ids[0..num) (mark has an
  * entry per object), origins[3*i..3*i+2] where ids[i] stands for the
- * move.  The caller owns the arrays. */
+ * move, boxes[6*i..6*i+5] its box there (mins, maxs) as the caller
+ * made the set: a quick test that passes over the many far away (it
+ * must hold the object's box at the move; the exact test follows with
+ * the object's own).  The caller owns the arrays. */
 struct world_lag {
 	int num;
 	const int *ids;
 	const float *origins;
+	const float *boxes;
 	const uint8_t *mark;
 };
 

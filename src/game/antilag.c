@@ -63,9 +63,10 @@ int g_antilag_create(struct game *g)
 	g->lag_ring = calloc(n * GAME_LAG_POSITIONS, sizeof(*g->lag_ring));
 	g->lag_ids = calloc(n, sizeof(*g->lag_ids));
 	g->lag_origins = calloc(n * 3, sizeof(*g->lag_origins));
+	g->lag_boxes = calloc(n * 6, sizeof(*g->lag_boxes));
 	g->lag_mark = calloc((size_t)g->max_entities, 1);
 	if (!g->lag || !g->lag_ring || !g->lag_ids || !g->lag_origins ||
-	    !g->lag_mark)
+	    !g->lag_boxes || !g->lag_mark)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		g->lag[i].ring = &g->lag_ring[i * GAME_LAG_POSITIONS];
@@ -79,6 +80,7 @@ void g_antilag_destroy(struct game *g)
 	free(g->lag_ring);
 	free(g->lag_ids);
 	free(g->lag_origins);
+	free(g->lag_boxes);
 	free(g->lag_mark);
 }
 
@@ -288,16 +290,25 @@ static void lag_build(struct game *g, double t)
 	g->lag_num = 0;
 	for (int s = 0; s < g->max_clients; s++) {
 		int id = game_player_entity(g, s);
+		const float *o = &g->lag_origins[3 * g->lag_num];
+		float *b = &g->lag_boxes[6 * g->lag_num];
+		const struct world_obj *obj = g->ents[id].obj;
 
 		if (!game_antilag_position(g, s, t,
 					   &g->lag_origins[3 * g->lag_num]))
 			continue;
+		/* a player's box does not change size while it lives */
+		for (int k = 0; k < 3; k++) {
+			b[k] = o[k] + obj->mins[k];
+			b[3 + k] = o[k] + obj->maxs[k];
+		}
 		g->lag_ids[g->lag_num++] = id;
 		g->lag_mark[id] = 1;
 	}
 	g->lag_world.num = g->lag_num;
 	g->lag_world.ids = g->lag_ids;
 	g->lag_world.origins = g->lag_origins;
+	g->lag_world.boxes = g->lag_boxes;
 	g->lag_world.mark = g->lag_mark;
 	g->stats.lag_builds++;
 }
@@ -316,12 +327,17 @@ static const struct world_lag *lag_for(struct game *g,
 	s = lag_shooter(pass);
 	if (s < 0 || s >= g->max_clients || !g->lag[s].aims)
 		return NULL;
-	if (projectile || g->lag_cache_slot != s ||
-	    g->lag_cache_serial != g->lag[s].serial) {
+	/* the set made for this shooter's packet (a shot), or for its
+	 * projectiles in this world frame, serves again: no player moves
+	 * between */
+	if (g->lag_cache_slot != s || g->lag_cache_serial != g->lag[s].serial ||
+	    g->lag_cache_projectile != projectile ||
+	    (projectile && g->lag_cache_frame != g->stats.frames)) {
 		lag_build(g, g->lag[s].target);
-		/* a projectile's set is its move's own */
-		g->lag_cache_slot = projectile ? -1 : s;
+		g->lag_cache_slot = s;
 		g->lag_cache_serial = g->lag[s].serial;
+		g->lag_cache_projectile = projectile;
+		g->lag_cache_frame = g->stats.frames;
 	}
 	return &g->lag_world;
 }

@@ -630,10 +630,18 @@ static void clip_to_lagged(const struct world *w, struct move_clip *clip)
 	const struct world_obj *pass = clip->passobj;
 
 	for (int i = 0; i < lag->num; i++) {
-		const struct world_obj *obj = &w->objs[lag->ids[i]];
-		const float *lp = &lag->origins[3 * i];
+		const float *b = &lag->boxes[6 * i];
+		const struct world_obj *obj;
+		const float *lp;
 		bool apart = false;
 
+		/* the dense quick test first: most are far from the move */
+		if (clip->boxmins[0] > b[3] || clip->boxmaxs[0] < b[0] ||
+		    clip->boxmins[1] > b[4] || clip->boxmaxs[1] < b[1] ||
+		    clip->boxmins[2] > b[5] || clip->boxmaxs[2] < b[2])
+			continue;
+		obj = &w->objs[lag->ids[i]];
+		lp = &lag->origins[3 * i];
 		if (!obj->linked || obj->solid == SOLID_NOT ||
 		    obj->solid == SOLID_TRIGGER || obj == pass)
 			continue;

@@ -160,7 +160,52 @@ static void test_mode_one_keeps_only(void **state)
 	shoot_at_past(*state, 1, false);
 }
 
+/* a rocket at where B stood at A's time: with sv_antilag_projectiles it
+ * meets B there (explodes there), without it flies on to the wall */
+static float rocket_burst_x(struct scen *s, float projectiles)
+{
+	s->mock.antilag = 2;
+	s->mock.antilag_projectiles = projectiles;
+	s->mock.deathmatch = 1;
+	scen_room_ok(s, NULL);
+	scen_join(s, 0, "a");
+	scen_join(s, 1, "b");
+	scen_give(s, 0, IT_ROCKET_LAUNCHER, 10);
+	scen_run(s, 0.5);
+	moved(s, 0, -256, -256, s->time);
+	moved(s, 1, 0, -256, s->time);
+	moved(s, 1, 0, -100, s->time + 0.013);
+	game_antilag_aim(s->g, 0, true, s->time);
+	scen_hold(s, 0, 0, 0, 0, 0, 1);
+	scen_tick(s);
+	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 200 && mock_temp_entities(&s->mock, TE_EXPLOSION) == 0; i++) {
+		scen_tick(s);
+		/* B stays where it stands now, and so does its ring */
+		scen_place(s, 1, 0, -100, 24, 0);
+	}
+	assert_int_equal(mock_temp_entities(&s->mock, TE_EXPLOSION), 1);
+	for (int i = 0; i < s->mock.num_te; i++)
+		if (s->mock.te[i].type == TE_EXPLOSION)
+			return s->mock.te[i].origin[0];
+	return 0;
+}
+
+static void test_projectile_rewound(void **state)
+{
+	/* B's rewound box: x -16..16 */
+	assert_true(rocket_burst_x(*state, 1) < 0);
+}
+
+static void test_projectile_present(void **state)
+{
+	/* on to the room's far wall (x 512) */
+	assert_true(rocket_burst_x(*state, 0) > 400);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_setup_teardown(test_projectile_rewound, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_projectile_present, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_ring_and_position, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_full_ring, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_shot_rewound, scen_fx_setup, scen_fx_teardown),
