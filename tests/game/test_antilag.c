@@ -112,17 +112,17 @@ static void test_full_ring(void **state)
 	assert_true(mn[0] >= 99 - 16 - 1);
 }
 
-/* B stood on A's line of fire at the time A saw, then moved off it */
-static void shoot_at_past(struct scen *s, float antilag, bool want_hit)
+/* B stood on A's line of fire (yaw 0 from -256 -256) at the time A
+ * saw, then moved off it; A fires once with weapon; B */
+static struct game_entity *fire_at_past(struct scen *s, int weapon)
 {
 	struct game_entity *b;
 
-	s->mock.antilag = antilag;
 	s->mock.deathmatch = 1;
 	scen_room_ok(s, NULL);
 	scen_join(s, 0, "a");
 	b = scen_join(s, 1, "b");
-	scen_give(s, 0, IT_LIGHTNING, 100);
+	scen_give(s, 0, weapon, 100);
 	scen_run(s, 0.5);
 	moved(s, 0, -256, -256, s->time);
 	moved(s, 1, 0, -256, s->time);
@@ -133,6 +133,15 @@ static void shoot_at_past(struct scen *s, float antilag, bool want_hit)
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_tick(s);
 	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	return b;
+}
+
+static void shoot_at_past(struct scen *s, float antilag, bool want_hit)
+{
+	struct game_entity *b;
+
+	s->mock.antilag = antilag;
+	b = fire_at_past(s, IT_LIGHTNING);
 	if (want_hit) {
 		assert_true(b->health < 100);
 		assert_true(mock_temp_entities(&s->mock, TE_LIGHTNINGBLOOD) > 0);
@@ -166,19 +175,7 @@ static float rocket_burst_x(struct scen *s, float projectiles)
 {
 	s->mock.antilag = 2;
 	s->mock.antilag_projectiles = projectiles;
-	s->mock.deathmatch = 1;
-	scen_room_ok(s, NULL);
-	scen_join(s, 0, "a");
-	scen_join(s, 1, "b");
-	scen_give(s, 0, IT_ROCKET_LAUNCHER, 10);
-	scen_run(s, 0.5);
-	moved(s, 0, -256, -256, s->time);
-	moved(s, 1, 0, -256, s->time);
-	moved(s, 1, 0, -100, s->time + 0.013);
-	game_antilag_aim(s->g, 0, true, s->time);
-	scen_hold(s, 0, 0, 0, 0, 0, 1);
-	scen_tick(s);
-	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	fire_at_past(s, IT_ROCKET_LAUNCHER);
 	for (int i = 0; i < 200 && mock_temp_entities(&s->mock, TE_EXPLOSION) == 0; i++) {
 		scen_tick(s);
 		/* B stays where it stands now, and so does its ring */
