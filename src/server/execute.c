@@ -27,7 +27,9 @@
  *     that is not an item, and a mover that game_client_local refuses
  *     (fires, swings, dead, powerups, liquids, a fall that hurts) join
  *     the shared node, and so does everything in a firing move's line of
- *     fire; a move that acts anywhere (a respawn, the intermission's
+ *     fire (with sv_antilag 2 also every player whose rewound box meets
+ *     it: the shot meets players where its shooter saw them,
+ *     schedule_lagged); a move that acts anywhere (a respawn, the intermission's
  *     exit) or finds an entity that acts far (a teleporter, a button) in
  *     its Q makes the segment sequential;
  *   - the components without the shared node are the local jobs; they
