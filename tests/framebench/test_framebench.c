@@ -246,7 +246,8 @@ static void test_schedule(void **state)
  * holds them in one crowd, most segments then run in arrival order) */
 static struct fb_result *run_game_with(const char *map, int players,
 				       int fighters, int frames, uint64_t seed,
-				       int threads, const char *const *sets)
+				       int threads, const char *const *sets,
+				       int lag)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -261,6 +262,7 @@ static struct fb_result *run_game_with(const char *map, int players,
 	c.seed = seed;
 	c.threads = threads;
 	c.sets[c.num_sets++] = "sv_threads_execute 2";
+	c.lag = lag;
 	for (int i = 0; sets && sets[i]; i++)
 		c.sets[c.num_sets++] = sets[i];
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
@@ -272,16 +274,17 @@ static struct fb_result *run_game(const char *map, int players, int fighters,
 				  int frames, uint64_t seed, int threads)
 {
 	return run_game_with(map, players, fighters, frames, seed, threads,
-			     NULL);
+			     NULL, 0);
 }
 
 static void check_execute_equal_with(const char *map, int frames,
 				     int threads, bool crowd,
-				     const char *const *sets)
+				     const char *const *sets, int lag)
 {
-	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, sets);
+	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, sets,
+					    lag);
 	struct fb_result *b = run_game_with(map, 256, 64, frames, 11, threads,
-					    sets);
+					    sets, lag);
 
 	assert_int_equal(a->joined, 256);
 	assert_int_equal(a->frames, frames);
@@ -308,27 +311,29 @@ static void check_execute_equal_with(const char *map, int frames,
 static void check_execute_equal(const char *map, int frames, int threads,
 				bool crowd)
 {
-	check_execute_equal_with(map, frames, threads, crowd, NULL);
+	check_execute_equal_with(map, frames, threads, crowd, NULL, 0);
 }
 
-/* antilag (sv_antilag 2, projectiles too): the fighters' shots meet the
- * players where the shooter saw them; the schedule joins whoever may be
+/* antilag (sv_antilag 2, projectiles too) with the players' replies 8
+ * rounds (104 ms) late: the fighters' shots meet the players where the
+ * shooter saw them, 8 frames back; the schedule joins whoever may be
  * rewound into a line of fire to the shared job, so the game stays the
  * sequential one's */
 static void test_execute_same_game_antilag(void **state)
 {
 	static const char *const lag[] = {"sv_antilag 2",
 					  "sv_antilag_projectiles 1", NULL};
-	struct fb_result *a = run_game_with("large", 256, 64, 400, 11, 1, lag);
-	struct fb_result *b = run_game("large", 256, 64, 400, 11, 1);
+	static const char *const off[] = {"sv_antilag 0", NULL};
+	struct fb_result *a = run_game_with("large", 256, 64, 400, 11, 1, lag, 8);
+	struct fb_result *b = run_game_with("large", 256, 64, 400, 11, 1, off, 8);
 
 	(void)state;
 	/* the rewind plays another game than the present positions do */
 	assert_int_not_equal(a->state_digest, b->state_digest);
 	free(a);
 	free(b);
-	check_execute_equal_with("large", 1200, 2, false, lag);
-	check_execute_equal_with("large", 400, 3, false, lag);
+	check_execute_equal_with("large", 1200, 2, false, lag, 8);
+	check_execute_equal_with("large", 400, 3, false, lag, 8);
 }
 
 static void test_execute_same_game(void **state)
