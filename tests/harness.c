@@ -158,10 +158,18 @@ uint8_t *qwd_read_file(const char *path, size_t *size)
 
 int main(void)
 {
+	/* QWD_TEST_GROUP=name runs that group alone, QWD_TEST_FILTER=test
+	 * the tests so named (cmocka's pattern): a developer's loop */
+	const char *only = getenv("QWD_TEST_GROUP");
+	const char *filter = getenv("QWD_TEST_FILTER");	/* a test's name */
 	int failed = 0;
 
+	if (filter)
+		cmocka_set_test_filter(filter);
+
 	for (int i = 0; i < num_groups; i++)
-		failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
+		if (!only || !strcmp(only, groups[i]->name))
+			failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
 						  groups[i]->count, groups[i]->setup,
 						  groups[i]->teardown);
 	return failed ? 1 : 0;

@@ -429,6 +429,29 @@ struct game_client {
 	bool intermission;
 };
 
+/* ---- antilag (src/game/antilag.c) ------------------------------------ */
+
+enum { GAME_LAG_POSITIONS = 128 };	/* MVDSV's MAX_ANTILAG_POSITIONS */
+#define GAME_LAG_MAX_EXTRAPOLATE 0.02	/* s a late player is carried on */
+
+struct game_lag_pos {
+	double time;		/* game time of the move packet */
+	vec3_t origin;		/* where the player stood after it */
+};
+
+/* one player's antilag state: its recent positions, and the time its
+ * own shots rewind the others to */
+struct game_lag {
+	struct game_lag_pos *ring;	/* GAME_LAG_POSITIONS */
+	uint32_t next;		/* positions kept since the ring was emptied
+				 * (the newest is next-1) */
+	double localtime;	/* game time of its last move */
+	double target;		/* its shots' rewind time (game_antilag_aim) */
+	bool aims;		/* target holds: its last packet came with
+				 * antilag on */
+	uint32_t serial;	/* one per packet: whose rewound set is kept */
+};
+
 struct game_config {
 	int max_entities;	/* objs[] and ents[] size, >= 1 + max_clients */
 	int max_clients;	/* player slots */
@@ -440,6 +463,8 @@ struct game_stats {
 	uint64_t entity_runs;	/* entities run by game_frame */
 	uint64_t commands;
 	uint64_t shots, kills;
+	uint64_t lag_traces;	/* traces that met rewound players */
+	uint64_t lag_builds;	/* rewound sets made (one walk of the slots) */
 };
 
 /* the rules' cvars, in the order of struct game's rule_vars */
@@ -506,6 +531,23 @@ struct game {
 	int s_inv3, s_protect2, s_suit2, s_sight1;	/* powerups */
 	int s_enfire, s_enfstop, m_laser;	/* laser traps */
 
+	/* antilag (antilag.c): a state per slot, their rings, the cvars
+	 * sv_antilag and sv_antilag_projectiles (found at level load), the
+	 * rewound set of the last shooter's packet */
+	struct game_lag *lag;
+	struct game_lag_pos *lag_ring;
+	const float *lag_vars[2];
+	int *lag_ids;
+	float *lag_origins;
+	float *lag_boxes;	/* the rewound boxes, 6 floats each */
+	uint8_t *lag_mark;	/* by entity */
+	int lag_num;
+	int lag_cache_slot;
+	uint32_t lag_cache_serial;
+	bool lag_cache_projectile;	/* made for projectiles ... */
+	uint64_t lag_cache_frame;	/* ... in this world frame */
+	struct world_lag lag_world;
+
 	/* the last four corpses (QuakeC's body queue) */
 	int bodyque[4];
 	int bodyque_next;
@@ -557,6 +599,26 @@ void game_client_userinfo(struct game *g, int slot, const char *name,
 /* Run one usercmd of slot (pitch clamp, split in steps, think, pmove,
  * touches, weapons), as MVDSV's SV_RunCmd with the QuakeC around it. */
 void game_client_cmd(struct game *g, int slot, const struct usercmd *cmd);
+
+/* Antilag as MVDSV's sv_antilag (src/game/antilag.c).  The server names,
+ * at each packet of slot, the game time its shots rewind the others to
+ * (on false: not rewound, as MVDSV with sv_antilag 0 at that packet), and
+ * after each move the time of that move (the player's position is kept
+ * then, when sv_antilag is on).  game_antilag_position: where slot is
+ * rewound to for time t (false: not rewound: not in the game, dead, no
+ * position).  game_antilag_reach, for the parallel frame's schedule:
+ * the box slot's player may be rewound into for any time from since on,
+ * 1; 0 when it is not rewound; -1 when since is older than its ring
+ * (anywhere). */
+int game_antilag_mode(const struct game *g);
+void game_antilag_aim(struct game *g, int slot, bool on, double target);
+void game_antilag_record(struct game *g, int slot, double time);
+bool game_antilag_position(const struct game *g, int slot, double t,
+			   vec3_t out);
+int game_antilag_reach(const struct game *g, int slot, double since,
+		       vec3_t mins, vec3_t maxs);
+/* slot's rewind time; *aims false (and 0) when it has none */
+double game_antilag_target(const struct game *g, int slot, bool *aims);
 
 /* entity number of a player slot (see the layout above): the stock
  * slots are entities 1..32, the extension's sit from g->top up; inline,

@@ -436,6 +436,29 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr);
 
+/* Objects a move meets at other origins than their own (antilag's
+ * rewound players): mark[id] != 0 for each of ids[0..num) (mark has an
+ * entry per object), origins[3*i..3*i+2] where ids[i] stands for the
+ * move, boxes[6*i..6*i+5] its box there (mins, maxs) as the caller
+ * made the set: a quick test that passes over the many far away (it
+ * must hold the object's box at the move; the exact test follows with
+ * the object's own).  The caller owns the arrays. */
+struct world_lag {
+	int num;
+	const int *ids;
+	const float *origins;
+	const float *boxes;
+	const uint8_t *mark;
+};
+
+/* world_move with lag's objects skipped where they are and clipped at
+ * their given origins instead (MVDSV's MOVE_LAGGED): the same rules of
+ * passing (itself, owner, owned, points), the same nearest-hit rule. */
+void world_move_lagged(const struct world *w, const vec3_t start,
+		       const vec3_t mins, const vec3_t maxs, const vec3_t end,
+		       enum move_kind kind, const struct world_obj *passobj,
+		       const struct world_lag *lag, struct trace *tr);
+
 /* Is a box at origin stuck in anything solid? (world_move of length 0) */
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,

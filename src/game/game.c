@@ -216,6 +216,7 @@ void g_link(struct game *g, struct game_entity *e, bool touch_triggers)
 void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org)
 {
 	vec_copy(org, e->obj->origin);
+	g_antilag_reset(g, e);	/* MVDSV: a player put somewhere anew */
 	g_link(g, e, false);
 }
 
@@ -394,9 +395,10 @@ void g_traceline(struct game *g, const vec3_t start, const vec3_t end,
 {
 	static const vec3_t zero = {0, 0, 0};
 
-	world_move(g->world, start, zero, zero, end,
-		   nomonsters ? MOVE_NOMONSTERS : MOVE_NORMAL,
-		   pass ? pass->obj : NULL, tr);
+	/* MVDSV's traceline: rewound for a player's shots with sv_antilag 2 */
+	g_antilag_move(g, start, zero, zero, end,
+		       nomonsters ? MOVE_NOMONSTERS : MOVE_NORMAL, pass, false,
+		       tr);
 }
 
 struct game_entity *g_trace_ent(struct game *g, const struct trace *tr)
@@ -518,6 +520,10 @@ struct game *game_create(const struct game_config *cfg)
 	}
 	g->max_entities = cfg->max_entities;
 	g->max_clients = cfg->max_clients;
+	if (g_antilag_create(g) < 0) {
+		game_destroy(g);
+		return NULL;
+	}
 	g->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
 	g->top = cfg->max_entities -
 		 (cfg->max_clients > MAX_CLIENTS ?
@@ -534,6 +540,7 @@ void game_destroy(struct game *g)
 {
 	if (!g)
 		return;
+	g_antilag_destroy(g);
 	free(g->ents);
 	free(g->clients);
 	free(g);
@@ -725,6 +732,7 @@ int game_load_level(struct game *g, struct world *w,
 		g->rule_vars[i] = NULL;
 	g->paused_var = NULL;
 	read_rules(g);
+	g_antilag_level(g);	/* its cvars, every ring emptied */
 
 	for (int i = 0; i < g->max_entities; i++) {
 		struct game_entity *e = &g->ents[i];

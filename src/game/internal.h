@@ -32,6 +32,18 @@ static inline void g_vscale(const vec3_t v, float s, vec3_t out)
 	out[2] = v[2] * s;
 }
 
+/* antilag.c: the rings and the rewound traces (game_create, the level,
+ * setorigin of a player, tracelines and projectile moves) */
+int g_antilag_create(struct game *g);
+void g_antilag_destroy(struct game *g);
+void g_antilag_level(struct game *g);
+void g_antilag_reset(struct game *g, const struct game_entity *e);
+/* world_move, meeting the rewound players when pass's shots (projectile:
+ * its projectile moves) are rewound */
+void g_antilag_move(struct game *g, const vec3_t start, const vec3_t mins,
+		    const vec3_t maxs, const vec3_t end, enum move_kind kind,
+		    struct game_entity *pass, bool projectile, struct trace *tr);
+
 /* game.c: engine builtins */
 double g_random(struct game *g);			/* [0, 1) */
 /* defer.c: a thread runs a local move (its calls to the server are

@@ -124,8 +124,10 @@ static void push_entity(struct game *g, struct game_entity *e,
 		kind = MOVE_MISSILE;
 	else if (e->obj->solid == SOLID_TRIGGER || e->obj->solid == SOLID_NOT)
 		kind = MOVE_NOMONSTERS;
-	world_move(g->world, e->obj->origin, e->obj->mins, e->obj->maxs, end,
-		   kind, e->obj, tr);
+	/* MVDSV: with sv_antilag 2 and sv_antilag_projectiles a player's
+	 * tossed and flying things meet the players where it saw them */
+	g_antilag_move(g, e->obj->origin, e->obj->mins, e->obj->maxs, end,
+		       kind, e, true, tr);
 	vec_copy(tr->endpos, e->obj->origin);
 	g_link(g, e, true);
 	if (tr->ent >= 0 && e->inuse)

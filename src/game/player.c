@@ -523,6 +523,7 @@ void player_put_in_server(struct game *g, int slot)
 	select_spawn(g, e, org, ang);
 	org[2] += 1;
 	vec_copy(org, e->obj->origin);
+	g_antilag_reset(g, e);	/* QuakeC's setorigin at the spawn */
 	vec_copy(ang, e->angles);
 	pmove_player_reset(&cl->pm, org, ang);
 	cl->pm.pm_type = cl->spectator ? PM_SPECTATOR : PM_NORMAL;

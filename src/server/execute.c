@@ -27,7 +27,9 @@
  *     that is not an item, and a mover that game_client_local refuses
  *     (fires, swings, dead, powerups, liquids, a fall that hurts) join
  *     the shared node, and so does everything in a firing move's line of
- *     fire; a move that acts anywhere (a respawn, the intermission's
+ *     fire (with sv_antilag 2 also every player whose rewound box meets
+ *     it: the shot meets players where its shooter saw them,
+ *     schedule_lagged); a move that acts anywhere (a respawn, the intermission's
  *     exit) or finds an entity that acts far (a teleporter, a button) in
  *     its Q makes the segment sequential;
  *   - the components without the shared node are the local jobs; they
@@ -192,6 +194,8 @@ bool sv_exec_queue(struct server *sv, struct client *cl,
 	mv = &x->moves[x->num];
 	mv->slot = cl->slot;
 	mv->n = n;
+	mv->lag_on = cl->lag_on;	/* this packet's, not a later one's */
+	mv->lag_target = cl->lag_target;
 	memcpy(&x->cmds[(size_t)x->num * EXEC_MAX_CMDS], cmds,
 	       (size_t)n * sizeof(*cmds));
 	x->queued[cl->slot] = true;
@@ -210,9 +214,11 @@ static void run_move_now(struct server *sv, int m)
 	/* a move before it in the segment had the game pause (pause.c) */
 	if (sv->paused)
 		return;
+	game_antilag_aim(sv->game, mv->slot, mv->lag_on, mv->lag_target);
 	for (int i = 0; i < mv->n; i++)
 		sv_run_game_cmd(sv, cl, &cmds[i]);
 	cl->localtime = sv->time;
+	game_antilag_record(sv->game, mv->slot, sv->time);
 }
 
 /* ---- the schedule ------------------------------------------------------ */
@@ -388,6 +394,69 @@ static bool schedule_move(struct server *sv, int m)
 	return true;
 }
 
+/* does box (grown by the clip's margin) meet a far box or line? */
+static bool meets_far(const struct sv_exec *x, const vec3_t bmin,
+		      const vec3_t bmax)
+{
+	vec3_t mn, mx;
+
+	grow_box(bmin, bmax, 2, mn, mx);
+	for (int f = 0; f < x->num_far; f++) {
+		const struct sv_exec_move *l = x->far_line[f] >= 0 ?
+			&x->moves[x->far_line[f]] : NULL;
+
+		if (!boxes_meet(mn, mx, x->far_min[f], x->far_max[f]))
+			continue;
+		if (l && !segment_meets(l->fstart, l->fend, l->fgrow, mn, mx))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* Antilag (sv_antilag 2, src/game/antilag.c): a firing move meets the
+ * players where its shooter saw them, not where they stand.  Every
+ * player whose rewound box (from the segment's earliest rewind time on)
+ * meets a far box joins the shared job; a mover's box holds its region
+ * too (it may move before the shot or after, and the rewind reads its
+ * newest position).  A player that joins brings the movers near it,
+ * which joined it in pass 1.  False when one may be anywhere. */
+static bool schedule_lagged(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+	struct game *g = sv->game;
+	vec3_t mn, mx;
+
+	for (int s = 0; s < sv->maxclients; s++) {
+		int r;
+
+		if (sv->clients[s].state != CS_SPAWNED || x->queued[s])
+			continue;
+		r = game_antilag_reach(g, s, x->lag_since, mn, mx);
+		if (r < 0)
+			return false;
+		if (r > 0 && meets_far(x, mn, mx))
+			node_join(x, game_player_entity(g, s), x->shared_node);
+	}
+	for (int m = 0; m < x->num; m++) {
+		const struct sv_exec_move *mv = &x->moves[m];
+		int r = game_antilag_reach(g, mv->slot, x->lag_since, mn, mx);
+
+		if (r < 0)
+			return false;
+		for (int k = 0; k < 3 && r > 0; k++) {
+			if (mv->rmin[k] < mn[k])
+				mn[k] = mv->rmin[k];
+			if (mv->rmax[k] > mx[k])
+				mx[k] = mv->rmax[k];
+		}
+		if (meets_far(x, r > 0 ? mn : mv->rmin, r > 0 ? mx : mv->rmax))
+			node_join(x, game_player_entity(g, mv->slot),
+				  x->shared_node);
+	}
+	return true;
+}
+
 /* Pass 2: every mover whose halo meets a far box joins the shared job.
  * A respawn's boxes are its spots'; false when they are anywhere. */
 static bool schedule_far(struct server *sv)
@@ -428,6 +497,8 @@ static bool schedule_far(struct server *sv)
 			}
 		}
 	}
+	if (x->lag_fire)
+		return schedule_lagged(sv);
 	return true;
 }
 
@@ -439,6 +510,7 @@ static bool measure_moves(struct server *sv)
 
 	x->respawns = 0;
 	x->respawn_reach = 0;
+	x->lag_fire = false;
 	for (int m = 0; m < x->num; m++) {
 		struct sv_exec_move *mv = &x->moves[m];
 		const struct usercmd *cmds = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
@@ -490,6 +562,12 @@ static bool measure_moves(struct server *sv)
 			x->respawn_reach = reach;
 		grow_box(obj->absmin, obj->absmax, reach, mv->rmin, mv->rmax);
 		grow_box(mv->rmin, mv->rmax, reach, mv->qmin, mv->qmax);
+		/* a shot rewound (MVDSV's traceline with sv_antilag 2) */
+		if (mv->fires && mv->lag_on && game_antilag_mode(g) == 2 &&
+		    (!x->lag_fire || mv->lag_target < x->lag_since)) {
+			x->lag_fire = true;
+			x->lag_since = mv->lag_target;
+		}
 		mv->local = !mv->fires && obj->linked &&
 			    game_client_local(g, mv->slot, cmds, mv->n,
 					      mv->rmin, mv->rmax);
@@ -550,9 +628,11 @@ static void run_job(void *ctx, int worker, int item)
 		const struct usercmd *c = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
 
 		game_defer_bind(x->queues[worker], (uint32_t)m, true);
+		game_antilag_aim(sv->game, mv->slot, mv->lag_on, mv->lag_target);
 		for (int i = 0; i < mv->n; i++)
 			game_client_cmd_local(sv->game, mv->slot, &c[i]);
 		cl->localtime = sv->time;
+		game_antilag_record(sv->game, mv->slot, sv->time);
 		cmds += (uint64_t)mv->n;
 	}
 	game_defer_bind(NULL, 0, false);

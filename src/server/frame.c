@@ -274,6 +274,23 @@ static void register_cvars(struct server *sv)
 				      "world's physics (QuakeWorld's and MVDSV's "
 				      "rule: players' moves still run per request; "
 				      "0: a run every frame)");
+	/* MVDSV's: empty (off) by default, in the serverinfo once set, so
+	 * clients and browsers see the server's antilag */
+	sv->sv_antilag = cvar_register(sv, "sv_antilag", "", CVAR_SERVERINFO,
+				       "antilag: 2 rewinds the other players to "
+				       "where a shooter saw them for its hitscan "
+				       "shots; 1 keeps their positions only; 0 "
+				       "off (docs/antilag.md)");
+	sv->sv_antilag_projectiles = cvar_register(sv, "sv_antilag_projectiles",
+						   "", CVAR_SERVERINFO,
+						   "with sv_antilag 2: a player's "
+						   "projectiles meet the others "
+						   "where it saw them too");
+	sv->sv_antilag_no_pred = cvar_register(sv, "sv_antilag_no_pred", "",
+					       CVAR_SERVERINFO,
+					       "antilag rewinds to the time of the "
+					       "reply the shooter last had, without "
+					       "the step it predicts beyond it");
 	sv->sys_ticrate = cvar_register(sv, "sys_ticrate", "0", 0,
 					"shortest seconds between frames: packets "
 					"arriving sooner wait, so one wakeup serves "

@@ -207,6 +207,7 @@ enum client_state {
 struct client_frame {
 	uint32_t sequence;	/* netchan sequence of the reply */
 	double senttime;	/* when the reply was sent */
+	double sv_time;		/* game time the reply showed (antilag) */
 	float ping_time;	/* -1 until acknowledged */
 	uint32_t first_state;	/* in its ring (absolute index) */
 	uint16_t num_states;
@@ -283,6 +284,10 @@ struct client {
 	int lossage;
 	uint32_t chokecount;
 	double localtime;	/* game time of the last move */
+	/* antilag: the time this client's shots rewind the others to, from
+	 * its last move packet (sv_antilag_aim), and whether it holds */
+	bool lag_on;
+	double lag_target;
 	double cmd_bank;	/* speed check: msec of game time allowed */
 	uint64_t requests, replies;
 	uint64_t bad_checksums;
@@ -578,6 +583,8 @@ struct sv_exec_move {
 	float fgrow;		/* and how far either side a shot reaches */
 	bool fline;		/* one firing command: the line holds */
 	bool local;		/* game_client_local said yes */
+	bool lag_on;		/* its shots are rewound to lag_target */
+	double lag_target;
 	int job;		/* local job, -1: the shared job */
 	int num_items;
 };
@@ -588,6 +595,10 @@ struct sv_exec {
 	bool flushing;
 	int num;		/* queued moves */
 	struct sv_exec_move *moves;	/* maxclients, arrival order */
+	/* antilag: a firing move of the segment rewinds, to lag_since at
+	 * the earliest */
+	bool lag_fire;
+	double lag_since;
 	struct usercmd *cmds;		/* maxclients x EXEC_MAX_CMDS */
 	bool *queued;			/* maxclients: a move is queued */
 	/* the schedule: a node per entity, and the shared node */
@@ -641,6 +652,8 @@ struct server {
 	int num_user_cvars;
 	struct cvar *sys_ticrate;
 	struct cvar *sv_mintic;
+	/* antilag (user.c sv_antilag_aim, src/game/antilag.c) */
+	struct cvar *sv_antilag, *sv_antilag_projectiles, *sv_antilag_no_pred;
 	struct cvar *sv_maxload;
 	struct cvar *sv_overloaddrop;
 	struct cvar *hostname, *sv_timeout, *sv_zombietime, *rcon_password,
@@ -829,6 +842,10 @@ const char *sv_oob_cvar_help(int kind);
 /* "ping", "status", ... */
 const char *sv_oob_kind_name(int kind);
 /* user.c */
+/* antilag: MVDSV's rewind time for cl's move packet (user.c) */
+#define SV_LAG_MAX_PREDICTION 0.02	/* s past the reply a client predicts */
+#define SV_LAG_PHYSFPS 77.0		/* MVDSV's sv_maxfps default */
+void sv_antilag_aim(struct server *sv, struct client *cl);
 void sv_client_packet(struct server *sv, struct client *cl,
 		      struct msg_buf *msg);
 void sv_drop_client(struct server *sv, struct client *cl, const char *why);

@@ -802,6 +802,7 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 	frame = &cl->frames[cl->chan.outgoing_sequence & UPDATE_MASK];
 	frame->sequence = cl->chan.outgoing_sequence;
 	frame->senttime = sv->realtime;
+	frame->sv_time = sv->time;
 	frame->ping_time = -1;
 	frame->valid = true;
 	/* a reply that may reach the client before a level reset it has not

@@ -179,6 +179,35 @@ static void run_cmd(struct server *sv, struct client *cl,
 	cl->localtime = sv->time;
 }
 
+/* MVDSV's rewind time for a packet of cl (sv_user.c): the game time of
+ * the reply the packet acknowledges, plus what the client predicts past
+ * it (one physics frame at MVDSV's default sv_maxfps 77 on a ping under
+ * 20 ms, else 20 ms), never past now; with sv_antilag_no_pred the reply's
+ * time.  Off (no rewind) with sv_antilag 0, or when that reply is not
+ * one we still know (MVDSV would read its zeroed frame: a time long
+ * gone). */
+void sv_antilag_aim(struct server *sv, struct client *cl)
+{
+	const struct client_frame *f =
+		&cl->frames[cl->chan.incoming_acknowledged & UPDATE_MASK];
+	double ping, t;
+
+	cl->lag_on = sv->sv_antilag->value != 0 && f->valid &&
+		     f->sequence == cl->chan.incoming_acknowledged;
+	if (!cl->lag_on)
+		return;
+	if (sv->sv_antilag_no_pred->value != 0) {
+		t = f->sv_time;
+	} else {
+		ping = sv->realtime - f->senttime;
+		t = f->sv_time + (ping < SV_LAG_MAX_PREDICTION ?
+				  1.0 / SV_LAG_PHYSFPS : SV_LAG_MAX_PREDICTION);
+		if (t > sv->time)
+			t = sv->time;
+	}
+	cl->lag_target = t;
+}
+
 static void execute_move(struct server *sv, struct client *cl,
 			 const struct parsed *p, struct msg_buf *m)
 {
@@ -207,6 +236,7 @@ static void execute_move(struct server *sv, struct client *cl,
 		cl->entry.moved = true;	/* others see where it looks */
 		return;
 	}
+	sv_antilag_aim(sv, cl);
 	/* after a gap the older commands (and the last one, repeated) fill
 	 * it: at most EXEC_MAX_CMDS in all */
 	drop = (int)cl->chan.dropped;
@@ -228,8 +258,10 @@ static void execute_move(struct server *sv, struct client *cl,
 	if (sv_exec_active(sv) && sv_exec_queue(sv, cl, cmds, n))
 		return;
 	sv_exec_flush(sv);
+	game_antilag_aim(sv->game, cl->slot, cl->lag_on, cl->lag_target);
 	for (int i = 0; i < n; i++)
 		run_cmd(sv, cl, &cmds[i]);
+	game_antilag_record(sv->game, cl->slot, sv->time);
 }
 
 /* ---- the signon ------------------------------------------------------- */

@@ -31,6 +31,9 @@
  *     flagged monster with a +-15 box, so missiles hit them more easily;
  *   - a start in solid is remembered even when another object is nearer
  *     (and names the object only when nothing nearer was hit).
+ *   world_move_lagged is the same move with some objects (the players
+ *   antilag rewinds, src/game/antilag.c) taken out of the lists and traced
+ *   at the origins the caller gives instead, as MVDSV's MOVE_LAGGED.
  *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
  *   static hull), so moves are reentrant and need no storage.
  *
@@ -456,16 +459,17 @@ struct move_clip {
 	 * object */
 	bool box_ready;
 	struct bsp_box_hull *box;
+	const struct world_lag *lag;	/* world_move_lagged's, or NULL */
 };
 
 /* trace the moving box against one object, results in world space */
 static void clip_to_obj(const struct world *w, struct move_clip *clip,
-			const struct world_obj *obj, const vec3_t start,
-			const vec3_t mins, const vec3_t maxs, const vec3_t end,
-			struct trace *tr)
+			const struct world_obj *obj, const float *origin,
+			const vec3_t start, const vec3_t mins,
+			const vec3_t maxs, const vec3_t end, struct trace *tr)
 {
 	if (obj->solid == SOLID_BSP) {
-		bsp_trace_box(w->map, obj->model, obj->origin, mins, maxs,
+		bsp_trace_box(w->map, obj->model, origin, mins, maxs,
 			      start, end, tr);
 	} else {
 		/* the object's box grown by the mover's, around its origin */
@@ -478,13 +482,13 @@ static void clip_to_obj(const struct world *w, struct move_clip *clip,
 		vec_sub(obj->mins, maxs, hmins);
 		vec_sub(obj->maxs, mins, hmaxs);
 		bsp_box_hull_set(clip->box, hmins, hmaxs);
-		vec_sub(start, obj->origin, start_l);
-		vec_sub(end, obj->origin, end_l);
+		vec_sub(start, origin, start_l);
+		vec_sub(end, origin, end_l);
 		bsp_trace_hull(&clip->box->hull, start_l, end_l, tr);
 		if (tr->fraction == 1)
 			vec_copy(end, tr->endpos);
 		else
-			vec_add(tr->endpos, obj->origin, tr->endpos);
+			vec_add(tr->endpos, origin, tr->endpos);
 	}
 	tr->ent = tr->fraction < 1 || tr->startsolid ? obj->id : -1;
 }
@@ -544,9 +548,9 @@ static bool better(const struct trace *tr, int id, const struct trace *best)
 	return best->ent < 0 || (best->ent > 0 && id < best->ent);
 }
 
-/* one object's clip */
+/* one object's clip, the object standing at origin */
 static void clip_one(const struct world *w, struct move_clip *clip,
-		     const struct world_obj *obj)
+		     const struct world_obj *obj, const float *origin)
 {
 	struct trace tr;
 	bool startsolid;
@@ -554,10 +558,10 @@ static void clip_one(const struct world *w, struct move_clip *clip,
 	if (clip_skips_owned(clip, obj))
 		return;
 	if (obj->monster)
-		clip_to_obj(w, clip, obj, clip->start, clip->mins2,
+		clip_to_obj(w, clip, obj, origin, clip->start, clip->mins2,
 			    clip->maxs2, clip->end, &tr);
 	else
-		clip_to_obj(w, clip, obj, clip->start, clip->mins,
+		clip_to_obj(w, clip, obj, origin, clip->start, clip->mins,
 			    clip->maxs, clip->end, &tr);
 
 	/* a start in solid is kept whoever wins.  QuakeWorld lets the last
@@ -586,9 +590,11 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 			continue;
 		if (w->deferred && obj->gone)
 			continue;
+		if (clip->lag && clip->lag->mark[obj->id])
+			continue;	/* traced where the rewind puts it */
 		if (clip_skips(w, clip, obj))
 			continue;
-		clip_one(w, clip, obj);
+		clip_one(w, clip, obj, obj->origin);
 	}
 
 	if (node->axis == -1)
@@ -615,15 +621,55 @@ static void move_bounds(const vec3_t start, const vec3_t mins,
 	}
 }
 
-void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
-		const vec3_t maxs, const vec3_t end, enum move_kind kind,
-		const struct world_obj *passobj, struct trace *tr)
+/* the rewound objects of world_move_lagged, each at its rewound origin:
+ * MVDSV's order of tests (its own box there against the move's, no
+ * margin), then the same clip and the same rule for the nearest */
+static void clip_to_lagged(const struct world *w, struct move_clip *clip)
+{
+	const struct world_lag *lag = clip->lag;
+	const struct world_obj *pass = clip->passobj;
+
+	for (int i = 0; i < lag->num; i++) {
+		const float *b = &lag->boxes[6 * i];
+		const struct world_obj *obj;
+		const float *lp;
+		bool apart = false;
+
+		/* the dense quick test first: most are far from the move */
+		if (clip->boxmins[0] > b[3] || clip->boxmaxs[0] < b[0] ||
+		    clip->boxmins[1] > b[4] || clip->boxmaxs[1] < b[1] ||
+		    clip->boxmins[2] > b[5] || clip->boxmaxs[2] < b[2])
+			continue;
+		obj = &w->objs[lag->ids[i]];
+		lp = &lag->origins[3 * i];
+		if (!obj->linked || obj->solid == SOLID_NOT ||
+		    obj->solid == SOLID_TRIGGER || obj == pass)
+			continue;
+		if (clip->kind == MOVE_NOMONSTERS && obj->solid != SOLID_BSP)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (clip->boxmins[k] > lp[k] + obj->maxs[k] ||
+			    clip->boxmaxs[k] < lp[k] + obj->mins[k])
+				apart = true;
+		if (apart)
+			continue;
+		if (pass && obj_size_x(w, pass) != 0 && obj_size_x(w, obj) == 0)
+			continue;
+		clip_one(w, clip, obj, lp);
+	}
+}
+
+static void move_run(const struct world *w, const vec3_t start,
+		     const vec3_t mins, const vec3_t maxs, const vec3_t end,
+		     enum move_kind kind, const struct world_obj *passobj,
+		     const struct world_lag *lag, struct trace *tr)
 {
 	struct move_clip clip;
 	struct bsp_box_hull box;
 
 	memset(&clip, 0, sizeof(clip));
 	clip.box = &box;
+	clip.lag = lag;
 	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
 		      end, &clip.tr);
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
@@ -646,7 +692,24 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		    clip.boxmaxs);
 
 	clip_to_links(w, 0, &clip);
+	if (lag)
+		clip_to_lagged(w, &clip);
 	*tr = clip.tr;
+}
+
+void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
+		const vec3_t maxs, const vec3_t end, enum move_kind kind,
+		const struct world_obj *passobj, struct trace *tr)
+{
+	move_run(w, start, mins, maxs, end, kind, passobj, NULL, tr);
+}
+
+void world_move_lagged(const struct world *w, const vec3_t start,
+		       const vec3_t mins, const vec3_t maxs, const vec3_t end,
+		       enum move_kind kind, const struct world_obj *passobj,
+		       const struct world_lag *lag, struct trace *tr)
+{
+	move_run(w, start, mins, maxs, end, kind, passobj, lag, tr);
 }
 
 bool world_test_box(const struct world *w, const vec3_t origin,

@@ -244,8 +244,10 @@ static void test_schedule(void **state)
  * after every frame is the same with 1, 2 and 3 threads, and moves did
  * run in local jobs on the workers (on the large map: the small one
  * holds them in one crowd, most segments then run in arrival order) */
-static struct fb_result *run_game(const char *map, int players, int fighters,
-				  int frames, uint64_t seed, int threads)
+static struct fb_result *run_game_with(const char *map, int players,
+				       int fighters, int frames, uint64_t seed,
+				       int threads, const char *const *sets,
+				       int lag)
 {
 	struct fb_config c;
 	struct fb_result *r = calloc(1, sizeof(*r));
@@ -260,16 +262,29 @@ static struct fb_result *run_game(const char *map, int players, int fighters,
 	c.seed = seed;
 	c.threads = threads;
 	c.sets[c.num_sets++] = "sv_threads_execute 2";
+	c.lag = lag;
+	for (int i = 0; sets && sets[i]; i++)
+		c.sets[c.num_sets++] = sets[i];
 	if (fb_run(&c, r, err, sizeof(err)) != 0)
 		fail_msg("fb_run: %s", err);
 	return r;
 }
 
-static void check_execute_equal(const char *map, int frames, int threads,
-				bool crowd)
+static struct fb_result *run_game(const char *map, int players, int fighters,
+				  int frames, uint64_t seed, int threads)
 {
-	struct fb_result *a = run_game(map, 256, 64, frames, 11, 1);
-	struct fb_result *b = run_game(map, 256, 64, frames, 11, threads);
+	return run_game_with(map, players, fighters, frames, seed, threads,
+			     NULL, 0);
+}
+
+static void check_execute_equal_with(const char *map, int frames,
+				     int threads, bool crowd,
+				     const char *const *sets, int lag)
+{
+	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, sets,
+					    lag);
+	struct fb_result *b = run_game_with(map, 256, 64, frames, 11, threads,
+					    sets, lag);
 
 	assert_int_equal(a->joined, 256);
 	assert_int_equal(a->frames, frames);
@@ -291,6 +306,34 @@ static void check_execute_equal(const char *map, int frames, int threads,
 	assert_int_equal(b->exec.calls_lost, 0);
 	free(a);
 	free(b);
+}
+
+static void check_execute_equal(const char *map, int frames, int threads,
+				bool crowd)
+{
+	check_execute_equal_with(map, frames, threads, crowd, NULL, 0);
+}
+
+/* antilag (sv_antilag 2, projectiles too) with the players' replies 8
+ * rounds (104 ms) late: the fighters' shots meet the players where the
+ * shooter saw them, 8 frames back; the schedule joins whoever may be
+ * rewound into a line of fire to the shared job, so the game stays the
+ * sequential one's */
+static void test_execute_same_game_antilag(void **state)
+{
+	static const char *const lag[] = {"sv_antilag 2",
+					  "sv_antilag_projectiles 1", NULL};
+	static const char *const off[] = {"sv_antilag 0", NULL};
+	struct fb_result *a = run_game_with("large", 256, 64, 400, 11, 1, lag, 8);
+	struct fb_result *b = run_game_with("large", 256, 64, 400, 11, 1, off, 8);
+
+	(void)state;
+	/* the rewind plays another game than the present positions do */
+	assert_int_not_equal(a->state_digest, b->state_digest);
+	free(a);
+	free(b);
+	check_execute_equal_with("large", 1200, 2, false, lag, 8);
+	check_execute_equal_with("large", 400, 3, false, lag, 8);
 }
 
 static void test_execute_same_game(void **state)
@@ -316,6 +359,7 @@ static void test_state_digest_moves(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_execute_same_game),
+	cmocka_unit_test(test_execute_same_game_antilag),
 	cmocka_unit_test(test_state_digest_moves),
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),

@@ -319,6 +319,10 @@ static const float *mk_cvar(void *ctx, const char *name)
 		return &m->timelimit;
 	if (strcmp(name, "samelevel") == 0)
 		return &m->samelevel;
+	if (strcmp(name, "sv_antilag") == 0)
+		return &m->antilag;
+	if (strcmp(name, "sv_antilag_projectiles") == 0)
+		return &m->antilag_projectiles;
 	return NULL;
 }
 

@@ -75,6 +75,7 @@ struct mock {
 	int change_calls;
 	char change_map[64];
 	float deathmatch, teamplay, fraglimit, timelimit, samelevel;
+	float antilag, antilag_projectiles;	/* sv_antilag... */
 	char logs[4096];
 	int log_calls;
 	const char *infokey_key, *infokey_value;

@@ -148,6 +148,8 @@ static void stop(struct srvfix *f)
 			continue;
 		qwc_free(&f->cl[i]->q);
 		net_udp_close(f->cl[i]->fd);
+		free(f->cl[i]->held_in);
+		free(f->cl[i]->held_out);
 		free(f->cl[i]);
 		f->cl[i] = NULL;
 	}
@@ -326,25 +328,86 @@ void srvfix_forget(struct srvfix *f, struct srv_client *c)
 		if (f->cl[i] == c) {
 			qwc_free(&c->q);
 			net_udp_close(c->fd);
+			free(c->held_in);
+			free(c->held_out);
 			free(c);
 			f->cl[i] = NULL;
 		}
+}
+
+void srvfix_delay(struct srv_client *c, double seconds)
+{
+	if (!c->held_in) {
+		c->held_in = calloc(SRVFIX_DELAY_SLOTS, sizeof(*c->held_in));
+		c->held_out = calloc(SRVFIX_DELAY_SLOTS, sizeof(*c->held_out));
+		assert_non_null(c->held_in);
+		assert_non_null(c->held_out);
+	}
+	c->delay = seconds;
+}
+
+/* hold a datagram back until now + the client's delay */
+static void hold(struct srv_client *c, struct srv_delayed *ring, int head,
+		 int *count, const uint8_t *data, size_t len, double now)
+{
+	struct srv_delayed *d;
+
+	if (*count == SRVFIX_DELAY_SLOTS || len > sizeof(d->data)) {
+		c->delay_lost++;
+		return;
+	}
+	d = &ring[(head + *count) % SRVFIX_DELAY_SLOTS];
+	d->due = now + c->delay;
+	d->len = (uint16_t)len;
+	memcpy(d->data, data, len);
+	(*count)++;
+}
+
+/* the oldest held datagram when it is due, else NULL */
+static const struct srv_delayed *due(struct srv_delayed *ring, int *head,
+				     int *count, double now)
+{
+	const struct srv_delayed *d;
+
+	if (*count == 0 || ring[*head].due > now)
+		return NULL;
+	d = &ring[*head];
+	*head = (*head + 1) % SRVFIX_DELAY_SLOTS;
+	(*count)--;
+	return d;
 }
 
 void srvfix_client_step(struct srvfix *f, struct srv_client *c, bool send)
 {
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	double now = server_clock();
+	const struct srv_delayed *d;
 	size_t n;
 
 	while (net_udp_recv_batch(c->fd, f->rx, &c->net) > 0)
-		for (size_t i = 0; i < f->rx->count; i++)
-			qwc_receive(&c->q, f->rx->packets[i].data,
-				    f->rx->packets[i].len, now);
+		for (size_t i = 0; i < f->rx->count; i++) {
+			if (c->held_in && (c->delay > 0 || c->in_count > 0))
+				hold(c, c->held_in, c->in_head, &c->in_count,
+				     f->rx->packets[i].data,
+				     f->rx->packets[i].len, now);
+			else
+				qwc_receive(&c->q, f->rx->packets[i].data,
+					    f->rx->packets[i].len, now);
+		}
+	while (c->held_in &&
+	       (d = due(c->held_in, &c->in_head, &c->in_count, now)) != NULL)
+		qwc_receive(&c->q, d->data, d->len, now);
+	while (c->held_out &&
+	       (d = due(c->held_out, &c->out_head, &c->out_count, now)) != NULL)
+		net_udp_send(c->fd, &c->q.opt.server, d->data, d->len, &c->net);
 	if (!send)
 		return;
 	n = qwc_packet(&c->q, now, false, pkt, sizeof(pkt));
-	if (n)
+	if (!n)
+		return;
+	if (c->held_out && (c->delay > 0 || c->out_count > 0))
+		hold(c, c->held_out, c->out_head, &c->out_count, pkt, n, now);
+	else
 		net_udp_send(c->fd, &c->q.opt.server, pkt, n, &c->net);
 }
 

@@ -38,6 +38,14 @@
 
 enum { SRVFIX_MAX_CLIENTS = 200, SRVFIX_LOG_LINES = 512, SRVFIX_LOG_LEN = 200 };
 
+/* a datagram held back by a client's simulated latency */
+struct srv_delayed {
+	double due;
+	uint16_t len;
+	uint8_t data[NETCHAN_MAX_PACKET];
+};
+enum { SRVFIX_DELAY_SLOTS = 256 };
+
 struct srv_client {
 	struct qwc q;
 	int fd;
@@ -46,6 +54,12 @@ struct srv_client {
 	struct net_stats net;
 	int marked_prints;	/* svc_print texts holding print_mark */
 	int last_mark_level;	/* the print level of the last of them */
+	/* simulated latency (srvfix_delay): each way, and the datagrams held
+	 * back (SRVFIX_DELAY_SLOTS each way; more are lost, counted) */
+	double delay;
+	struct srv_delayed *held_in, *held_out;
+	int in_head, in_count, out_head, out_count;
+	uint64_t delay_lost;
 };
 
 struct srvfix {
@@ -105,6 +119,9 @@ void srvfix_connect(struct srv_client *c);
 /* a stock client on the next address, connected and in the game (fails
  * the test when it is not within 5 s) */
 struct srv_client *srvfix_player(struct srvfix *f, const char *name);
+/* hold c's datagrams back `seconds` each way from now on (0: none): a
+ * round trip of twice that, as a far player has */
+void srvfix_delay(struct srv_client *c, double seconds);
 /* drop a client's socket and memory, keeping the others in place */
 void srvfix_forget(struct srvfix *f, struct srv_client *c);
 

@@ -686,6 +686,63 @@ static void test_test_box(void **state)
 				    NULL));
 }
 
+/* world_move_lagged (MVDSV's MOVE_LAGGED): a marked object is passed
+ * over where it stands and met where the caller puts it, with the same
+ * rules of passing; the others are met as world_move meets them */
+static void test_move_lagged(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world *w = &f->w;
+	struct world_obj *box = place(f, 10, SOLID_SLIDEBOX, 200, 0, 64, 16);
+	struct world_obj *other = place(f, 12, SOLID_BBOX, 300, 0, 64, 16);
+	struct world_obj *mover = &f->objs[11];
+	const vec3_t start = {0, 0, 64}, end = {400, 0, 64};
+	uint8_t mark[MAX_OBJS] = {0};
+	int ids[1] = {10};
+	float origins[3] = {100, 0, 64};
+	float boxes[6] = {100 - 16, -16, 64 - 16, 100 + 16, 16, 64 + 16};
+	struct world_lag lag = {1, ids, origins, boxes, mark};
+	struct trace tr;
+
+	mover->owner = -1;
+	mark[10] = 1;
+	/* met at its rewound place, nearer than where it stands */
+	world_move_lagged(w, start, zero, zero, end, MOVE_NORMAL, mover, &lag, &tr);
+	assert_int_equal(tr.ent, 10);
+	assert_float_equal(tr.endpos[0], 84 - EPS, 0);
+	/* rewound off the line: the move passes where it stands and meets
+	 * the next object */
+	origins[1] = boxes[1] = boxes[4] = 100;
+	boxes[1] -= 16;
+	boxes[4] += 16;
+	world_move_lagged(w, start, zero, zero, end, MOVE_NORMAL, mover, &lag, &tr);
+	assert_int_equal(tr.ent, 12);
+	origins[1] = 0;
+	boxes[1] = -16;
+	boxes[4] = 16;
+	/* the rules of passing hold: its owner's move passes it */
+	box->owner = 11;
+	world_move_lagged(w, start, zero, zero, end, MOVE_NORMAL, mover, &lag, &tr);
+	assert_int_equal(tr.ent, 12);
+	box->owner = -1;
+	/* not solid (dead): passed over */
+	box->solid = SOLID_NOT;
+	world_move_lagged(w, start, zero, zero, end, MOVE_NORMAL, mover, &lag, &tr);
+	assert_int_equal(tr.ent, 12);
+	box->solid = SOLID_SLIDEBOX;
+	/* MOVE_NOMONSTERS sees brush models only */
+	world_move_lagged(w, start, zero, zero, end, MOVE_NOMONSTERS, mover,
+			  &lag, &tr);
+	assert_int_equal(tr.ent, -1);
+	/* unmarked, it is met where it stands, as world_move meets it */
+	mark[10] = 0;
+	lag.num = 0;
+	world_move_lagged(w, start, zero, zero, end, MOVE_NORMAL, mover, &lag, &tr);
+	assert_int_equal(tr.ent, 10);
+	assert_float_equal(tr.endpos[0], 184 - EPS, 0);
+	(void)other;
+}
+
 static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_tree_shape, setup_world,
 					teardown_world),
@@ -716,6 +773,8 @@ static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_move_points_pass_points,
 					setup_world, teardown_world),
 	cmocka_unit_test_setup_teardown(test_test_box, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_lagged, setup_world,
 					teardown_world),
 };
 

@@ -17,7 +17,10 @@
  *     3. every datagram the server queued goes to the player whose
  *        address it names (qwc_receive): the replies acknowledge the
  *        requests, so the next requests ask for deltas from them, as in a
- *        real game.
+ *        real game.  With --lag R it is held back R rounds first (a
+ *        ring sized for two datagrams a player and round), so a player
+ *        sees and acknowledges the world of R frames before: antilag
+ *        rewinds that far.
  *   Nothing waits and nothing is lost: the server's budgets and rate
  *   limits are those of a public server except where the lockstep needs
  *   otherwise (connectionless limits off, as every join comes at once;
@@ -84,8 +87,19 @@ struct player {
 	uint64_t sent_hash;	/* of the datagrams the server sent it */
 };
 
+/* a reply held back by --lag */
+struct held_reply {
+	uint64_t due;		/* the round it is delivered in */
+	uint32_t k;		/* its player */
+	uint32_t len;
+	uint8_t data[NETCHAN_MAX_PACKET];
+};
+
 struct bench {
 	const struct fb_config *cfg;
+	/* --lag: a ring of replies on their way, in the order sent */
+	struct held_reply *held;
+	size_t held_cap, held_head, held_count;
 	struct fb_result *r;
 	struct player *pl;
 	struct net_mem in, out;
@@ -305,7 +319,12 @@ static int make_players(struct bench *b, char *err, size_t errsize)
 	bool qwdx = c->players > MAX_CLIENTS;
 
 	b->pl = calloc((size_t)c->players, sizeof(*b->pl));
-	if (!b->pl) {
+	if (c->lag > 0) {
+		/* a reply and an answer per player and round, lag rounds */
+		b->held_cap = (size_t)c->players * 2 * (size_t)(c->lag + 1) + 64;
+		b->held = calloc(b->held_cap, sizeof(*b->held));
+	}
+	if (!b->pl || (c->lag > 0 && !b->held)) {
 		snprintf(err, errsize, "out of memory for %d players", c->players);
 		return -1;
 	}
@@ -407,8 +426,28 @@ static void deliver_replies(struct bench *b)
 			if (len < sizeof(oob) || memcmp(data, oob, sizeof(oob)) != 0)
 				p->sent_hash = fnv(fnv(p->sent_hash, head, sizeof(head)),
 						   data, len);
-			qwc_receive(&p->q, data, len, b->now);
+			if (b->held && b->held_count < b->held_cap &&
+			    len <= sizeof(b->held->data)) {
+				struct held_reply *h = &b->held[(b->held_head +
+					b->held_count) % b->held_cap];
+
+				h->due = b->round + (uint64_t)b->cfg->lag;
+				h->k = k;
+				h->len = (uint32_t)len;
+				memcpy(h->data, data, len);
+				b->held_count++;
+			} else {
+				qwc_receive(&p->q, data, len, b->now);
+			}
 		}
+	}
+	/* --lag: what was sent lag rounds ago arrives now */
+	while (b->held_count > 0 && b->held[b->held_head].due <= b->round) {
+		const struct held_reply *h = &b->held[b->held_head];
+
+		qwc_receive(&b->pl[h->k].q, h->data, h->len, b->now);
+		b->held_head = (b->held_head + 1) % b->held_cap;
+		b->held_count--;
 	}
 }
 
@@ -680,6 +719,7 @@ out:
 		for (int i = 0; i < c->players; i++)
 			qwc_free(&b->pl[i].q);
 	free(b->pl);
+	free(b->held);
 	free(b->job_cost);
 	free(b->job_order);
 	net_mem_free(&b->in);

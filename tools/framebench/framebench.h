@@ -28,6 +28,7 @@
 
 enum {
 	FB_MAX_PLAYERS = 2048,
+	FB_MAX_LAG = 16,		/* --lag: rounds */
 	FB_PHASES = 4,		/* world, receive, execute, reply (prof's) */
 	FB_SCHED_WORKERS = 5,	/* simulated: 1, 2, 4, 8, 16 workers */
 	FB_MAX_SETS = 8		/* --set lines */
@@ -56,6 +57,9 @@ struct fb_config {
 	bool schedule;		/* measure the schedule (server_sched_*) */
 	bool quiet;		/* the walkers never fire */
 	int fighters;		/* the first N players hold fire down */
+	int lag;		/* replies reach the players this many rounds
+				   late (0: the next round): their view is
+				   that old, as a far player's */
 	int schedule_rule;	/* ... what a shot joins: enum
 				   server_sched_rule */
 	bool threads_auto;	/* qwd -threads auto -threads-max (threads

@@ -42,7 +42,7 @@ static void usage(void)
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
 		"                  [--threads N|auto] [--threads-max N] [--cpus LIST]\n"
 		"                  [--set \"NAME VALUE\"] [--schedule [--schedule-rule R]]\n"
-		"                  [--quiet | --fighters N] [--json FILE]\n"
+		"                  [--quiet | --fighters N] [--lag R] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
@@ -57,6 +57,8 @@ static void usage(void)
 		"  --schedule-rule: what a shot joins: shots (the rule: its line of\n"
 		"  fire, all shots one job), lines (its line of fire), moves (nothing),\n"
 		"  local (nothing, and what acts anywhere neither: move ranges alone)\n"
+		"  --lag R: the replies reach the players R rounds (13 ms each) late\n"
+		"  (their view that old: antilag rewinds that far)\n"
 		"  --quiet: the walkers never fire; --fighters N: the first N players\n"
 		"  walk with the trigger held down (the rest are the study's walkers)\n"
 		"  with N threads the moves run on the workers too (sv_threads_execute\n"
@@ -106,6 +108,9 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--fighters")) {
 			rc = number(o, v, 0, FB_MAX_PLAYERS, &n);
 			c->fighters = (int)n;
+		} else if (!strcmp(o, "--lag")) {
+			rc = number(o, v, 0, FB_MAX_LAG, &n);
+			c->lag = (int)n;
 		} else if (!strcmp(o, "--schedule-rule") && v) {
 			c->schedule_rule = -1;
 			for (int k = 0; k < SERVER_SCHED_RULES; k++)
