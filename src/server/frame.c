@@ -551,7 +551,8 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
 		 "commands ignored %llu, chat muted %llu (%llu mutes), "
 		 "flood drops %llu, log lines suppressed %llu, "
-		 "connects refused for load %llu, players let go in overload %llu",
+		 "connects refused for load %llu, players let go in overload %llu, "
+		 "player tmoves ignored %llu, uploads refused %llu",
 		 (unsigned long long)st->prints_dropped,
 		 (unsigned long long)st->infos_folded,
 		 (unsigned long long)st->cmds_ignored,
@@ -560,7 +561,9 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 		 (unsigned long long)st->flood_drops,
 		 (unsigned long long)st->log_suppressed,
 		 (unsigned long long)st->busy_refusals,
-		 (unsigned long long)st->overload_drops);
+		 (unsigned long long)st->overload_drops,
+		 (unsigned long long)st->tmoves_ignored,
+		 (unsigned long long)st->uploads_refused);
 }
 
 static const char *const bad_names[BAD_KINDS] = {
