@@ -142,10 +142,24 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 
 		if (cl->state < CS_CONNECTED)
 			continue;
-		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s%s\n", i, cl->userid,
+		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s", i, cl->userid,
 			cl->name, net_addr_format(&cl->chan.remote, addr),
 			states[cl->state], sv_client_ping(cl),
-			cl->extended ? " QWDX" : "", cl->spectator ? " spectator" : "");
+			cl->extended ? " QWDX" : "");
+		if (cl->state == CS_SPAWNED) {
+			const float *o = sv->objs[sv_player_entity(sv, i)].origin;
+
+			fprintf(out, " at %.0f %.0f %.0f", o[0], o[1], o[2]);
+		}
+		/* a spectator: whom it tracks, and the stats it was last sent
+		 * (the tracked player's) */
+		if (cl->spectator && cl->spec_track > 0)
+			fprintf(out, " spectator tracking %d (health %d, armor %d, ammo %d)",
+				cl->spec_track - 1, cl->sent_stats[STAT_HEALTH],
+				cl->sent_stats[STAT_ARMOR], cl->sent_stats[STAT_AMMO]);
+		else if (cl->spectator)
+			fprintf(out, " spectator");
+		fprintf(out, "\n");
 	}
 }
 

@@ -44,14 +44,16 @@
 
 /* A client's stats; a tracking spectator's are the tracked player's, so
  * its status bar is that player's (MVDSV's), and a spectator tracking
- * nobody has no active weapon. */
+ * nobody has an empty one (what ezQuake shows under MVDSV and KTX:
+ * health, ammo, weapon and items 0). */
 static void update_stats(struct server *sv, struct client *cl)
 {
 	int from = sv_view_slot(sv, cl);
 
-	game_client_stats(sv->game, from, cl->stats, MAX_CL_STATS);
 	if (cl->spectator && from == cl->slot)
-		cl->stats[STAT_ACTIVEWEAPON] = 0;
+		memset(cl->stats, 0, sizeof(cl->stats));
+	else
+		game_client_stats(sv->game, from, cl->stats, MAX_CL_STATS);
 	for (int i = 0; i < MAX_CL_STATS; i++) {
 		uint8_t buf[8];
 		struct msg_buf m;

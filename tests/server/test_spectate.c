@@ -289,9 +289,12 @@ static void test_ptrack_sends_the_tracked_players_stats(void **state)
 	g->clients[a->q.playernum].weaponframe = 3;
 	g->changes++;
 	srvfix_run(f, 0.3, true);
-	/* not tracking: its own bar, no active weapon */
+	/* not tracking: an empty bar (MVDSV and KTX: 0 health, ammo,
+	 * weapon, items) */
 	assert_int_equal(s->q.stat[STAT_ACTIVEWEAPON], 0);
-	assert_int_not_equal(s->q.stat[STAT_HEALTH], 77);
+	assert_int_equal(s->q.stat[STAT_HEALTH], 0);
+	assert_int_equal(s->q.stat[STAT_SHELLS], 0);
+	assert_int_equal(s->q.stat[STAT_ITEMS], 0);
 
 	snprintf(cmd, sizeof(cmd), "ptrack %d", a->q.playernum);
 	say(f, s, cmd);
@@ -325,9 +328,19 @@ static void test_ptrack_sends_the_tracked_players_stats(void **state)
 	say(f, s, cmd);
 	assert_int_equal(s->q.stat[STAT_HEALTH], 100);
 	assert_int_equal(s->q.stat[STAT_ACTIVEWEAPON], IT_SHOTGUN);
+	/* the console says whom it tracks and what it was sent */
+	{
+		char out[4096], want[96];
+
+		srvfix_command(f, "status", out, sizeof(out));
+		snprintf(want, sizeof(want), "spectator tracking %d (health 100, armor 0, ammo 25)",
+			 b->q.playernum);
+		assert_non_null(strstr(out, want));
+	}
 	say(f, s, "ptrack");
 	assert_int_equal(server_side(f, s)->spec_track, 0);
 	assert_int_equal(s->q.stat[STAT_ACTIVEWEAPON], 0);
+	assert_int_equal(s->q.stat[STAT_HEALTH], 0);
 	/* a tracked player who leaves is tracked by nobody */
 	snprintf(cmd, sizeof(cmd), "ptrack %d", a->q.playernum);
 	say(f, s, cmd);
@@ -335,7 +348,7 @@ static void test_ptrack_sends_the_tracked_players_stats(void **state)
 	qwc_disconnect(&a->q);
 	srvfix_run(f, 0.3, true);
 	assert_int_equal(server_side(f, s)->spec_track, 0);
-	assert_int_equal(s->q.stat[STAT_HEALTH], 100);
+	assert_int_equal(s->q.stat[STAT_HEALTH], 0);
 }
 
 /* clc_tmove moves a spectator's origin, and its replies are filtered by
