@@ -14,13 +14,29 @@
  *   as that client's.  What is asserted is what the server did with them
  *   (its counters, the client's state) and what each client read (the
  *   prints holding a mark, the stats), never how long it took.
+ *   The chat script (chat_script) runs on qwd and, when the Debian
+ *   packages mvdsv and ktx are installed, on MVDSV 0.35 with KTX 1.42 as
+ *   a child process with its console on a pipe: the same clients must
+ *   reach the same members with the same lines on both (KTX routes chat
+ *   itself, the same way as MVDSV's SV_Say; its own k_sayteam_to_spec and
+ *   k_spectalk decide the engine's cvars, so the script sets those too).
  */
 #include "../harness.h"
 #include "srvfix.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -598,66 +614,123 @@ static unsigned said(struct srvfix *f, struct chat *c, struct srv_client *who,
 	return heard(c);
 }
 
+/* One step of the chat script: a setting (on qwd a cvar, on MVDSV a
+ * console line), or who says what, who must read it (a bit per member),
+ * and the line one reader must get. */
+struct chat_step {
+	const char *set, *value;	/* a setting, when set */
+	int who;			/* member index (struct chat's order) */
+	const char *cmd, *mark;
+	unsigned heard;
+	int reader;			/* -1: no text checked */
+	const char *text;
+};
+
+enum { M_RED1, M_RED2, M_BLUE1, M_BLUE2, M_SPEC_RED, M_SPEC_BLUE, M_SPEC_NONE,
+       M_SPEC_TEAM };
+
+/* What MVDSV's SV_Say does, step by step; run on qwd and on MVDSV with
+ * KTX alike (test_say_team_as_mvdsv).  spec_red tracks red2, spec_blue
+ * blue1; spec_team is a spectator with team red; teamplay is on. */
+static const struct chat_step chat_script[] = {
+	/* a plain team message: the sender and its team, nobody else */
+	{NULL, NULL, M_RED1, "say_team \"need rl\"", "need rl", RED1 | RED2,
+	 M_RED2, "(red1): need rl\n"},
+	{NULL, NULL, M_BLUE2, "say_team at quad", "at quad", BLUE1 | BLUE2,
+	 M_BLUE1, "(blue2): at quad\n"},
+	/* one holding the client's $\ mark (a carriage return) reaches, with
+	 * sv_sayteam_to_spec, the spectators tracking a player of the team
+	 * or on it (KTX's stock mvdsv.cfg turns it off: set here) */
+	{"sv_sayteam_to_spec", "1", 0, NULL, NULL, 0, -1, NULL},
+	{NULL, NULL, M_RED1, "say_team \"quad\rtaken\"", "taken",
+	 RED1 | RED2 | SPEC_RED | SPEC_TEAM, -1, NULL},
+	{NULL, NULL, M_BLUE1, "say_team \"ra\rup\"", "up", BLUE1 | BLUE2 | SPEC_BLUE,
+	 -1, NULL},
+	{"sv_sayteam_to_spec", "0", 0, NULL, NULL, 0, -1, NULL},
+	{NULL, NULL, M_RED1, "say_team \"mh\rlost\"", "lost", RED1 | RED2, -1, NULL},
+	/* everyone's say */
+	{NULL, NULL, M_BLUE2, "say gg all", "gg all", EVERYONE, M_SPEC_NONE,
+	 "blue2: gg all\n"},
+	/* a spectator's say: everyone with sv_spectalk, else the spectators,
+	 * as "[SPEC] name: text" */
+	{"sv_spectalk", "1", 0, NULL, NULL, 0, -1, NULL},
+	{NULL, NULL, M_SPEC_NONE, "say nice shot", "nice shot", EVERYONE, M_RED1,
+	 "specnone: nice shot\n"},
+	{"sv_spectalk", "0", 0, NULL, NULL, 0, -1, NULL},
+	{NULL, NULL, M_SPEC_NONE, "say psst", "psst", SPECS, M_SPEC_RED,
+	 "[SPEC] specnone: psst\n"},
+	/* a spectator's say_team: the spectators only */
+	{"sv_spectalk", "1", 0, NULL, NULL, 0, -1, NULL},
+	{NULL, NULL, M_SPEC_TEAM, "say_team spec chat", "spec chat", SPECS,
+	 M_SPEC_NONE, "[SPEC] specteam: spec chat\n"},
+};
+
+/* the eight members in (a server started, set for chat), the spectators
+ * tracking */
+static void chat_join(struct srvfix *f, struct chat *c)
+{
+	char cmd[64];
+
+	c->red1 = join_as(f, "red1", "\\team\\red");
+	c->red2 = join_as(f, "red2", "\\team\\red");
+	c->blue1 = join_as(f, "blue1", "\\team\\blue");
+	c->blue2 = join_as(f, "blue2", "\\team\\blue");
+	c->spec_red = join_as(f, "specred", "\\spectator\\1");
+	c->spec_blue = join_as(f, "specblue", "\\spectator\\1");
+	c->spec_none = join_as(f, "specnone", "\\spectator\\1");
+	c->spec_team = join_as(f, "specteam", "\\spectator\\1\\team\\red");
+	snprintf(cmd, sizeof(cmd), "ptrack %d", c->red2->q.playernum);
+	say(f, c->spec_red, cmd);
+	snprintf(cmd, sizeof(cmd), "ptrack %d", c->blue1->q.playernum);
+	say(f, c->spec_blue, cmd);
+}
+
+/* the script's steps on the server f runs (its settings through set);
+ * each step's outcome is checked, naming the server on a failure */
+static void chat_run(struct srvfix *f, struct chat *c, const char *server,
+		     void (*set)(struct srvfix *f, const char *name, const char *value))
+{
+	struct srv_client *const *all = &c->red1;
+
+	for (size_t i = 0; i < sizeof(chat_script) / sizeof(chat_script[0]); i++) {
+		const struct chat_step *st = &chat_script[i];
+		unsigned got;
+
+		if (st->set) {
+			set(f, st->set, st->value);
+			continue;
+		}
+		got = said(f, c, all[st->who], st->cmd, st->mark);
+		if (got != st->heard)
+			fail_msg("%s: \"%s\" from member %d reached 0x%02x, not 0x%02x",
+				 server, st->cmd, st->who, got, st->heard);
+		if (st->reader >= 0 && strcmp(all[st->reader]->q.last_print, st->text) != 0)
+			fail_msg("%s: \"%s\" read as \"%s\", not \"%s\"", server, st->cmd,
+				 all[st->reader]->q.last_print, st->text);
+	}
+}
+
+static void qwd_set(struct srvfix *f, const char *name, const char *value)
+{
+	assert_int_equal(cvar_set(f->sv, name, value), 0);
+}
+
 static void test_say_team_reaches_the_team(void **state)
 {
 	struct srvfix *f = *state;
 	struct chat c;
-	char cmd[64];
 
 	srvfix_start(f, 8);
-	assert_int_equal(cvar_set(f->sv, "teamplay", "1"), 0);
-	assert_int_equal(cvar_set(f->sv, "fp_messages", "0"), 0);	/* till the end */
-	c.red1 = join_as(f, "red1", "\\team\\red");
-	c.red2 = join_as(f, "red2", "\\team\\red");
-	c.blue1 = join_as(f, "blue1", "\\team\\blue");
-	c.blue2 = join_as(f, "blue2", "\\team\\blue");
-	c.spec_red = join_as(f, "specred", "\\spectator\\1");
-	c.spec_blue = join_as(f, "specblue", "\\spectator\\1");
-	c.spec_none = join_as(f, "specnone", "\\spectator\\1");
-	c.spec_team = join_as(f, "specteam", "\\spectator\\1\\team\\red");
-	snprintf(cmd, sizeof(cmd), "ptrack %d", c.red2->q.playernum);
-	say(f, c.spec_red, cmd);
-	snprintf(cmd, sizeof(cmd), "ptrack %d", c.blue1->q.playernum);
-	say(f, c.spec_blue, cmd);
-
-	/* a plain team message: the sender and its team, nobody else */
-	assert_int_equal(said(f, &c, c.red1, "say_team \"need rl\"", "need rl"),
-			 RED1 | RED2);
-	assert_string_equal(c.red2->q.last_print, "(red1): need rl\n");
-	assert_int_equal(said(f, &c, c.blue2, "say_team at quad", "at quad"),
-			 BLUE1 | BLUE2);
-	assert_string_equal(c.blue1->q.last_print, "(blue2): at quad\n");
-	/* one holding the client's $\ mark (a carriage return) reaches, with
-	 * sv_sayteam_to_spec, the spectators tracking a player of the team
-	 * or on it */
-	assert_int_equal(said(f, &c, c.red1, "say_team \"quad\rtaken\"", "taken"),
-			 RED1 | RED2 | SPEC_RED | SPEC_TEAM);
-	assert_int_equal(said(f, &c, c.blue1, "say_team \"ra\rup\"", "up"),
-			 BLUE1 | BLUE2 | SPEC_BLUE);
-	assert_int_equal(cvar_set(f->sv, "sv_sayteam_to_spec", "0"), 0);
-	assert_int_equal(said(f, &c, c.red1, "say_team \"mh\rlost\"", "lost"),
-			 RED1 | RED2);
-	/* everyone's say */
-	assert_int_equal(said(f, &c, c.blue2, "say gg all", "gg all"), EVERYONE);
-	assert_string_equal(c.spec_none->q.last_print, "blue2: gg all\n");
-	/* a spectator's say: everyone with sv_spectalk, else the spectators,
-	 * as "[SPEC] name: text" */
-	assert_int_equal(said(f, &c, c.spec_none, "say nice shot", "nice shot"), EVERYONE);
-	assert_string_equal(c.red1->q.last_print, "specnone: nice shot\n");
-	assert_int_equal(cvar_set(f->sv, "sv_spectalk", "0"), 0);
-	assert_int_equal(said(f, &c, c.spec_none, "say psst", "psst"), SPECS);
-	assert_string_equal(c.spec_red->q.last_print, "[SPEC] specnone: psst\n");
-	/* a spectator's say_team: the spectators only */
-	assert_int_equal(cvar_set(f->sv, "sv_spectalk", "1"), 0);
-	assert_int_equal(said(f, &c, c.spec_team, "say_team spec chat", "spec chat"),
-			 SPECS);
-	assert_string_equal(c.spec_none->q.last_print, "[SPEC] specteam: spec chat\n");
+	qwd_set(f, "teamplay", "2");
+	qwd_set(f, "fp_messages", "0");	/* till the end */
+	chat_join(f, &c);
+	chat_run(f, &c, "qwd", qwd_set);
 	/* without teamplay a team message reaches its sender alone */
-	assert_int_equal(cvar_set(f->sv, "teamplay", "0"), 0);
+	qwd_set(f, "teamplay", "0");
 	assert_int_equal(said(f, &c, c.red1, "say_team alone", "alone"), RED1);
 	/* the flood budget holds for team messages too */
-	assert_int_equal(cvar_set(f->sv, "teamplay", "1"), 0);
-	assert_int_equal(cvar_set(f->sv, "fp_messages", "4"), 0);
+	qwd_set(f, "teamplay", "2");
+	qwd_set(f, "fp_messages", "4");
 	{
 		uint64_t muted = f->sv->stats.says_muted;
 
@@ -668,6 +741,158 @@ static void test_say_team_reaches_the_team(void **state)
 	}
 }
 
+/* ---- the same against MVDSV with KTX ------------------------------------ */
+
+static const char *const mvdsv_bin = "/usr/games/mvdsv";
+static const char *const ktx_data = "/usr/share/games/quake/ktx";
+static const char *const ktx_progs = "/usr/lib/quakeworld/ktx/qwprogs.so";
+
+/* a console line to MVDSV; KTX sets sv_sayteam_to_spec and sv_spectalk
+ * itself from its own k_sayteam_to_spec (3: always) and k_spectalk, so
+ * those are set too */
+static void mvdsv_set(struct srvfix *f, const char *name, const char *value)
+{
+	char line[160];
+	int n;
+
+	if (!strcmp(name, "sv_sayteam_to_spec"))
+		n = snprintf(line, sizeof(line), "k_sayteam_to_spec %s\n%s %s\n",
+			     strcmp(value, "0") ? "3" : "0", name, value);
+	else if (!strcmp(name, "sv_spectalk"))
+		n = snprintf(line, sizeof(line), "k_spectalk %s\n%s %s\n", value, name, value);
+	else
+		n = snprintf(line, sizeof(line), "%s %s\n", name, value);
+	assert_int_equal(write(f->child_in, line, (size_t)n), n);
+	srvfix_run(f, 0.3, true);
+}
+
+/* a free UDP port on 127.0.0.1 */
+static uint16_t some_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uint16_t port;
+
+	assert_true(fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* MVDSV with KTX as the fixture's child, serving the fixture's first map
+ * from a base folder laid out as it wants (id1/maps with the item boxes,
+ * ktx/ with the package's data), its console a pipe; false when it
+ * cannot be had */
+static bool mvdsv_start(struct srvfix *f)
+{
+	char base[128], path[PATH_MAX], log[160], port[16];
+	const char *map = qwd_bundled_map(f->maps[0]);
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int in[2];
+
+	snprintf(base, sizeof(base), "%s/mvdsv", f->dir);
+	snprintf(path, sizeof(path), "%s/id1/maps", base);
+	srvfix_write(f, "mvdsv/id1/maps/.keep", "");
+	srvfix_write(f, "mvdsv/ktx/.keep", "");
+	/* the map and its neighbours (the b_*.bsp item boxes) */
+	strlcpy(dir, map, sizeof(dir));
+	*strrchr(dir, '/') = '\0';
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char from[PATH_MAX + 256], to[PATH_MAX + 256];
+
+		if (strncmp(e->d_name, "b_", 2) != 0 && strcmp(e->d_name, strrchr(map, '/') + 1) != 0)
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", dir, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s", path, e->d_name);
+		assert_int_equal(symlink(from, to), 0);
+	}
+	closedir(d);
+	d = opendir(ktx_data);
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		char from[PATH_MAX + 256], to[PATH_MAX + 256];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", ktx_data, e->d_name);
+		snprintf(to, sizeof(to), "%s/ktx/%s", base, e->d_name);
+		assert_int_equal(symlink(from, to), 0);
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/ktx/qwprogs.so", base);
+	if (access(path, F_OK) != 0)
+		assert_int_equal(symlink(ktx_progs, path), 0);
+
+	f->child_port = some_port();
+	snprintf(port, sizeof(port), "%u", f->child_port);
+	snprintf(log, sizeof(log), "%s/mvdsv.log", base);
+	assert_int_equal(pipe(in), 0);
+	signal(SIGPIPE, SIG_IGN);
+	f->child = fork();
+	assert_true(f->child >= 0);
+	if (f->child == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+		dup2(in[0], 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close(in[1]);
+		if (chdir(base) != 0)
+			_exit(126);
+		/* no real-address check (the test's clients answer no
+		 * "packet" stuff); KTX's stock configs otherwise (its 4on4
+		 * mode, teamplay 2) */
+		execl(mvdsv_bin, "mvdsv", "-basedir", base, "-game", "ktx", "-ip", "127.0.0.1",
+		      "-port", port, "+set", "sv_getrealip", "0", "+map", f->maps[0],
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	f->child_in = in[1];
+	/* up when it answers a status */
+	{
+		int fd = srvfix_socket(f, NULL);
+		char reply[2048];
+
+		for (int i = 0; i < 20; i++)
+			if (srvfix_oob_text(f, fd, "status", reply, sizeof(reply)) > 0)
+				return true;
+	}
+	fail_msg("MVDSV did not answer (see %s)", log);
+	return false;
+}
+
+/* The same chat script against MVDSV 0.35 with KTX 1.42: the same
+ * clients reach the same members with the same lines. */
+static void test_say_team_as_mvdsv(void **state)
+{
+	struct srvfix *f = *state;
+	struct chat c;
+
+	if (access(mvdsv_bin, X_OK) != 0 || access(ktx_progs, R_OK) != 0) {
+		qwd_skip_reason(__func__, "needs MVDSV and KTX (Debian packages mvdsv, ktx)");
+		skip();
+	}
+	if (!mvdsv_start(f)) {
+		qwd_skip_reason(__func__, "no KTX data in /usr/share/games/quake/ktx");
+		skip();
+	}
+	mvdsv_set(f, "teamplay", "2");
+	chat_join(f, &c);
+	chat_run(f, &c, "MVDSV+KTX", mvdsv_set);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_every_client_message_in_every_order, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_cut_tmove_and_upload, srvfix_test_teardown),
@@ -676,6 +901,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_spectator_slots_and_password, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_join_and_observe, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_say_team_reaches_the_team, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_say_team_as_mvdsv, srvfix_test_teardown),
 };
 
 QWD_TEST_GROUP(spectate, tests, srvfix_setup, srvfix_teardown)
