@@ -24,6 +24,8 @@
 #include "../harness.h"
 #include "srvfix.h"
 
+#include <qwd/mvd.h>
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -173,6 +176,8 @@ static void every_order(struct srvfix *f, struct srv_client *c)
 	uint64_t bad[BAD_KINDS];
 	int order[MSG_KINDS];
 
+	/* the client's own packets in flight land first */
+	srvfix_run(f, 0.1, false);
 	memcpy(bad, f->sv->stats.bad, sizeof(bad));
 	for (int n = 0; n < 720; n++) {
 		uint8_t buf[256];
@@ -220,11 +225,11 @@ static void every_order(struct srvfix *f, struct srv_client *c)
 		}
 		assert_memory_equal(bad, f->sv->stats.bad, sizeof(bad));
 		/* the client keeps up with the reliable stream (the upload's
-		 * refusals, the userinfo changes) */
-		if (n % 8 == 7) {
-			srvfix_run(f, 0.05, true);
-			srvfix_run(f, 0.05, false);	/* its own packets in */
-		}
+		 * refusals, the userinfo changes): it reads, and these
+		 * datagrams, on its channel, carry its acknowledgements; it
+		 * sends none of its own, whose moves would come between */
+		if (n % 8 == 7)
+			srvfix_run(f, 0.05, false);
 	}
 	srvfix_run(f, 0.5, true);
 	assert_int_equal(c->q.state, QWC_ACTIVE);
@@ -741,6 +746,84 @@ static void test_say_team_reaches_the_team(void **state)
 	}
 }
 
+/* where text sits in the demo's bytes, as a svc_print of PRINT_CHAT
+ * opening its record: the record's type and (MVD_MULTIPLE) mask; false
+ * when it is not there */
+static bool demo_chat(const uint8_t *d, size_t n, const char *text, int *type,
+		      uint32_t *mask)
+{
+	size_t len = strlen(text);
+
+	for (size_t i = 12; i + len <= n; i++) {
+		const uint8_t *h;
+
+		if (memcmp(d + i, text, len) != 0 || d[i - 2] != svc_print ||
+		    d[i - 1] != PRINT_CHAT)
+			continue;
+		h = d + i - 2 - 4;	/* the record's length */
+		if ((h[-1] & 7) == MVD_ALL) {
+			*type = MVD_ALL;
+			*mask = 0;
+			return true;
+		}
+		h -= 4;			/* a MULTIPLE record's mask */
+		*type = h[-1] & 7;
+		*mask = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+			(uint32_t)h[3] << 24;
+		return true;
+	}
+	return false;
+}
+
+/* The demo (and QTV, the same records) gets what MVDSV writes: a say for
+ * everyone's view, a team message and a spectators' chat only for the
+ * views of those who read it. */
+static void test_chat_in_the_demo(void **state)
+{
+	struct srvfix *f = *state;
+	struct srv_client *r1, *r2, *b1, *sp;
+	char out[1024], path[256];
+	struct mvd_reader *rd;
+	uint8_t *data;
+	size_t size;
+	int type;
+	uint32_t mask;
+
+	srvfix_start(f, 8);
+	qwd_set(f, "teamplay", "2");
+	qwd_set(f, "fp_messages", "0");
+	r1 = join_as(f, "red1", "\\team\\red");
+	r2 = join_as(f, "red2", "\\team\\red");
+	b1 = join_as(f, "blue1", "\\team\\blue");
+	sp = join_as(f, "spec", "\\spectator\\1");
+	srvfix_command(f, "record chat", out, sizeof(out));
+	srvfix_run(f, 0.3, true);
+	say(f, r1, "say_team secret plan");
+	say(f, b1, "say hello all");
+	qwd_set(f, "sv_spectalk", "0");
+	say(f, sp, "say spec only");
+	srvfix_command(f, "stop", out, sizeof(out));
+
+	snprintf(path, sizeof(path), "%s/qw/demos/chat.mvd", f->dir);
+	data = qwd_read_file(path, &size);
+	assert_non_null(data);
+	rd = calloc(1, sizeof(*rd));
+	assert_non_null(rd);
+	mvd_reader_init(rd);
+	assert_int_equal(mvd_read(rd, data, size), size);
+	assert_int_equal(rd->fault, 0);
+	free(rd);
+	assert_true(demo_chat(data, size, "(red1): secret plan\n", &type, &mask));
+	assert_int_equal(type, MVD_MULTIPLE);
+	assert_int_equal(mask, 1u << r1->q.playernum | 1u << r2->q.playernum);
+	assert_true(demo_chat(data, size, "blue1: hello all\n", &type, &mask));
+	assert_int_equal(type, MVD_ALL);
+	assert_true(demo_chat(data, size, "[SPEC] spec: spec only\n", &type, &mask));
+	assert_int_equal(type, MVD_MULTIPLE);
+	assert_int_equal(mask, 1u << sp->q.playernum);
+	free(data);
+}
+
 /* ---- the same against MVDSV with KTX ------------------------------------ */
 
 static const char *const mvdsv_bin = "/usr/games/mvdsv";
@@ -901,6 +984,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_spectator_slots_and_password, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_join_and_observe, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_say_team_reaches_the_team, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_chat_in_the_demo, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_say_team_as_mvdsv, srvfix_test_teardown),
 };
 
