@@ -22,7 +22,8 @@
  *   commands; send.c the replies; reliable.c each client's reliable
  *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
  *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
- *   operator's side; download.c and transfer.c the files served to
+ *   operator's side; spectate.c the spectators (their slots and
+ *   passwords, ptrack, join and observe, clc_tmove); download.c and transfer.c the files served to
  *   clients; services.c what the game calls back; demo.c, mvd.c,
  *   mvdframe.c (with mvdwriter.h) and qtv.c the demos and their live
  *   stream.
