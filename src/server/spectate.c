@@ -111,6 +111,7 @@ bool sv_spectate_admit(struct server *sv, char *userinfo, size_t size,
 	info_remove_key(userinfo, "password");
 	info_remove_key(userinfo, "spectator");
 	info_remove_key(userinfo, "*z_ext");
+	info_remove_key(userinfo, "*spectator");	/* the server's word only */
 	if (*spectator &&
 	    info_set_star_value_for_key(userinfo, size, "*spectator", "1") != INFO_OK) {
 		strlcpy(why, "userinfo too long", whylen);

@@ -669,7 +669,11 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", cl->userinfo);
 		return;
 	}
-	if (a->argc != 3 || k[0] == '*')
+	/* the passwords ("spectator" holds the spectator's) are read at
+	 * connect only; every player is sent this userinfo, so they are
+	 * never kept in it (MVDSV sends others a short userinfo without
+	 * them) */
+	if (a->argc != 3 || k[0] == '*' || !strcmp(k, "password") || !strcmp(k, "spectator"))
 		return;
 	if (info_set_value_for_key(cl->userinfo, sizeof(cl->userinfo), k, v) != INFO_OK) {
 		sv_reliable_printf(cl, PRINT_HIGH, "setinfo %s refused\n", k);

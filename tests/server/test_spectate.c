@@ -480,6 +480,10 @@ static void test_spectator_slots_and_password(void **state)
 		assert_true(info_value_for_key(ui, "*spectator", v, sizeof(v)));
 		assert_string_equal(v, "1");
 		assert_false(info_value_for_key(ui, "spectator", v, sizeof(v)));
+		/* and a later "setinfo spectator PASS" (ezQuake's observe sets
+		 * the cvar) is not kept for everyone to read */
+		say(f, s1, "setinfo spectator sekrit");
+		assert_false(info_value_for_key(ui, "spectator", v, sizeof(v)));
 	}
 
 	/* status 0 (qstat's): the players only; 23 (ezQuake's browser):
