@@ -168,7 +168,7 @@ int main(void)
 		cmocka_set_test_filter(filter);
 
 	for (int i = 0; i < num_groups; i++)
-		if (!only || !strcmp(only, groups[i]->name))
+		if (!only || !*only || strcmp(only, groups[i]->name) == 0)
 			failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
 						  groups[i]->count, groups[i]->setup,
 						  groups[i]->teardown);

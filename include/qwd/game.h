@@ -590,6 +590,10 @@ bool game_paused(struct game *g);
 void game_client_connect(struct game *g, int slot, const char *name,
 			 bool spectator);
 void game_client_disconnect(struct game *g, int slot);
+/* clc_tmove: a spectator's origin, placed by its client (a chase camera
+ * keeps it at the player it tracks, so its view and PVS are that
+ * player's); nothing for a player or a slot not in the game */
+void game_spectator_move(struct game *g, int slot, const vec3_t origin);
 /* the "kill" command: suicide, 2 frags off (QuakeWorld's extra penalty),
  * and an immediate respawn */
 void game_client_kill(struct game *g, int slot);

@@ -102,8 +102,8 @@ enum clc {
 	clc_move = 3,
 	clc_stringcmd = 4,
 	clc_delta = 5,
-	clc_tmove = 6,
-	clc_upload = 7
+	clc_tmove = 6,		/* three coords: a spectator's new origin */
+	clc_upload = 7		/* short size, byte percent, size bytes */
 };
 
 /* svc_playerinfo flags */
@@ -219,6 +219,13 @@ enum {
  * the long download number the client gave in its nextdl */
 #define FTE_CHUNK_OOB_TAG "\\chunk"
 enum { FTE_CHUNK = 1024 };
+
+/* Client and server capabilities in the "*z_ext" key (the client's
+ * userinfo at connect, the server's serverinfo), ZQuake's flags as MVDSV
+ * and ezQuake read them.  qwd offers only join/observe: a spectator
+ * becomes a player (and back) without reconnecting, and the client
+ * switches its view when its own "*spectator" changes. */
+#define Z_EXT_JOIN_OBSERVE (1 << 5)
 
 /* qwd extension limits (docs/protocol-extension.md) */
 #define QWDX_PROTOCOL_NAME "QWDX"

@@ -581,6 +581,24 @@ void game_client_disconnect(struct game *g, int slot)
 	cl->active = false;
 }
 
+void game_spectator_move(struct game *g, int slot, const vec3_t origin)
+{
+	struct game_client *cl;
+	struct game_entity *e;
+
+	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active ||
+	    !g->clients[slot].spectator)
+		return;
+	g->changes++;
+	cl = &g->clients[slot];
+	e = &g->ents[game_player_entity(g, slot)];
+	vec_copy(origin, e->obj->origin);
+	vec_copy(origin, cl->pm.origin);
+	/* a spectator is not solid: linked for its leafs (the PVS), it
+	 * touches nothing */
+	g_link(g, e, false);
+}
+
 void game_client_kill(struct game *g, int slot)
 {
 	struct game_client *cl;

@@ -57,11 +57,9 @@ static const struct compat_entry compat[] = {
 	{"sv_bigcoords", false, "protocol 28's coordinates only"},
 	{"halflifebsp", false, "qwd loads Quake maps only"},
 	/* players and spectators */
-	{"maxspectators", false, "spectators share maxclients"},
 	{"maxvip_spectators", false, "qwd has no VIP spectators"},
 	{"vip_password", false, "qwd has no VIP spectators"},
 	{"vip_values", false, "qwd has no VIP spectators"},
-	{"spectator_password", false, "qwd has no separate spectator password; see password"},
 	{"sv_forcespec_onfull", false, "a full server refuses the connect"},
 	{"sv_forcenick", false, "qwd has no name registration"},
 	{"sv_registrationinfo", false, "qwd has no name registration"},

@@ -113,14 +113,12 @@ static void c_map(struct server *sv, const struct net_args *a, FILE *out)
 
 static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 {
-	int players = 0;
-
 	(void)a;
-	fprintf(out, "map      %s\nplayers  ", sv->mapname);
-	for (int i = 0; i < sv->maxclients; i++)
-		players += sv->clients[i].state >= CS_CONNECTED;
-	fprintf(out, "%d of %d\nload     %.0f%% (sv_maxload %.0f%%)\n", players,
-		sv->maxclients, 100.0 * sv->load, 100.0 * sv->sv_maxload->value);
+	fprintf(out, "map      %s\nplayers  %d of %d, spectators %d of %d\n",
+		sv->mapname, sv_count_clients(sv, false), sv->max_players,
+		sv_count_clients(sv, true), sv_spectator_limit(sv));
+	fprintf(out, "load     %.0f%% (sv_maxload %.0f%%)\n",
+		100.0 * sv->load, 100.0 * sv->sv_maxload->value);
 	fprintf(out, "uptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "
 		"entity lists cut %llu, prints dropped %llu\n",
 		sv->realtime - sv->start_time,
@@ -149,10 +147,24 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 
 		if (cl->state < CS_CONNECTED)
 			continue;
-		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s\n", i, cl->userid,
+		fprintf(out, "%4d %6d %-16.16s %-22s %-9s %4d%s", i, cl->userid,
 			cl->name, net_addr_format(&cl->chan.remote, addr),
 			states[cl->state], sv_client_ping(cl),
 			cl->extended ? " QWDX" : "");
+		if (cl->state == CS_SPAWNED) {
+			const float *o = sv->objs[sv_player_entity(sv, i)].origin;
+
+			fprintf(out, " at %.0f %.0f %.0f", o[0], o[1], o[2]);
+		}
+		/* a spectator: whom it tracks, and the stats it was last sent
+		 * (the tracked player's) */
+		if (cl->spectator && cl->spec_track > 0)
+			fprintf(out, " spectator tracking %d (health %d, armor %d, ammo %d)",
+				cl->spec_track - 1, cl->sent_stats[STAT_HEALTH],
+				cl->sent_stats[STAT_ARMOR], cl->sent_stats[STAT_AMMO]);
+		else if (cl->spectator)
+			fprintf(out, " spectator");
+		fprintf(out, "\n");
 	}
 }
 

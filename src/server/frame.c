@@ -242,7 +242,7 @@ static void register_cvars(struct server *sv)
 						"(at least 10000)");
 	sv->sv_speedcheck = cvar_register(sv, "sv_speedcheck", "500", 0,
 					  "ms of game time a client may run ahead (0: off)");
-	cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,
+	sv->teamplay = cvar_register(sv, "teamplay", "0", CVAR_SERVERINFO,
 		      "0 free for all, 1 no team damage, 3 only self-damage spared");
 	cvar_register(sv, "samelevel", "0", CVAR_SERVERINFO,
 		      "1: exits restart the same level");
@@ -313,7 +313,12 @@ int server_init(struct server *sv, const struct server_options *opt)
 	(void)sv_bundled_map_dir();	/* found now, a constant from here on */
 	/* port: < 0 the default, 0 an ephemeral one (tests), else as given */
 	sv->port = (uint16_t)(opt->port < 0 ? PORT_SERVER : opt->port);
-	sv->maxclients = opt->maxclients > 0 ? opt->maxclients : 32;
+	sv->max_players = opt->maxclients > 0 ? opt->maxclients : 32;
+	if (sv->max_players > SV_MAX_CLIENTS)
+		sv->max_players = SV_MAX_CLIENTS;
+	/* spectators do not take the players' slots: the slots are both
+	 * (spectate.c) */
+	sv->maxclients = sv->max_players + SV_SPECTATOR_SLOTS;
 	if (sv->maxclients > SV_MAX_CLIENTS)
 		sv->maxclients = SV_MAX_CLIENTS;
 	/* the world, 32 stock slots, the map's and run-time entities, then
@@ -329,10 +334,12 @@ int server_init(struct server *sv, const struct server_options *opt)
 	{
 		char mc[16];
 
-		snprintf(mc, sizeof(mc), "%d", sv->maxclients);
+		snprintf(mc, sizeof(mc), "%d", sv->max_players);
 		cvar_register(sv, "maxclients", mc, CVAR_SERVERINFO | CVAR_ROM,
-			      "player slots (set on the command line)");
+			      "players at most (set on the command line; "
+			      "spectators have maxspectators)");
 	}
+	sv_spectate_init(sv);
 	if (sv_demo_init(sv) != 0) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
 		return -1;
@@ -577,7 +584,8 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
 		 "commands ignored %llu, chat muted %llu (%llu mutes), "
 		 "flood drops %llu, log lines suppressed %llu, "
-		 "connects refused for load %llu, players let go in overload %llu",
+		 "connects refused for load %llu, players let go in overload %llu, "
+		 "player tmoves ignored %llu, uploads refused %llu",
 		 (unsigned long long)st->prints_dropped,
 		 (unsigned long long)st->infos_folded,
 		 (unsigned long long)st->cmds_ignored,
@@ -586,7 +594,9 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 		 (unsigned long long)st->flood_drops,
 		 (unsigned long long)st->log_suppressed,
 		 (unsigned long long)st->busy_refusals,
-		 (unsigned long long)st->overload_drops);
+		 (unsigned long long)st->overload_drops,
+		 (unsigned long long)st->tmoves_ignored,
+		 (unsigned long long)st->uploads_refused);
 }
 
 static const char *const bad_names[BAD_KINDS] = {

@@ -22,9 +22,10 @@
  *   commands; send.c the replies; reliable.c each client's reliable
  *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
  *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
- *   operator's side; download.c and transfer.c the files served to
- *   clients; services.c what the game calls back; pause.c the pause;
- *   demo.c, mvd.c,
+ *   operator's side; spectate.c the spectators (their slots and
+ *   passwords, ptrack, join and observe, clc_tmove); download.c and
+ *   transfer.c the files served to clients; services.c what the game
+ *   calls back; pause.c the pause; demo.c, mvd.c,
  *   mvdframe.c (with mvdwriter.h) and qtv.c the demos and their live
  *   stream.
  */
@@ -75,6 +76,9 @@ enum {
 	SV_TEXTS_STOCK = SV_BACKLOG * 3 / 4,
 	SV_TEXTS_EXT = SV_BACKLOG / 2,
 	SV_FP_MAX = 16,			/* chat times kept (fp_messages at most) */
+	SV_SPECTATOR_SLOTS = 32,	/* slots beside the players' for
+					 * spectators: maxspectators' bound,
+					 * as MVDSV's (spectate.c) */
 	SV_LOG_HELD = 16		/* sources named in "lines suppressed" */
 };
 
@@ -262,6 +266,10 @@ struct client {
 	int userid;
 	bool extended;		/* negotiated the QWDX extension */
 	bool spectator;
+	int spec_track;		/* a spectator's tracked slot + 1, 0: none
+				 * (ptrack; spectate.c) */
+	uint32_t z_ext;		/* the client's "*z_ext" flags */
+	char team[16];		/* userinfo "team", for say_team */
 	struct sv_player_entry entry;	/* as others see this player */
 	vec3_t pvs_view;		/* the view point of its cached fat PVS */
 	bool pvs_valid;			/* sv->view_pvs holds it (send.c) */
@@ -500,6 +508,8 @@ struct server_stats {
 				 * already waiting for the same slot */
 	uint64_t cmds_ignored;	/* string commands over a budget */
 	uint64_t says_muted;	/* chat refused by flood protection */
+	uint64_t tmoves_ignored;	/* clc_tmove from a player */
+	uint64_t uploads_refused;	/* clc_upload: qwd takes no uploads */
 	uint64_t mutes;		/* clients muted by flood protection */
 	uint64_t flood_drops;	/* clients dropped far over their budget */
 	uint64_t log_suppressed;	/* remote-driven log lines held back */
@@ -643,7 +653,9 @@ struct server {
 	char gamedir[64];
 	char bind_ip[64];
 	uint16_t port;
-	int maxclients;			/* stock clients use slots < 32 */
+	int maxclients;			/* slots: players' and spectators'
+					 * (stock clients use slots < 32) */
+	int max_players;		/* the "maxclients" cvar: players */
 	int max_entities;
 
 	struct cvar cvars[SV_CVAR_MAX];
@@ -663,6 +675,9 @@ struct server {
 		*sv_maxdownloadrate, *sv_downloadchunksperframe,
 		*sv_maxdownloadtotal,
 		*allow_download_demos, *sv_demodir;
+	/* spectators and chat (spectate.c, user.c) */
+	struct cvar *maxspectators, *spectator_password, *sv_spectalk,
+		*sv_sayteam_to_spec, *teamplay;
 	/* the defences against floods (docs/security.md) */
 	struct cvar *budget_rate[BUDGET_KINDS], *budget_burst[BUDGET_KINDS],
 		*sv_cmdkick, *fp_messages, *fp_persecond, *fp_secondsdead,
@@ -1084,6 +1099,33 @@ void sv_log_from(struct server *sv, const struct net_addr *from, int level,
 /* loglimit.c: the "N similar lines suppressed" summaries, every few
  * seconds (frame.c's upkeep) and at shutdown (force) */
 void sv_log_summaries(struct server *sv, bool force);
+/* spectate.c: the cvars (maxspectators, spectator_password,
+ * sv_spectalk, sv_sayteam_to_spec) and the serverinfo's "*z_ext" */
+void sv_spectate_init(struct server *sv);
+/* spectate.c: clients in a slot (state >= CS_CONNECTED) that are
+ * spectators, or players */
+int sv_count_clients(const struct server *sv, bool spectators);
+/* spectate.c: may a connect with this userinfo come in as a spectator
+ * (true, and *spectator set) or a player: the passwords and the limits of
+ * each side; false with the refusal's text in why.  The userinfo's
+ * "spectator" (MVDSV: the spectator password) and "password" keys are
+ * removed, "*spectator" set for a spectator. */
+bool sv_spectate_admit(struct server *sv, char *userinfo, size_t size,
+		       bool *spectator, char *why, size_t whylen);
+/* spectate.c: "ptrack [N]", "join", "observe" (true: it was one of them) */
+bool sv_spectate_command(struct server *sv, struct client *cl,
+			 const struct net_args *a);
+/* spectate.c: maxspectators, bounded to 0..SV_SPECTATOR_SLOTS */
+int sv_spectator_limit(const struct server *sv);
+/* spectate.c: the slot whose stats and view a client gets (the tracked
+ * player of a tracking spectator, else its own) */
+int sv_view_slot(const struct server *sv, const struct client *cl);
+/* spectate.c: clc_tmove: a spectator's origin moved (a player's is
+ * ignored and counted) */
+void sv_spectate_tmove(struct server *sv, struct client *cl, const vec3_t org);
+/* spectate.c: the client leaves its side (drop, join, observe): nobody
+ * tracks it any more */
+void sv_spectate_untrack(struct server *sv, const struct client *cl);
 /* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
  * (once per name) and return true; false for a name it does not know */
 bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
@@ -1138,6 +1180,10 @@ bool sv_mvd_active(const struct server *sv);
 /* an event for the demo's next frame: to everyone's view (slot < 0) or
  * one player's (svc messages of protocol 28, whole) */
 void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len);
+/* an event for the views of the players of mask (bit N: slot N; MVD's
+ * "multiple" record), as MVDSV writes a say_team */
+void sv_mvd_message_mask(struct server *sv, uint32_t mask, const void *data,
+			 size_t len);
 /* svc_setangle as a demo holds it (with the player's number) */
 void sv_mvd_setangle(struct server *sv, int slot, const vec3_t angles);
 /* after the replies: the demo frame when due, the files and streams fed */

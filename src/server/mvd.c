@@ -305,6 +305,17 @@ void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len)
 		m->events_dropped++;
 }
 
+void sv_mvd_message_mask(struct server *sv, uint32_t mask, const void *data,
+			 size_t len)
+{
+	struct sv_mvd *m = sv->mvd;
+
+	if (!m || m->ndests == 0 || mask == 0)
+		return;
+	if (!sv_mvd_frame_add(m, MVD_MULTIPLE, (int)mask, data, len, MVD_EVENTS_MAX))
+		m->events_dropped++;
+}
+
 void sv_mvd_setangle(struct server *sv, int slot, const vec3_t angles)
 {
 	uint8_t buf[8];

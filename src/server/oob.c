@@ -44,7 +44,9 @@
  *   extensions from the offer; other lines (FTE2, MVD1) are ignored.
  *   Stock clients get slots 0..31 only; extension clients take the slots
  *   above 31 first, so a few hundred of them cannot lock stock clients
- *   out of a server with room.  One address holds at most
+ *   out of a server with room.  Players and spectators have limits of their
+ *   own (maxclients, maxspectators) and passwords of their own (password,
+ *   spectator_password; spectate.c).  One address holds at most
  *   sv_maxclientsperip slots (docs/security.md, "Slots"): one host cannot
  *   take every slot, while a LAN party behind one NAT still fits.
  */
@@ -187,29 +189,73 @@ static void refuse(struct server *sv, const struct net_addr *to,
 	send_text(sv, to, "%c\n%s\n", A2C_PRINT, why);
 }
 
-/* "status": serverinfo, then one line per player as qstat reads it:
- * userid frags minutes ping "name" "skin" top bottom */
-static size_t oob_status(struct server *sv, const struct net_addr *from)
+/* "status [FLAGS]"'s flags, MVDSV's: none (0) is the serverinfo and the
+ * players; ezQuake's browser asks 23 (serverinfo, players, spectators,
+ * teams) */
+enum {
+	STATUS_SERVERINFO = 1,
+	STATUS_PLAYERS = 2,
+	STATUS_SPECTATORS = 4,
+	STATUS_SPECTATORS_AS_PLAYERS = 8,	/* frags "S", for ASE */
+	STATUS_SHOWTEAMS = 16,
+	STATUS_SHOWFLAGS = 64,			/* a login flag: none here */
+	STATUS_SHOWCLIENTTYPE = 128		/* 'h' human, 'b' bot */
+};
+
+static int color(const char *userinfo, const char *key)
+{
+	char v[16];
+	int c;
+
+	info_value_for_key(userinfo, key, v, sizeof(v));
+	c = atoi(v);
+	return c < 0 ? 0 : c > 16 ? 16 : c;
+}
+
+/* "status": serverinfo, then one line per client as qstat reads it:
+ * userid frags minutes ping "name" "skin" top bottom.  A spectator (when
+ * the flags ask for spectators) as MVDSV lists it: frags -9999, the ping
+ * negative, the name after "\s\" (or frags "S" with flag 8). */
+static size_t oob_status(struct server *sv, const struct net_addr *from,
+			 int opt)
 {
 	char text[NET_MAX_DATAGRAM - 16];
-	size_t len;
+	size_t len = 1;
 
-	len = (size_t)snprintf(text, sizeof(text), "%c%s\n", A2C_PRINT, sv->serverinfo);
+	text[0] = A2C_PRINT;
+	text[1] = '\0';
+	if (opt == 0 || (opt & STATUS_SERVERINFO))
+		len += (size_t)snprintf(text + 1, sizeof(text) - 1, "%s\n", sv->serverinfo);
 	for (int i = 0; i < sv->maxclients && len < sizeof(text); i++) {
 		const struct client *cl = &sv->clients[i];
-		char skin[64], top[16], bottom[16];
-		int n;
+		char skin[64], frags[16], name[SV_MAX_NAME + 4];
+		int n, ping = sv_client_ping(cl);
 
-		if (cl->state < CS_CONNECTED || cl->spectator)
+		if (cl->state < CS_CONNECTED)
 			continue;
+		if (cl->spectator ? !(opt & STATUS_SPECTATORS)
+				  : !(opt == 0 || (opt & STATUS_PLAYERS)))
+			continue;
+		strlcpy(name, cl->name, sizeof(name));
+		snprintf(frags, sizeof(frags), "%d", cl->frags);
+		if (cl->spectator && (opt & STATUS_SPECTATORS_AS_PLAYERS)) {
+			strlcpy(frags, "S", sizeof(frags));
+		} else if (cl->spectator) {
+			strlcpy(frags, "-9999", sizeof(frags));
+			ping = -ping;
+			snprintf(name, sizeof(name), "\\s\\%s", cl->name);
+		}
 		info_value_for_key(cl->userinfo, "skin", skin, sizeof(skin));
-		info_value_for_key(cl->userinfo, "topcolor", top, sizeof(top));
-		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
 		n = snprintf(text + len, sizeof(text) - len,
-			     "%d %d %d %d \"%s\" \"%s\" %d %d\n", cl->userid,
-			     cl->frags, (int)(sv->realtime - cl->connect_time) / 60,
-			     sv_client_ping(cl), cl->name, skin, atoi(top) & 15,
-			     atoi(bottom) & 15);
+			     "%d %s %d %d \"%s\" \"%s\" %d %d%s%s%s%s%s\n", cl->userid,
+			     frags, (int)(sv->realtime - cl->connect_time) / 60,
+			     ping, name, skin, color(cl->userinfo, "topcolor"),
+			     color(cl->userinfo, "bottomcolor"),
+			     opt & STATUS_SHOWTEAMS ? " \"" : "",
+			     opt & STATUS_SHOWTEAMS ? cl->team : "",
+			     opt & STATUS_SHOWTEAMS ? "\"" : "",
+			     opt & STATUS_SHOWFLAGS ? " \"\"" : "",
+			     opt & STATUS_SHOWCLIENTTYPE ? " \"h\"" : "");
 		if (n < 0 || (size_t)n >= sizeof(text) - len) {
 			text[len] = '\0';	/* a full packet: the rest is cut */
 			break;
@@ -217,17 +263,6 @@ static size_t oob_status(struct server *sv, const struct net_addr *from)
 		len += (size_t)n;
 	}
 	return send_text(sv, from, "%s", text);
-}
-
-static int count_clients(const struct server *sv, bool spectators)
-{
-	int n = 0;
-
-	for (int i = 0; i < sv->maxclients; i++)
-		if (sv->clients[i].state >= CS_CONNECTED &&
-		    sv->clients[i].spectator == spectators)
-			n++;
-	return n;
 }
 
 /* connected clients (spectators too) at the ip of a, any port */
@@ -283,11 +318,11 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 			const struct net_args *args, const char *rest_lines,
 			bool challenge_ok)
 {
-	char a[NET_ADDR_STRLEN], userinfo[MAX_INFO_STRING], value[64];
+	char a[NET_ADDR_STRLEN], userinfo[MAX_INFO_STRING], value[64], why[96];
 	int version = atoi(net_args_argv(args, 1));
 	int qport = atoi(net_args_argv(args, 2));
 	bool extended, spectator;
-	uint32_t fte;
+	uint32_t fte, z_ext;
 	struct client *cl = NULL;
 
 	if (args->argc < 5) {
@@ -318,15 +353,14 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	/* the extension requests are lines of their own after the command */
 	connect_extensions(rest_lines, &extended, &fte);
 
-	if (sv->password->string[0] &&
-	    (!info_value_for_key(userinfo, "password", value, sizeof(value)) ||
-	     !net_secure_equal(sv->password->string, value))) {
-		refuse(sv, from, "bad password");
+	info_value_for_key(userinfo, "*z_ext", value, sizeof(value));
+	z_ext = (uint32_t)strtoul(value, NULL, 10);
+	/* the passwords of each side; the keys that held them go */
+	if (!sv_spectate_admit(sv, userinfo, sizeof(userinfo), &spectator,
+			       why, sizeof(why))) {
+		refuse(sv, from, why);
 		return;
 	}
-	info_remove_key(userinfo, "password");
-	info_value_for_key(userinfo, "spectator", value, sizeof(value));
-	spectator = value[0] && strcmp(value, "0") != 0;
 
 	/* a reconnect from the same address and qport replaces its old slot */
 	for (int i = 0; i < sv->maxclients; i++) {
@@ -340,27 +374,24 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 			c->state = CS_FREE;
 		}
 	}
-	if (count_clients(sv, false) + count_clients(sv, true) >= sv->maxclients) {
-		refuse(sv, from, "server is full");
+	/* each side has its own limit: spectators take no player's slot */
+	if (spectator ? sv_count_clients(sv, true) >= sv_spectator_limit(sv)
+		      : sv_count_clients(sv, false) >= sv->max_players) {
+		refuse(sv, from, spectator ? "server is full (all spectator slots taken)"
+					   : "server is full");
 		return;
 	}
 	int per_ip = (int)sv->sv_maxclientsperip->value;
 
 	if (per_ip > 0 && clients_from(sv, from) >= per_ip) {
-		char why[96];
-
 		snprintf(why, sizeof(why), "too many clients from your address "
 			 "(%d; sv_maxclientsperip)", per_ip);
 		refuse(sv, from, why);
 		return;
 	}
-	{
-		char why[96];
-
-		if (!sv_load_admits(sv, extended, why, sizeof(why))) {
-			refuse(sv, from, why);
-			return;
-		}
+	if (!sv_load_admits(sv, extended, why, sizeof(why))) {
+		refuse(sv, from, why);
+		return;
 	}
 	cl = free_slot(sv, extended);
 	if (!cl) {
@@ -377,6 +408,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	cl->extended = extended;
 	cl->fte = fte;
 	cl->spectator = spectator;
+	cl->z_ext = z_ext;
 	cl->userid = ++sv->next_userid;
 	cl->connect_time = sv->realtime;
 	cl->signon_since = sv->realtime;
@@ -397,6 +429,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		    spectator ? " as spectator" : "");
 	send_text(sv, from, "%c", S2C_CONNECTION);
 }
+
 
 /* the budget here, the rest (plain or hashed, the logs) in rcon.c */
 static void oob_rcon(struct server *sv, const struct net_addr *from,
@@ -457,7 +490,7 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 		 * then correct it by this one's */
 		if (!within_budget(sv, OOB_STATUS, from, (double)sv->status_estimate))
 			return;
-		n = oob_status(sv, from);
+		n = oob_status(sv, from, atoi(net_args_argv(args, 1)));
 		ratelimit_charge(budget(sv, OOB_STATUS),
 				 (double)n - (double)sv->status_estimate);
 		sv->status_estimate = n ? n : 1;

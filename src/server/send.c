@@ -42,9 +42,18 @@
 
 /* ---- stats ------------------------------------------------------------ */
 
+/* A client's stats; a tracking spectator's are the tracked player's, so
+ * its status bar is that player's (MVDSV's), and a spectator tracking
+ * nobody has an empty one (what ezQuake shows under MVDSV and KTX:
+ * health, ammo, weapon and items 0). */
 static void update_stats(struct server *sv, struct client *cl)
 {
-	game_client_stats(sv->game, cl->slot, cl->stats, MAX_CL_STATS);
+	int from = sv_view_slot(sv, cl);
+
+	if (cl->spectator && from == cl->slot)
+		memset(cl->stats, 0, sizeof(cl->stats));
+	else
+		game_client_stats(sv->game, from, cl->stats, MAX_CL_STATS);
 	for (int i = 0; i < MAX_CL_STATS; i++) {
 		uint8_t buf[8];
 		struct msg_buf m;
@@ -132,7 +141,8 @@ static void player_key(const struct server *sv, int j, struct sv_player_key *k)
 }
 
 /* The entry from its flags on; the player's own view (self) has no msec
- * or command, and its weapon frame. */
+ * or command; weaponframe (when not 0) is for the player's own view and
+ * its trackers'. */
 static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
 				int msec, bool self, int weaponframe)
 {
@@ -152,13 +162,14 @@ static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
 		flags |= PF_DEAD;
 	if (k->modelindex && k->modelindex == k->m_h_player)
 		flags |= PF_GIB;
-	if (k->spectator) {
+	if (k->spectator)
 		flags &= PF_VELOCITY1 | PF_VELOCITY2 | PF_VELOCITY3;
-	} else if (self) {
+	else if (self)
 		flags &= ~(PF_MSEC | PF_COMMAND);
-		if (weaponframe)
-			flags |= PF_WEAPONFRAME;
-	}
+	/* the player's own view, and a spectator tracking it, see its
+	 * weapon frame */
+	if (weaponframe && !k->spectator)
+		flags |= PF_WEAPONFRAME;
 
 	p = msg_put_short(p, flags);
 	for (int i = 0; i < 3; i++)
@@ -271,6 +282,10 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 	}
 	if (pc == cl) {
 		p = put_player_body(p, &c->key, c->msec, true, sv->game->clients[j].weaponframe);
+	} else if (cl->spec_track == j + 1 && sv->game->clients[j].weaponframe) {
+		/* the tracked player, with its weapon frame (MVDSV's) */
+		p = put_player_body(p, &c->key, c->msec, false,
+				    sv->game->clients[j].weaponframe);
 	} else {
 		/* the whole buffer (a fixed size: a few wide moves), of which
 		 * len bytes count; the record has room for the largest entry */
@@ -297,8 +312,12 @@ player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 		return false;
 	if (pc == cl)
 		return true;
-	return !pc->spectator &&
-	       obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
+	if (pc->spectator)
+		return false;
+	/* a spectator always sees the player it tracks */
+	if (cl->spec_track == j + 1)
+		return true;
+	return obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
 }
 
 /* one player of the grid's walk for an extension reply; false: the

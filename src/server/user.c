@@ -1,15 +1,32 @@
 /*
- * user.c -- what a connected client sends: clc_move, clc_stringcmd,
- * clc_delta; the signon dialogue; string commands.
+ * user.c -- what a connected client sends: every client message of
+ * protocol 28 (clc_nop, clc_move, clc_stringcmd, clc_delta, clc_tmove,
+ * clc_upload); the signon dialogue; string commands; chat.
  *
  * Design note
  *   A packet is parsed whole before anything in it is executed: a packet
  *   that turns out malformed anywhere (unknown clc byte, a cut-short move,
  *   a string without its terminator, a second move) is dropped entire and
  *   counted by kind, so a client's state never holds half of a bad packet.
+ *   A message that is well formed but not acted on never costs the rest
+ *   of its datagram: clc_tmove (three coords: ezQuake's chase camera puts
+ *   its spectator where the tracked player is, in the reliable stream)
+ *   moves a spectator and is ignored and counted for a player (the last
+ *   one of a datagram counts, in its place among the commands and the
+ *   move); clc_upload (short size, byte percent, the bytes: MVDSV's) is
+ *   skipped, counted and refused ("stopul"), since qwd asks for none.
+ *   These six are all a stock ezQuake 3.6 sends to a server that offers
+ *   no MVD or FTE2 extension (MVDSV's clc_mvd_weapon, clc_mvd_debug and
+ *   clc_voicechat need one).
  *   A move whose checksum byte fails is ignored with the rest of the
  *   packet, as stock servers do (PROTOCOL-NOTES: "a wrong checksum is
  *   silent").
+ *
+ *   Chat is routed as MVDSV's SV_Say does it (hears() below): "name:
+ *   text" to everyone, "(name): text" to the team, "[SPEC] name: text"
+ *   from a spectator to the spectators (sv_spectalk, sv_sayteam_to_spec);
+ *   the demo gets a message for everyone in a record for all, the rest in
+ *   a record for the players who read it.
  *
  *   Moves (clc_move): checksum byte, loss byte, three delta usercmds, the
  *   oldest from a null command.  The newest runs now; after a gap in
@@ -55,6 +72,11 @@ enum { MAX_STRINGCMDS = NET_MAX_UDP_PACKET / 2 };
 
 struct parsed {
 	bool has_move;
+	int tmoves;		/* clc_tmove messages; the last one's: */
+	vec3_t tmove;		/* origin */
+	int tmove_at;		/* string commands before it */
+	bool tmove_after_move;	/* the move came before it */
+	int uploads;		/* clc_upload messages, skipped */
 	size_t move_start;	/* offset of the checksum byte */
 	size_t move_end;
 	uint8_t checksum;
@@ -71,6 +93,8 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 	static const struct usercmd nullcmd;
 
 	p->has_move = false;
+	p->tmoves = 0;
+	p->uploads = 0;
 	p->delta = -1;
 	p->num_strings = 0;
 	p->strings = sv->parse_strings;
@@ -115,6 +139,29 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 			}
 			p->strings[p->num_strings++] = s;
 			m->readpos += n + 1;
+			break;
+		}
+		case clc_tmove:
+			/* only the last one counts: each sets the origin */
+			for (int k = 0; k < 3; k++)
+				p->tmove[k] = msg_read_coord(m);
+			p->tmove_at = p->num_strings;
+			p->tmove_after_move = p->has_move;
+			p->tmoves++;
+			break;
+		case clc_upload: {
+			/* MVDSV's layout: short size, byte percent, the bytes.
+			 * qwd asks for no uploads: skipped, refused after the
+			 * parse */
+			int size = msg_read_short(m);
+
+			msg_read_byte(m);
+			if (size < 0 || (size_t)size > msg_read_remaining(m)) {
+				sv->stats.bad[BAD_TRUNCATED]++;
+				return false;
+			}
+			m->readpos += (size_t)size;
+			p->uploads++;
 			break;
 		}
 		default:
@@ -580,27 +627,84 @@ static bool chat_allowed(struct server *sv, struct client *cl)
 
 /* ---- other commands --------------------------------------------------- */
 
+/* Who hears a say or say_team, as MVDSV's SV_Say routes them: a
+ * team message reaches the sender, its team's players (teamplay on; team
+ * from userinfo "team") and, with sv_sayteam_to_spec, the spectators on
+ * that team or tracking a player of it, but only a message holding the
+ * client's "$\" mark (fake: a carriage return, what ezQuake's team binds
+ * use for what may be shown); a spectator's team message reaches the
+ * spectators.  A spectator's say reaches the players only with
+ * sv_spectalk. */
+static bool hears(const struct server *sv, const struct client *from,
+		  const struct client *to, bool team, bool fake)
+{
+	if (!team)
+		return !from->spectator || to->spectator || sv->sv_spectalk->value != 0;
+	if (from->spectator)
+		return to->spectator;
+	if (to == from)
+		return true;
+	if (to->spectator) {
+		const char *their = to->team;
+
+		if (sv->sv_sayteam_to_spec->value == 0 || !fake)
+			return false;
+		if (to->spec_track > 0 && to->spec_track <= sv->maxclients)
+			their = sv->clients[to->spec_track - 1].team;
+		return strcmp(from->team, their) == 0;
+	}
+	return sv->teamplay->value != 0 && strcmp(from->team, to->team) == 0;
+}
+
 static void cmd_say(struct server *sv, struct client *cl,
 		    const struct net_args *a, bool team)
 {
-	char text[256];
+	char text[256], line[SV_MAX_NAME + 300];
+	uint8_t buf[SV_MAX_NAME + 320];
+	struct msg_buf m;
 	const char *s = net_args_rest(a, 1);
+	uint32_t mask = 0;
+	bool fake;
 	size_t n;
 
 	if (!*s)
 		return;
 	strlcpy(text, s, sizeof(text));
 	n = strlen(text);
-	if (n >= 2 && text[0] == '"' && text[n - 1] == '"') {
+	if (n > 2 && text[0] == '"' && text[n - 1] == '"') {
 		memmove(text, text + 1, n - 2);
 		text[n - 2] = '\0';
 	}
 	if (!chat_allowed(sv, cl))
 		return;
-	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "%s%s: %s",
-		    team ? "(team) " : "", cl->name, text);
-	sv_broadcast_printf(sv, PRINT_CHAT, "%s%s: %s\n", team ? "(" : "",
-			    cl->name, text);
+	if (cl->spectator && (team || sv->sv_spectalk->value == 0))
+		snprintf(line, sizeof(line), "[SPEC] %s: %s\n", cl->name, text);
+	else if (team)
+		snprintf(line, sizeof(line), "(%s): %s\n", cl->name, text);
+	else
+		snprintf(line, sizeof(line), "%s: %s\n", cl->name, text);
+	fake = strchr(text, '\r') != NULL;
+	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "%.*s",
+		    (int)strlen(line) - 1, line);
+	msg_init(&m, buf, sizeof(buf));
+	msg_write_byte(&m, svc_print);
+	msg_write_byte(&m, PRINT_CHAT);
+	msg_write_string(&m, line);
+	for (int i = 0; i < sv->maxclients; i++) {
+		struct client *to = &sv->clients[i];
+
+		if (to->state != CS_SPAWNED || !hears(sv, cl, to, team, fake))
+			continue;
+		if (i < MAX_CLIENTS)
+			mask |= 1u << i;
+		sv_reliable_text(sv, to, m.data, m.cursize);
+	}
+	/* the demo: what everyone may read to everyone's view, the rest to
+	 * the views of those who read it (MVDSV's) */
+	if (!team && (!cl->spectator || sv->sv_spectalk->value != 0))
+		sv_mvd_message(sv, -1, m.data, m.cursize);
+	else
+		sv_mvd_message_mask(sv, mask, m.data, m.cursize);
 }
 
 static void cmd_setinfo(struct server *sv, struct client *cl,
@@ -612,7 +716,11 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", cl->userinfo);
 		return;
 	}
-	if (a->argc != 3 || k[0] == '*')
+	/* the passwords ("spectator" holds the spectator's) are read at
+	 * connect only; every player is sent this userinfo, so they are
+	 * never kept in it (MVDSV sends others a short userinfo without
+	 * them) */
+	if (a->argc != 3 || k[0] == '*' || !strcmp(k, "password") || !strcmp(k, "spectator"))
 		return;
 	if (info_set_value_for_key(cl->userinfo, sizeof(cl->userinfo), k, v) != INFO_OK) {
 		sv_reliable_printf(cl, PRINT_HIGH, "setinfo %s refused\n", k);
@@ -691,8 +799,8 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 		sv_cmd_nextdl(sv, cl, a);
 	else if (!strcmp(c, "stopdl") || !strcmp(c, "stopdownload"))
 		sv_cmd_stopdownload(sv, cl);
-	else if (!strcmp(c, "ptrack"))
-		;	/* spectator tracking: nothing to keep yet */
+	else if (sv_spectate_command(sv, cl, a))
+		;	/* ptrack, join, observe */
 	else if (!strcmp(c, "serverinfo"))
 		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->serverinfo);
 	else if (!strcmp(c, "info")) {
@@ -706,6 +814,28 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 			game_client_kill(sv->game, cl->slot);
 	} else
 		sv_reliable_printf(cl, PRINT_HIGH, "Bad user command: %s\n", c);
+}
+
+/* The datagram's last clc_tmove (each sets the origin, so the earlier
+ * ones are superseded); a player's are ignored, every one counted. */
+static void apply_tmove(struct server *sv, struct client *cl,
+			const struct parsed *p)
+{
+	if (!cl->spectator)
+		sv->stats.tmoves_ignored += (uint64_t)(p->tmoves - 1);
+	sv_spectate_tmove(sv, cl, p->tmove);
+}
+
+/* An upload nobody asked for (MVDSV takes one only after its own
+ * request): the client is told to stop, once per packet, at the cost of
+ * a command of its budget, so a stream of them costs what commands do. */
+static void refuse_upload(struct server *sv, struct client *cl, int count)
+{
+	sv->stats.uploads_refused += (uint64_t)count;
+	if (!budget_charge(sv, cl, BUDGET_CMD))
+		return;
+	sv_reliable_printf(cl, PRINT_HIGH, "Upload denied\n");
+	sv_reliable_stufftext(cl, "stopul\n");
 }
 
 void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
@@ -734,13 +864,26 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 	/* a string command sees the moves that came before it */
 	if (p.num_strings > 0)
 		sv_exec_flush(sv);
-	for (int i = 0; i < p.num_strings && cl->state >= CS_CONNECTED &&
-			!cl->restarted; i++)
-		string_command(sv, cl, p.strings[i]);
-	if (cl->restarted)
+	for (int i = 0; i <= p.num_strings && cl->state >= CS_CONNECTED &&
+			!cl->restarted; i++) {
+		/* the spectator's origin, in its place among the commands
+		 * (a player's is ignored and counted) */
+		if (p.tmoves && !p.tmove_after_move && p.tmove_at == i)
+			apply_tmove(sv, cl, &p);
+		if (i < p.num_strings)
+			string_command(sv, cl, p.strings[i]);
+	}
+	if (cl->restarted || cl->state < CS_CONNECTED)
 		return;
+	if (p.uploads)
+		refuse_upload(sv, cl, p.uploads);
 	if (p.has_move && cl->state == CS_SPAWNED)
 		execute_move(sv, cl, &p, m);
+	/* a tmove after the move in the datagram places the spectator after
+	 * it, as a server reading in order does (ezQuake sends it first, in
+	 * the reliable part) */
+	if (p.tmoves && p.tmove_after_move)
+		apply_tmove(sv, cl, &p);
 	prof_switch(sv->prof, PROF_RECEIVE);
 }
 
@@ -758,6 +901,7 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 	if (!name[0])
 		strlcpy(name, "unnamed", sizeof(name));
 	strlcpy(cl->name, name, sizeof(cl->name));
+	info_value_for_key(cl->userinfo, "team", cl->team, sizeof(cl->team));
 	if (cl->state == CS_SPAWNED) {
 		char team[16], bottom[16];
 
@@ -799,6 +943,8 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
 	sv_download_stop(sv, cl);
+	sv_spectate_untrack(sv, cl);
+	cl->spec_track = 0;
 	cl->state = CS_ZOMBIE;
 	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
 	cl->userinfo[0] = '\0';

@@ -256,7 +256,14 @@ static void game_restore_level(struct server *sv)
 
 	if (n > g->max_entities)
 		n = g->max_entities;
-	for (int i = 0; i < n; i++) {
+	/* the level's entities, and the players of the slots past 32 at the
+	 * top (a QWDX client's: the server has slots there beside the
+	 * spectators') */
+	for (int i = 0; i < g->max_entities; i++) {
+		if (i == n)
+			i = l->g.top > n ? l->g.top : n;
+		if (i >= g->max_entities)
+			break;
 		if (memcmp(&g->ents[i], &l->ents[i], sizeof(g->ents[i])) != 0)
 			g->ents[i] = l->ents[i];
 		game_restore_obj(&sv->world, &sv->objs[i], &l->objs[i]);

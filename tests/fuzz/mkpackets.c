@@ -299,6 +299,28 @@ static int game_moves(struct seed_dir *d)
 		write_move(&m, cmd, 200);
 		rc |= seed_write(d, "syn", in, m.cursize);
 	}
+	/* a spectator's camera: tmove in the reliable part before the move,
+	 * and an upload nobody asked for */
+	{
+		static const uint8_t bytes[] = {1, 2, 3, 4};
+		uint8_t in[256];
+		struct msg_buf m;
+
+		msg_init(&m, in, sizeof(in));
+		msg_write_byte(&m, 0);
+		msg_write_byte(&m, clc_stringcmd);
+		msg_write_string(&m, "ptrack 0");
+		msg_write_byte(&m, clc_tmove);
+		msg_write_coord(&m, 64.0f);
+		msg_write_coord(&m, -32.0f);
+		msg_write_coord(&m, 24.0f);
+		msg_write_byte(&m, clc_upload);
+		msg_write_short(&m, (int)sizeof(bytes));
+		msg_write_byte(&m, 50);
+		msg_write_data(&m, bytes, sizeof(bytes));
+		write_move(&m, cmd, 200);
+		rc |= seed_write(d, "syn", in, m.cursize);
+	}
 	return rc;
 }
 
@@ -312,7 +334,7 @@ static int game_seeds(struct seed_dir *d, const char *mapname, uint32_t sum)
 		"setinfo rate 100000", "setinfo *ip 1", "setinfo topcolor 13",
 		"setinfo name \"\x01\x1f\"", "pings", ("download " FX_SERVED_FILE),
 		"download ../etc/passwd", "download progs/player.mdl", "nextdl",
-		"stopdl", "ptrack 1", "serverinfo", "info 0", "info 1", "kill",
+		"stopdl", "ptrack 1", "ptrack", "join", "observe", "serverinfo", "info 0", "info 1", "kill",
 		"frobnicate now", "soundlist 0 0", "modellist 1 300",
 		"spawn 1 -1", "prespawn 1 999",
 	};

@@ -463,7 +463,8 @@ void fx_qwc_restore(struct qwc *c, const struct fx_qwc_copy *t)
 /* ---- the shape of client packets -------------------------------------- */
 
 /* One clc message at m's cursor (its byte c already read), checked as
- * protocol 28 lays it out (and user.c reads it): false when it is cut
+ * protocol 28 lays it out (and user.c reads it; clc_tmove's three
+ * coords, clc_upload's short size, byte percent and bytes): false when it is cut
  * short, unknown, a string without its end or longer than a command line,
  * or a second move.  A move's bounds go to *cks and *end.  The number of
  * string commands is not limited: the protocol sets none (user.c's
@@ -500,6 +501,19 @@ static bool fx_clc_one(struct msg_buf *m, int c, bool *move, size_t *cks,
 		if (n == left || n >= NET_ARGS_LINE)
 			return false;
 		m->readpos += n + 1;
+		return true;
+	}
+	case clc_tmove:
+		for (int i = 0; i < 3; i++)
+			msg_read_short(m);
+		return !m->badread;
+	case clc_upload: {
+		int size = msg_read_short(m);
+
+		msg_read_byte(m);
+		if (m->badread || size < 0 || (size_t)size > msg_read_remaining(m))
+			return false;
+		m->readpos += (size_t)size;
 		return true;
 	}
 	default:
