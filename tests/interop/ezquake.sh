@@ -190,13 +190,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-	p=$((27700 + $$ % 200))
-	while ss -Hlun "sport = :$p" 2>/dev/null | grep -q .; do
-		p=$((p + 1))
-	done
-	echo $p
-}
+. "$(dirname "$0")/lib/port.sh"
 
 # play NAME BASE BSP FORM DEMO [CLIENT ARGS [THREADS]]: one client session
 # on a server of its own, serving the map BSP (a bundled one by name, else
