@@ -412,6 +412,7 @@ def cmd_test(args):
         if stages.get(b):
             good = program_stage(suite, b, stages[b]) and good
         else:
+            suite.emit("suite: the test programs of %s did not run" % b)
             good = False
     suite.save_history()
     suite.times()
