@@ -152,11 +152,13 @@ list-tests:
 
 # make check: the whole suite under AddressSanitizer and UBSan, the
 # server's self-checks on (QWD_SELF_CHECK: its caches against fresh work);
-# check-build only builds it (make test builds it while the plain tests run).
+# check-build only builds its programs (not the maps, which the plain
+# build makes: make test runs it beside the plain build and its tests).
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san \
 	EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)"
 check-build: | $(DEPS_STAMP)
-	@$(SAN_MAKE) test-programs
+	@$(SAN_MAKE) $(TEST_BINS:$(BUILD)/%=build/san/%) build/san/qwd \
+		$(TOOL_BINS:$(BUILD)/%=build/san/%)
 check: check-build
 	@$(SAN_MAKE) run-tests
 
@@ -167,8 +169,8 @@ TSAN_BINS := build/tsan/tests/test_pool build/tsan/framebench
 tsan-build: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/tsan \
 		EXTRA_CFLAGS="$(TSAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(TSAN_FLAGS)" \
-		$(TSAN_BINS) maps
-tsan: tsan-build
+		$(TSAN_BINS)
+tsan: tsan-build maps
 	@sh scripts/tsan.sh build/tsan
 
 # make test: everything, on every core (scripts/suite.py): the layering,

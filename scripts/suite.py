@@ -11,26 +11,32 @@ the job ends, so a log reads job by job whatever the order they ran in.
   build        make -jN all test-programs: the server, the tools, the
                maps, one cmocka program per tests/<module>/ folder
   san-build    make -jN check-build: the same programs under AddressSanitizer
-               and UBSan with the server's self-checks (build/san); starts
-               when build ends, while the plain programs run
+               and UBSan with the server's self-checks (build/san); it makes
+               no maps, so it runs beside build from the start, and goes
+               on while the plain programs run
   tsan-build   make -jN tsan-build (build/tsan), then tsan: scripts/tsan.sh
   programs     every test program of build and of build/san, one job per
                cmocka group ("PROGRAM --list" names them; "--group NAME"
                runs one): test_server alone is 17 groups and the longest
-               program, so its groups spread over the cores
+               program, and its groups mostly wait on clocks and sockets,
+               so they run side by side
   interop      every tests/interop/*.sh against the plain build
 
 Which programs and scripts exist is read when the suite runs (the
 Makefile's list-tests target; the interop folder's *.sh), so a new
 tests/<module>/ folder or interop script is run without editing this file.
 A job becomes ready when the jobs it needs have passed (a failed build
-fails its dependents, said so, and the suite); the ready jobs start
-builds first, then longest first (the wall times of the last run on this
-machine, kept in BUILD/suite-times.json, else the rough figures in
-ESTIMATE below, else a guess), as long as the jobs running hold fewer
-slots than there are cores.  Each job holds one slot: a build runs make
--jN in its slot, so the sanitizer builds and the plain programs share the
-cores rather than wait for each other.
+fails its dependents, said so, and the suite).  Ready jobs start builds
+first, then longest first, by the wall time of the last run on this
+machine (BUILD/suite-times.json), else ESTIMATE's rough figure, else a
+guess.  Each job is counted as holding its CPU share (its CPU time over
+its wall time, from the same sources; a build running make -jN about 2):
+jobs start in that order while the jobs running hold less than the
+cores, and past that a light job (share at most LIGHT: most test groups
+and peer sessions wait on clocks and sockets) still starts while they
+hold less than twice the cores; never more than JOBS_PER_CORE jobs a
+core.  So the waiting tests run beside the builds and the CPU-bound
+programs without taking their cores.
 
 Tests own their ports and temporary folders (tests/interop/lib/port.sh,
 mktemp; the C fixtures ask the kernel for a port), so no two jobs collide.
@@ -73,14 +79,32 @@ REASON = re.compile(r"^\[  REASON  \] [^:]*: (.*)$")
 # nowhere is guessed at GUESS, a whole core.  For the order and the
 # packing only: no result depends on them.  Measured 2026-11-28 (README).
 ESTIMATE = [
-    ("build", 120, 1.8), ("san-build", 150, 1.8), ("tsan-build", 60, 1.8),
-    ("tsan", 40, 1.0),
-    ("build*/tests/test_server --group *", 10, 0.1),
+    ("build", 40, 1.8), ("san-build", 100, 1.8), ("tsan-build", 25, 1.8),
+    ("tsan", 90, 1.0),
+    ("tests/interop/ezquake.sh", 100, 1.0), ("tests/interop/mvd.sh", 90, 1.0),
+    ("tests/interop/qwexp-soak-storm.sh", 50, 0.1),
+    ("tests/interop/qwexp-overhead-smoke.sh", 45, 0.2),
+    ("tests/interop/qwbots-mvdsv.sh", 27, 0.1),
+    ("tests/interop/qwprof-smoke.sh", 16, 0.3),
+    ("tests/interop/qwexp-smoke.sh", 15, 0.1),
+    ("tests/interop/record-replay.sh", 10, 0.1),
+    ("tests/interop/*.sh", 5, 0.3),
+    ("build/san/tests/test_framebench*", 80, 1.0),
+    ("build*/tests/test_framebench*", 28, 1.0),
+    ("build*/tests/test_server --group demo", 30, 0.1),
+    ("build*/tests/test_server --group chunked", 27, 0.1),
+    ("build*/tests/test_server --group server_protocol", 14, 0.1),
+    ("build*/tests/test_server --group server_flood", 11, 0.1),
+    ("build*/tests/test_server --group *", 5, 0.1),
+    ("build*/tests/test_qwbots --group qwbots_cli", 17, 0.1),
+    ("build/san/tests/test_world --group *", 8, 1.0),
 ]
 GUESS = (10, 1.0)
 # at most this many jobs at once per core, however little CPU they use
 # (most test groups and interop scripts wait on clocks and peers)
 JOBS_PER_CORE = 4
+# a job whose CPU share is at most this is light (see Suite.run)
+LIGHT = 0.25
 
 
 class Job:
@@ -207,13 +231,18 @@ class Suite:
                             changed = True
                 # builds first, then the longest; start them in that order
                 # while the jobs running are counted to hold less than the
-                # cores (the last one started may take the total over)
+                # cores (the last one started may take the total over);
+                # past that, a light job (one that mostly waits) still
+                # starts while they hold less than twice the cores
                 ready = [j for j in self.jobs if self.ready(j)]
                 ready.sort(key=lambda j: (not j.build, -self.estimate(j)[0]))
                 for j in ready:
-                    if running and (sum(self.weight(r) for r in running) >= self.slots
-                                    or len(running) >= self.slots * JOBS_PER_CORE):
+                    if running and len(running) >= self.slots * JOBS_PER_CORE:
                         break
+                    held = sum(self.weight(r) for r in running)
+                    if (running and held >= self.slots and
+                            (self.weight(j) > LIGHT or held >= 2 * self.slots)):
+                        continue
                     self.start(j)
                     running.append(j)
                 if not running:
@@ -388,9 +417,11 @@ def cmd_test(args):
     suite.add(Job("layers", ["sh", "scripts/check-layers.sh"]))
     suite.add(Job("experiment", [sys.executable, "tests/experiment/run.py"]))
     suite.add(Job("build", mk + ["BUILD=" + build, "all", "test-programs"], build=True))
-    suite.add(Job("san-build", mk + ["check-build"], ["build"], build=True))
-    suite.add(Job("tsan-build", mk + ["tsan-build"], ["build"], build=True))
-    suite.add(Job("tsan", ["sh", "scripts/tsan.sh", "build/tsan"], ["tsan-build"]))
+    # the sanitizer builds make no maps (the plain build does): they run
+    # beside it from the start, on their own folders
+    suite.add(Job("san-build", mk + ["check-build"], build=True))
+    suite.add(Job("tsan-build", mk + ["tsan-build"], build=True))
+    suite.add(Job("tsan", ["sh", "scripts/tsan.sh", "build/tsan"], ["build", "tsan-build"]))
     for t in sorted(glob.glob("tests/interop/*.sh")):
         suite.add(Job(t, ["sh", t, build], ["build"]))
 
@@ -398,13 +429,14 @@ def cmd_test(args):
         def expand(_job):
             progs = make_list(make, b, "list-tests")
             with suite.lock:
-                stages[b] = add_programs(suite, b, progs, [needs])
+                stages[b] = add_programs(suite, b, progs, needs)
                 if not progs:
                     suite.emit("suite: make list-tests named no test program")
                     stages[b] = None
         return expand
-    suite.by_name["build"].on_done = programs_of(build, "build")
-    suite.by_name["san-build"].on_done = programs_of("build/san", "san-build")
+    # the programs under the sanitizers read the maps the plain build makes
+    suite.by_name["build"].on_done = programs_of(build, ["build"])
+    suite.by_name["san-build"].on_done = programs_of("build/san", ["build", "san-build"])
 
     suite.run()
     good = all(j.state == "passed" for j in suite.jobs)

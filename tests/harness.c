@@ -187,10 +187,13 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--list") == 0 && argc == 2) {
 			for (int g = 0; g < num_groups; g++)
 				printf("%s\n", groups[g]->name);
+			free(names);
 			return 0;
 		}
-		if (strcmp(argv[i], "--group") != 0 || i + 1 == argc || !names)
+		if (strcmp(argv[i], "--group") != 0 || i + 1 == argc || !names) {
+			free(names);
 			return usage(argv[0]);
+		}
 		names[n++] = argv[++i];
 	}
 	for (int i = 0; i < n; i++) {
