@@ -77,7 +77,8 @@ REASON = re.compile(r"^\[  REASON  \] [^:]*: (.*)$")
 # its rough wall time (s) and CPU share (CPU time over wall time) on the
 # 2-core VM, first pattern that matches (fnmatch) wins; a job named
 # nowhere is guessed at GUESS, a whole core.  For the order and the
-# packing only: no result depends on them.  Measured 2026-11-28 (README).
+# packing only: no result depends on them.  Measured 2026-11-28
+# (docs/results/2026-11-28-suite).
 ESTIMATE = [
     ("build", 40, 1.8), ("san-build", 100, 1.8), ("tsan-build", 25, 1.8),
     ("tsan", 90, 1.0),
