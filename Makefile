@@ -62,7 +62,7 @@ TEST_BINS    := $(TEST_MODULES:%=$(BUILD)/tests/test_%)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps tools tests test check tsan run-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
+.PHONY: all deps tools tests test check check-build tsan tsan-build run-tests test-programs list-tests layers interop bench fuzz fuzz-build run clean maps install FORCE
 .SECONDARY:
 
 all: $(LIB) $(BUILD)/qwd $(TOOL_BINS) maps
@@ -142,32 +142,46 @@ $(foreach m,$(TEST_MODULES),$(eval $(call test_rule,$(m))))
 tools: $(TOOL_BINS)
 tests: $(TEST_BINS)
 
-# Run every test program; scripts/run-tests.sh prints the totals line.
-# The tests start qwd and the tools as children, on the bundled maps.
-run-tests: $(TEST_BINS) $(BUILD)/qwd $(TOOL_BINS) maps
-	@sh scripts/run-tests.sh $(BUILD) $(TEST_BINS)
+# Run every test program (what they need: the server, the tools, the
+# bundled maps, which the tests start as children); scripts/suite.py runs
+# them on every core, a cmocka group a job, and prints the totals line.
+# list-tests names the programs, for the runner.
+test-programs: $(TEST_BINS) $(BUILD)/qwd $(TOOL_BINS) maps
+run-tests: test-programs
+	@python3 scripts/suite.py programs $(BUILD) $(TEST_BINS)
+list-tests:
+	@echo $(TEST_BINS)
 
 # make check: the whole suite under AddressSanitizer and UBSan, the
-# server's self-checks on (QWD_SELF_CHECK: its caches against fresh work).
-check: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory BUILD=build/san \
-		EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)" run-tests
+# server's self-checks on (QWD_SELF_CHECK: its caches against fresh work);
+# check-build only builds its programs (not the maps, which the plain
+# build makes: make test runs it beside the plain build and its tests).
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san \
+	EXTRA_CFLAGS="$(SAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(SAN_FLAGS)"
+check-build: | $(DEPS_STAMP)
+	@$(SAN_MAKE) $(TEST_BINS:$(BUILD)/%=build/san/%) build/san/qwd \
+		$(TOOL_BINS:$(BUILD)/%=build/san/%)
+check: check-build
+	@$(SAN_MAKE) run-tests
 
 # make tsan: the worker threads under ThreadSanitizer, into build/tsan
 # (with the server's self-checks, as make check): the pool's tests and
 # parallel framebench runs (scripts/tsan.sh); any report fails.
 TSAN_BINS := build/tsan/tests/test_pool build/tsan/framebench
-tsan: | $(DEPS_STAMP)
+tsan-build: | $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build/tsan \
 		EXTRA_CFLAGS="$(TSAN_FLAGS) -DQWD_SELF_CHECK" EXTRA_LDFLAGS="$(TSAN_FLAGS)" \
-		$(TSAN_BINS) maps
+		$(TSAN_BINS)
+tsan: tsan-build maps
 	@sh scripts/tsan.sh build/tsan
 
-# make test: the suite as built for use, again under the sanitizers, then
-# the interoperability tests against real peers (scripts/test-all.sh).
+# make test: everything, on every core (scripts/suite.py): the layering,
+# the programs as built for use and again under the sanitizers, the
+# worker threads under ThreadSanitizer, the Python tools' tests, the
+# interoperability tests against real peers; each job's time, the ten
+# slowest, and the totals.  The runner builds (make -jN) itself.
 test: | $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory all
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" sh scripts/test-all.sh
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" python3 scripts/suite.py test
 
 # every #include against the layering (also the first stage of make test)
 layers:
@@ -207,4 +221,6 @@ install: all
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# the dependency files of this BUILD only: the sanitizer builds under
+# build/ are written while the plain tests run make (make test)
+-include $(shell find $(BUILD)/src $(BUILD)/tools $(BUILD)/tests -name '*.d' 2>/dev/null)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-layers.sh -- every #include of src/, include/ and tools/ against
-# the project's layering; part of `make test` (scripts/test-all.sh).
+# the project's layering; part of `make test` (scripts/suite.py).
 #
 # Design note: the modules stand on each other in one direction,
 #     common <- net <- world <- game <- server

@@ -4,6 +4,11 @@
  * Design note: groups register themselves before main (constructors); main
  * runs them all and exits non-zero if any test failed, so make sees a
  * failure.  The registry is a fixed array: a test program has few groups.
+ * Two options let the suite's runner (scripts/suite.py) spread one
+ * program over the cores: "--list" prints the groups' names, one a line,
+ * and runs nothing; "--group NAME" (repeatable) runs only the groups so
+ * named.  A name no group has is an error (exit 2), so a runner working
+ * from a stale list fails rather than passes nothing quietly.
  */
 #include "harness.h"
 
@@ -156,21 +161,67 @@ uint8_t *qwd_read_file(const char *path, size_t *size)
 	return buf;
 }
 
-int main(void)
+static int usage(const char *self)
 {
-	/* QWD_TEST_GROUP=name runs that group alone, QWD_TEST_FILTER=test
-	 * the tests so named (cmocka's pattern): a developer's loop */
-	const char *only = getenv("QWD_TEST_GROUP");
-	const char *filter = getenv("QWD_TEST_FILTER");	/* a test's name */
-	int failed = 0;
+	fprintf(stderr, "usage: %s [--list | --group NAME ...]\n", self);
+	return 2;
+}
 
-	if (filter)
+/* is group g among the names given with --group (all when none is) */
+static int wanted(const struct qwd_test_group *g, char **names, int n)
+{
+	if (n == 0)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], g->name) == 0)
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* QWD_TEST_GROUP=NAME stands for --group NAME, QWD_TEST_FILTER=TEST
+	 * runs the tests so named (cmocka's pattern): a developer's loop */
+	const char *env_group = getenv("QWD_TEST_GROUP");
+	const char *filter = getenv("QWD_TEST_FILTER");
+	char **names = calloc((size_t)argc + 1, sizeof(*names));
+	int failed = 0, n = 0;
+
+	if (filter && *filter)
 		cmocka_set_test_filter(filter);
 
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--list") == 0 && argc == 2) {
+			for (int g = 0; g < num_groups; g++)
+				printf("%s\n", groups[g]->name);
+			free(names);
+			return 0;
+		}
+		if (strcmp(argv[i], "--group") != 0 || i + 1 == argc || !names) {
+			free(names);
+			return usage(argv[0]);
+		}
+		names[n++] = argv[++i];
+	}
+	if (n == 0 && env_group && *env_group && names)
+		names[n++] = (char *)env_group;
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
+		for (int g = 0; g < num_groups && !found; g++)
+			found = strcmp(names[i], groups[g]->name) == 0;
+		if (!found) {
+			fprintf(stderr, "%s: no test group \"%s\" (--list names them)\n",
+				argv[0], names[i]);
+			free(names);
+			return 2;
+		}
+	}
 	for (int i = 0; i < num_groups; i++)
-		if (!only || !*only || strcmp(only, groups[i]->name) == 0)
+		if (wanted(groups[i], names, n))
 			failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests,
-						  groups[i]->count, groups[i]->setup,
-						  groups[i]->teardown);
+							  groups[i]->count, groups[i]->setup,
+							  groups[i]->teardown);
+	free(names);
 	return failed ? 1 : 0;
 }

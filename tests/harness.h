@@ -10,7 +10,7 @@
  *
  * A skip always says why: qwd_skip("...") prints one line
  * "[  REASON  ] <test>: <why>" before cmocka's own "[  SKIPPED ]", and
- * scripts/run-tests.sh gathers those lines into its totals.  A skip is for
+ * scripts/suite.py gathers those lines into its totals.  A skip is for
  * a missing optional extra (the community maps, tshark, a peer), never
  * for the project's own data: the bundled maps are always built.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run.py -- run the Python tests of tests/experiment/ and print the
 suite's closing line ("experiment: N passed, M failed, K skipped"), the
-form scripts/test-all.sh adds up.  Exit 1 on any failure or error, or when
+form scripts/suite.py adds up.  Exit 1 on any failure or error, or when
 nothing ran."""
 
 import os

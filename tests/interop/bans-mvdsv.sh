@@ -27,6 +27,7 @@ build=${1:-build}
 mvdsv=/usr/games/mvdsv
 suite=bans-mvdsv
 . "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/port.sh"
 
 missing=""
 [ -x "$mvdsv" ] || missing="$missing mvdsv"
@@ -40,10 +41,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-port=$((27600 + $$ % 90))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+port=$(free_port)
 qwd=$(cd "$build" && pwd)/qwd
 later=1900000000	# an expiry in 2030, as a Unix time
 

@@ -45,7 +45,8 @@ for f in bin/qwd bin/qwbots bin/qwmap share/qwd/maps/small.bsp share/doc/qwd/REA
 	check "installed $f" $?
 done
 mv "$work/dest/opt/q" "$work/moved"
-port=$((27300 + $$ % 200))
+. "$(dirname "$0")/lib/port.sh"
+port=$(free_port)
 (cd "$work" && exec "$work/moved/bin/qwd" -noconsole -ip 127.0.0.1 -port $port) \
 	>"$work/qwd.log" 2>&1 &
 pid=$!

@@ -27,6 +27,7 @@ build=${1:-build}
 ez=/usr/lib/games/ezquake/ezquake
 suite=ezquake-rcon
 . "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/port.sh"
 
 missing=""
 [ -x "$ez" ] || missing="$missing ezquake"
@@ -50,10 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$((27900 + $$ % 90))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+port=$(free_port)
 word="ez$$"
 password="pw$$secret"
 qwd=$(cd "$build" && pwd)/qwd

@@ -229,14 +229,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-free_port() {	# free_port FROM: a port from FROM on, free for UDP and TCP
-	p=$1
-	while ss -Hlun "sport = :$p" 2>/dev/null | grep -q . ||
-		ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do
-		p=$((p + 1))
-	done
-	echo $p
-}
+. tests/interop/lib/port.sh	# free_port: free for UDP and TCP
 
 # the client's base: generated data, the bundled maps, a demos folder
 base=$work/client
@@ -248,7 +241,7 @@ mkdir -p "$base/id1/maps" "$base/qw/demos"
 cp build/maps/*.bsp "$base/id1/maps/"
 
 # ---- qwd: record, stream --------------------------------------------------
-port=$(free_port $((28100 + $$ % 400)))
+port=$(free_port)
 srv=$work/qwd
 mkdir -p "$srv"
 mkfifo "$srv/console"
@@ -320,7 +313,7 @@ if [ -n "$reference" ]; then
 	ktx_base "$ref"
 	mkfifo "$ref/console"
 	# not qwd's port: its connections may still hold it (TIME_WAIT)
-	port=$(free_port $((port + 1)))
+	port=$(free_port)
 	(cd "$ref" && exec "$mvdsv" -basedir "$ref" -game ktx -port "$port" \
 		+set qtv_streamport "$port" +map small \
 		<"$ref/console" >"$ref/mvdsv.log" 2>&1) &

@@ -64,11 +64,8 @@ for m in small large; do
 	fi
 done
 
-# a UDP port nobody listens on
-port=$((27900 + $$ % 500))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+. "$(dirname "$0")/lib/port.sh"
+port=$(free_port)
 
 work=$(mktemp -d)
 pid=""

@@ -80,11 +80,8 @@ work=$(mktemp -d)
 mvdsv_pid=""
 trap '[ -n "$mvdsv_pid" ] && kill $mvdsv_pid 2>/dev/null; rm -rf "$work"' EXIT
 
-# a UDP port nobody listens on
-port=$((27900 + $$ % 90))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+. "$(dirname "$0")/lib/port.sh"
+port=$(free_port)
 
 # the first "key": number in the JSON (the totals come before the bots)
 num() {

@@ -57,7 +57,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-port=$((28600 + $$ % 300))
+. "$(dirname "$0")/lib/port.sh"
+port=$(free_port)
 mkfifo "$work/console" || { check "mkfifo" 1; finish; }
 (cd "$work" && exec "$qwd" -port "$port" +map small <"$work/console" >"$work/server.log" 2>&1) &
 srv=$!

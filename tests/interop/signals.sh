@@ -55,7 +55,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-port=$((28900 + $$ % 300))
+. "$(dirname "$0")/lib/port.sh"
+port=$(free_port)
 
 # wait_for PATTERN SECONDS: 0 once PATTERN is in the server log
 wait_for() {
@@ -136,7 +137,7 @@ round() {
 	wait "$bots" 2>/dev/null
 	bots=""
 	[ $failed -eq 0 ] || cat "$work/server.log"
-	port=$((port + 1))
+	port=$(free_port)
 }
 
 round "term, stdin an open pipe" TERM pipe

@@ -3,9 +3,9 @@
 # Design note: sourced (". tests/interop/lib/report.sh") by scripts that
 # make several checks, after setting `suite` to their name.  Each check
 # prints one line "SUITE: WHAT: ok" or "... FAILED"; finish prints the
-# totals line scripts/test-all.sh adds up, "SUITE: N passed, M failed"
+# totals line scripts/suite.py adds up, "SUITE: N passed, M failed"
 # and its argument (", K skipped (why)"), and exits 1 if anything failed.
-# It lives in lib/ so that test-all's tests/interop/*.sh does not run it.
+# It lives in lib/ so that the suite's tests/interop/*.sh does not run it.
 
 passed=0
 failed=0

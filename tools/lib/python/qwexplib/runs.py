@@ -171,7 +171,7 @@ class Ctl:
         self.build = os.path.join(root, build)
         self.build_arg = build
         self.procs = []
-        self._port_seq = 0
+        self._ports_given = set()
         atexit.register(self.close)
         # a SIGTERM ends the runner through sys.exit, so atexit still runs
         if threading.current_thread() is threading.main_thread():
@@ -199,22 +199,25 @@ class Ctl:
             raise RunError("make BUILD=%s %s failed (see %s)"
                            % (self.build_arg, " ".join(need), log_path))
 
-    def free_port(self, base=28000, span=2000):
-        """A UDP port nobody holds on 127.0.0.1, a new one each call (a
-        server just stopped may still hold its port for a moment); derived
-        from the pid, since several runs may share the machine."""
-        for _ in range(span):
-            port = base + (os.getpid() * 7 + self._port_seq * 13) % span
-            self._port_seq += 1
+    def free_port(self):
+        """A UDP port nobody holds, the kernel's pick (bind to port 0): it
+        picks at random over its ephemeral range, so runs and tests sharing
+        the machine (make test runs several at once) never get the same
+        number at the same moment, and a server just stopped (which may
+        still hold its port for a moment) is not handed its port again."""
+        for _ in range(64):
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             try:
-                s.bind(("127.0.0.1", port))
-                return port
+                s.bind(("0.0.0.0", 0))
+                port = s.getsockname()[1]
+                if port not in self._ports_given:
+                    self._ports_given.add(port)
+                    return port
             except OSError:
                 continue
             finally:
                 s.close()
-        raise RunError("no free UDP port in %d..%d" % (base, base + span - 1))
+        raise RunError("no free UDP port from the kernel")
 
     def start(self, argv, log_path, cpu=None, cwd=None):
         log = open(log_path, "w")
