@@ -19,7 +19,8 @@
  *
  *   The files and what they own: frame.c the loop, start-up and shutdown;
  *   oob.c the connectionless requests; user.c a client's packets and
- *   commands; send.c the replies; reliable.c each client's reliable
+ *   commands; send.c the replies (players.c their players' entries and
+ *   the player grid); reliable.c each client's reliable
  *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
  *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
  *   operator's side; spectate.c the spectators (their slots and
@@ -945,6 +946,7 @@ uint64_t sv_sched_clock(void);
 void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns);
 /* the end of RECEIVE+EXECUTE: the frame's jobs, then a fresh graph */
 void sv_sched_frame(struct server *sv);
+/* players.c: the players' entries and the player grid */
 void sv_grid_init(struct server *sv);
 
 /* The players in the grid's cells around cell (cx, cy), ring by ring
@@ -979,6 +981,26 @@ void sv_grid_remove(struct server *sv, int slot);
  * fit (m unchanged) */
 bool sv_write_player(struct server *sv, struct client *cl, int j,
 		     struct msg_buf *m);
+/* every player client cl sees from pvs, as many as fit in m */
+void sv_write_players(struct server *sv, struct client *cl,
+		      const uint8_t *pvs, struct msg_buf *m);
+/* player j's cached entry brought up to this reply phase (the parallel
+ * phase does it for every player before the workers only read them) */
+void sv_player_entry_refresh(struct server *sv, int j);
+
+/* an object touches a leaf of pvs (the replies' visibility test) */
+static inline __attribute__((always_inline)) bool
+sv_obj_visible(const struct world_obj *o, const uint8_t *pvs)
+{
+	if (o->leaf1 >= 0)
+		return bsp_vis_test(pvs, o->leaf1);
+	if (o->leafs_overflow)
+		return true;
+	for (int i = 0; i < o->num_leafs; i++)
+		if (bsp_vis_test(pvs, o->leafnums[i]))
+			return true;
+	return false;
+}
 /* reliable.c: the scoreboard's pings and losses to one client */
 void sv_send_pings(struct server *sv, struct client *cl);
 /* the same to a stock client, in a reply phase (made once per phase) */
