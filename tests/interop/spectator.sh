@@ -23,8 +23,8 @@
 #   - the status bar: the band at the bottom of the display (640x48 at
 #     0,432) changes when tracking begins; its health digits (140x48 at
 #     280,432) are drawn in the bright digits (health over 25, the bot's: at
-#     least 300 pixels of their colour, under 100 of the low digits'
-#     colour), where free flight has none and a spectator's own empty bar
+#     least 300 pixels of their colour,
+#     where free flight has none and a spectator's own empty bar
 #     (what it would get if the bot's stats were not sent: health 0, as
 #     under MVDSV and KTX) has a low "0"; and when the server sent a
 #     different ammo count at the two listings (the bot fires), the ammo
@@ -217,9 +217,11 @@ if [ -f "$work/free.png" ] && [ -f "$work/tracked1.png" ] && [ -f "$work/tracked
 	check "the status bar changed when tracking began" [ "${barpix:-0}" -ge $min_bar_pixels ]
 	# a health over 25 is drawn in bright digits; a spectator's own empty bar
 	# (health 0, what it would show if the bot's stats were not sent)
-	# in the low ones, and free flight has no numbers there
+	# in the low ones, and free flight has no numbers there.  The low
+	# digits' count is only reported: the bar has no background here, and
+	# the small map's red walls behind it share the low digits' colour
 	check "the status bar shows the bot's health (bright digits, not an empty bar's low 0)" \
-		[ "${bright:-0}" -ge 300 -a "${low:-0}" -lt 100 -a "${free_yellow:-0}" -lt 100 ]
+		[ "${bright:-0}" -ge 300 -a "${free_yellow:-0}" -lt 100 ]
 	# the bot fires: its shells go down, and the bar's ammo with them
 	ammo1=$(grep -o "spectator tracking 0 (health [0-9]*, armor [0-9]*, ammo [0-9]*)" "$work/qwd.log" | sed -n '1s/.*ammo \([0-9]*\))/\1/p')
 	ammo2=$(grep -o "spectator tracking 0 (health [0-9]*, armor [0-9]*, ammo [0-9]*)" "$work/qwd.log" | sed -n '2s/.*ammo \([0-9]*\))/\1/p')
