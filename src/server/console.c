@@ -134,7 +134,7 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 			(unsigned long long)sv->stats.oob_limited[k]);
 	fprintf(out, "\n");
 	{
-		char line[512];
+		char line[768];
 
 		sv_defence_counts(sv, line, sizeof(line));
 		fprintf(out, "defences: %s\n", line);

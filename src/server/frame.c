@@ -514,7 +514,7 @@ void server_shutdown(struct server *sv)
 		 (unsigned long long)sv->stats.chokes,
 		 (unsigned long long)sv->stats.entity_cuts);
 	{
-		char line[512];
+		char line[768];
 
 		sv_defence_counts(sv, line, sizeof(line));
 		qwd_logf(&sv->log, QWD_LOG_INFO, "%s", line);
@@ -585,7 +585,9 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 		 "commands ignored %llu, chat muted %llu (%llu mutes), "
 		 "flood drops %llu, log lines suppressed %llu, "
 		 "connects refused for load %llu, players let go in overload %llu, "
-		 "player tmoves ignored %llu, uploads refused %llu",
+		 "player tmoves ignored %llu, uploads refused %llu, "
+		 "download chunks held by the server-wide budget %llu, "
+		 "chunk requests dropped %llu",
 		 (unsigned long long)st->prints_dropped,
 		 (unsigned long long)st->infos_folded,
 		 (unsigned long long)st->cmds_ignored,
@@ -596,7 +598,9 @@ void sv_defence_counts(const struct server *sv, char *out, size_t size)
 		 (unsigned long long)st->busy_refusals,
 		 (unsigned long long)st->overload_drops,
 		 (unsigned long long)st->tmoves_ignored,
-		 (unsigned long long)st->uploads_refused);
+		 (unsigned long long)st->uploads_refused,
+		 (unsigned long long)st->chunk_budget_waits,
+		 (unsigned long long)st->chunk_requests_dropped);
 }
 
 static const char *const bad_names[BAD_KINDS] = {

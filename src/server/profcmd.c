@@ -161,7 +161,7 @@ void sv_cmd_prof(struct server *sv, const struct net_args *a, FILE *out)
 	sv_prof_command(sv->prof, a->argc, a->argv, out);
 	if (!strcasecmp(a->argv[0], "stats") &&
 	    (a->argc < 2 || !strcasecmp(a->argv[1], "show"))) {
-		char line[512];
+		char line[768];
 
 		sv_defence_counts(sv, line, sizeof(line));
 		fprintf(out, "defences: %s\n", line);

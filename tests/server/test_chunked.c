@@ -433,6 +433,17 @@ static void test_many_downloaders_keep_to_the_budget(void **state)
 	 * chunks take 5 s of it) */
 	assert_true((double)sent >= budget * spent * 0.5);
 	assert_true(f->sv->stats.chunk_budget_waits > 0);
+	/* and the operator sees it: status's defences line counts the
+	 * chunks the budget held */
+	{
+		char out[4096], want[96];
+
+		srvfix_command(f, "status", out, sizeof(out));
+		snprintf(want, sizeof(want),
+			 "download chunks held by the server-wide budget %llu",
+			 (unsigned long long)f->sv->stats.chunk_budget_waits);
+		assert_non_null(strstr(out, want));
+	}
 	/* each downloader got its share */
 	for (int i = 0; i < DOWNLOADERS; i++)
 		assert_true(s[i].count - got0[i] >= 2);
