@@ -856,6 +856,7 @@ void server_frame(struct server *sv, double wait)
 		check_timeouts(sv);
 		sv_pause_upkeep(sv);
 		sv_bans_upkeep(sv);
+		sv_rates_upkeep(sv);
 		sv_masters_frame(sv);
 		sv_log_summaries(sv, false);
 		sv->last_upkeep = now;

@@ -710,6 +710,9 @@ struct server {
 	 * chunks sent so far are paid for at sv_maxdownloadtotal */
 	double dl_budget_clear;
 	int dl_turn;			/* the slot the next pump starts at */
+	/* the `modified` stamps of sv_maxrate and sv_maxdownloadrate the
+	 * clients' rates were last bounded by (transfer.c) */
+	unsigned maxrate_applied, maxdlrate_applied;
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -1099,6 +1102,10 @@ void sv_download_stop(struct server *sv, struct client *cl);
  * download's own is "drate" bounded by sv_maxdownloadrate (else
  * sv_maxrate) */
 void sv_apply_rate(struct server *sv, struct client *cl);
+/* every client's rates bounded again when sv_maxrate or
+ * sv_maxdownloadrate changed since the last call (MVDSV does it when
+ * either is set); the frame's upkeep calls it */
+void sv_rates_upkeep(struct server *sv);
 /* transfer.c: the oldest chunk a client waits for into its reply, if
  * there is room and its download rate and the server's budget allow;
  * the bytes it added (0: none), which the caller gives back to the

@@ -26,7 +26,9 @@
  *   frame, as the rates below allow.  A chunk is read when it is sent: a
  *   queued request costs no disk.
  *
- *   Rates (MVDSV's rules, docs/downloads.md "Rates"): a chunked download
+ *   Rates (MVDSV's rules, docs/downloads.md "Rates"; when the operator
+ *   sets sv_maxrate or sv_maxdownloadrate every client's rates are bound
+ *   again at the frame's next upkeep, sv_rates_upkeep): a chunked download
  *   has a rate of its own, apart from the game's.  The channel keeps the
  *   client's "rate" bounded by sv_maxrate for the game's replies whatever
  *   the download does; the download runs on its own clock (dl_clear) at
@@ -137,6 +139,18 @@ void sv_apply_rate(struct server *sv, struct client *cl)
 	info_value_for_key(cl->userinfo, "drate", v, sizeof(v));
 	cl->dl_rate = bound_rate(sv, true, v[0] ? atoi(v) : DRATE_DEFAULT);
 	netchan_set_rate(&cl->chan, cl->dl.open && !chunked(cl) ? cl->dl_rate : rate);
+}
+
+void sv_rates_upkeep(struct server *sv)
+{
+	if (sv->maxrate_applied == sv->sv_maxrate->modified &&
+	    sv->maxdlrate_applied == sv->sv_maxdownloadrate->modified)
+		return;
+	sv->maxrate_applied = sv->sv_maxrate->modified;
+	sv->maxdlrate_applied = sv->sv_maxdownloadrate->modified;
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= CS_CONNECTED)
+			sv_apply_rate(sv, &sv->clients[i]);
 }
 
 /* sv_downloadchunksperframe, within MVDSV's bounds */

@@ -371,6 +371,18 @@ static void test_download_rate_apart_from_game_rate(void **state)
 	assert_int_equal(c->q.state, QWC_ACTIVE);
 	for (int k = 0; k < QWC_BAD_KINDS; k++)
 		assert_int_equal(c->q.stats.bad[k], 0);
+
+	/* the operator lowers both bounds: the client's rates follow at the
+	 * next upkeep (MVDSV bounds every client again), the download's and
+	 * the game's each by its own */
+	cvar_set(f->sv, "sv_maxdownloadrate", "20000");
+	chunks_in(f, &s, 0.3);
+	assert_int_equal(sc->dl_rate, 20000);
+	assert_true(sc->chan.rate == 1.0 / 3000);
+	cvar_set(f->sv, "sv_maxrate", "2000");
+	chunks_in(f, &s, 0.3);
+	assert_true(sc->chan.rate == 1.0 / 2000);
+	assert_int_equal(sc->dl_rate, 20000);
 	free(bytes);
 }
 
