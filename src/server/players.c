@@ -18,6 +18,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- a player's entry ------------------------------------------------- */
