@@ -441,6 +441,9 @@ def cmd_test(args):
 
     suite.run()
     good = all(j.state == "passed" for j in suite.jobs)
+    for j in suite.jobs:
+        if j.state != "passed":
+            suite.emit("suite: %s %s (exit %s)" % (j.name, j.state, j.rc))
     for b in (build, "build/san"):
         if stages.get(b):
             good = program_stage(suite, b, stages[b]) and good
