@@ -41,13 +41,8 @@ min_pixels=300
 . tests/interop/lib/report.sh
 . tests/interop/lib/ktx.sh
 
-missing=""
-[ -x "$ez" ] || missing="$missing ezquake"
-command -v Xvfb >/dev/null || missing="$missing xvfb"
-command -v xauth >/dev/null || missing="$missing xauth"
-{ command -v import >/dev/null && command -v compare >/dev/null; } || missing="$missing imagemagick"
-command -v xdotool >/dev/null || missing="$missing xdotool"
-ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 || missing="$missing libgl1-mesa-dri"
+. "$(dirname "$0")/lib/xclient.sh"
+missing=$(xclient_missing "$ez")
 [ -z "$missing" ] || finish ", 1 skipped (needs the Debian packages$missing)"
 for f in "$build/qwd" "$build/mkassets" build/maps/small.bsp; do
 	if [ ! -e "$f" ]; then
@@ -56,16 +51,6 @@ for f in "$build/qwd" "$build/mkassets" build/maps/small.bsp; do
 		finish
 	fi
 done
-
-# wait_for FILE PATTERN SECONDS: until PATTERN is in FILE
-wait_for() {
-	i=0
-	while [ $i -lt "$3" ] && ! grep -qs "$2" "$1"; do
-		sleep 1
-		i=$((i + 1))
-	done
-	grep -qs "$2" "$1"
-}
 
 # session DIR PORT LOG PAUSED RESUMED CONSOLE (on the Xvfb display): join,
 # put the console away, capture; pause (until PAUSED is in the server's

@@ -69,6 +69,7 @@
 # is skipped, naming the folder.  Prints "ezquake: N passed, M failed" (or
 # with ", K skipped (why)") as its last line.
 set -u
+. "$(dirname "$0")/lib/xclient.sh"
 
 build=${1:-build}
 assets=${QWD_CLIENT_ASSETS:-../shared/client-assets}
@@ -97,26 +98,6 @@ have() {
 	xdotool) command -v xdotool >/dev/null ;;
 	libgl1-mesa-dri) ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 ;;
 	esac
-}
-
-# wait_for FILE PATTERN SECONDS: until PATTERN is in FILE
-wait_for() {
-	i=0
-	while [ $i -lt "$3" ] && ! grep -qs "$2" "$1"; do
-		sleep 1
-		i=$((i + 1))
-	done
-	grep -qs "$2" "$1"
-}
-
-# wait_count FILE PATTERN N SECONDS: until PATTERN is on N lines of FILE
-wait_count() {
-	i=0
-	while [ $i -lt "$4" ] && [ "$(grep -cs "$2" "$1")" -lt "$3" ]; do
-		sleep 1
-		i=$((i + 1))
-	done
-	[ "$(grep -cs "$2" "$1")" -ge "$3" ]
 }
 
 # session DIR BASE MAP PORT DEMO ARGS (on the Xvfb display): the client
