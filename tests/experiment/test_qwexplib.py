@@ -108,8 +108,10 @@ class ProcTest(unittest.TestCase):
         cpu = [x.procs[0].cpu_s for x in got]
         self.assertEqual(cpu, sorted(cpu))                  # CPU never goes back
         self.assertGreater(cpu[-1] - cpu[0], 0.1)
-        self.assertGreater(got[-1].procs[0].rss_kb, 0)
-        self.assertGreaterEqual(got[-1].procs[0].hwm_kb, got[-1].procs[0].rss_kb)
+        # the last sample may catch the child exiting (a zombie shows no
+        # memory in /proc): the resident size is read while it runs
+        self.assertGreater(max(x.procs[0].rss_kb for x in got), 0)
+        self.assertTrue(all(x.procs[0].hwm_kb >= x.procs[0].rss_kb for x in got))
         self.assertGreaterEqual(got[-1].machine.busy, got[0].machine.busy)
         self.assertTrue(all(a.t < b.t for a, b in zip(got, got[1:])))
 
