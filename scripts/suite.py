@@ -68,6 +68,7 @@ import time
 # The totals line of a stage, and the reasons of its skips (as the serial
 # runner, scripts/test-all.sh before, read them).
 TOTALS = re.compile(r"^[^:]*: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?")
+FAILS = re.compile(r"(: FAILED$|^\[  FAILED  \] [^0-9])")
 SKIPS = re.compile(r"^([^:]*): [0-9]+ passed, [0-9]+ failed, [1-9][0-9]* skipped \((.*)\)$")
 # cmocka's per-group summaries, and tests/harness.h's skip reasons
 CMOCKA = re.compile(r"^\[  (PASSED|FAILED|SKIPPED) *\] ([0-9]+) test")
@@ -397,6 +398,12 @@ def totals(suite):
             why.append("  %s: %s" % (m.group(1), m.group(2)))
     if why:
         suite.emit("skipped, by stage:\n" + "\n".join(why))
+    # the failed checks again at the end, where a reader of only the
+    # log's tail (a CI summary) finds them
+    bad = [line for line in suite.log if FAILS.search(line)]
+    if bad:
+        more = "\n  ... and %d more" % (len(bad) - 40) if len(bad) > 40 else ""
+        suite.emit("failed checks:\n" + "\n".join("  " + b for b in bad[:40]) + more)
     suite.emit("tests: %d passed, %d failed, %d skipped" % (p, f, s))
     return f == 0
 

@@ -25,7 +25,10 @@
 # is at the shot, differs between any two runs (of the same server too).
 # Checks: with sv_antilag 2 each server hits at least 80% of the shots,
 # and the two within 20 points; with 0 each hits at least 30 points fewer
-# than with 2, and the two within 30 points.
+# than with 2, and each misses at least half.  (Without antilag a shot
+# hits about one time in four on either server (3 to 7 of 20 seen); the
+# difference of two such counts spreads too wide to bound tightly: by the
+# binomial spread, "within 30 points" would fail about one run in thirty.)
 # Needs mvdsv and ktx (Debian packages); skipped, naming them, without.
 # Prints "antilag-mvdsv: N passed, M failed[, K skipped (why)]" last.
 set -u
@@ -33,6 +36,7 @@ set -u
 build=${1:-build}
 suite=antilag-mvdsv
 . "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/port.sh"
 
 mvdsv=/usr/games/mvdsv
 ktxdata=/usr/share/games/quake/ktx
@@ -55,10 +59,7 @@ done
 work=$(mktemp -d)
 server_pid=""
 trap '[ -n "$server_pid" ] && kill $server_pid 2>/dev/null; rm -rf "$work"' EXIT
-port=$((27700 + $$ % 90))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+port=$(free_port)
 qwd=$(cd "$build" && pwd)/qwd
 lagshot=$(cd "$build" && pwd)/lagshot
 
@@ -159,13 +160,12 @@ check "qwd, sv_antilag 2: at least 80% hit ($q2 of $shots)" \
 check "MVDSV, sv_antilag 2: at least 80% hit ($m2 of $shots)" \
 	test "$((m2 * 10))" -ge "$((shots * 8))"
 d2=$((q2 - m2)); [ $d2 -lt 0 ] && d2=$((-d2))
-d0=$((q0 - m0)); [ $d0 -lt 0 ] && d0=$((-d0))
 check "sv_antilag 2: qwd and MVDSV within 20 points ($q2, $m2)" \
 	test "$((d2 * 100))" -le "$((shots * 20))"
 check "qwd, sv_antilag 0: 30 points fewer ($q0 against $q2)" \
 	test "$((q0 * 100))" -le "$((q2 * 100 - shots * 30))"
 check "MVDSV, sv_antilag 0: 30 points fewer ($m0 against $m2)" \
 	test "$((m0 * 100))" -le "$((m2 * 100 - shots * 30))"
-check "sv_antilag 0: qwd and MVDSV within 30 points ($q0, $m0)" \
-	test "$((d0 * 100))" -le "$((shots * 30))"
+check "sv_antilag 0: qwd and MVDSV each miss at least half ($q0, $m0)" \
+	test "$((q0 * 2))" -le "$shots" -a "$((m0 * 2))" -le "$shots"
 finish

@@ -39,6 +39,7 @@ art=build/artifacts
 band=400x48+120+180
 min_pixels=300
 . tests/interop/lib/report.sh
+. tests/interop/lib/port.sh
 . tests/interop/lib/ktx.sh
 
 . "$(dirname "$0")/lib/xclient.sh"
@@ -105,14 +106,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-	p=$1
-	while ss -Hlun "sport = :$p" 2>/dev/null | grep -q .; do
-		p=$((p + 1))
-	done
-	echo $p
-}
-
 # differing pixels of the band between two captures of DIR
 band_diff() {
 	compare -metric AE -fuzz 10% -extract "$band" "$1/$2.png" "$1/$3.png" \
@@ -135,7 +128,7 @@ keep() { # keep DIR NAME: captures into the artifacts
 # ---- qwd ---------------------------------------------------------------------
 dir=$work/qwd
 mkdir -p "$dir/client" "$dir/server"
-port=$(free_port $((27900 + $$ % 100)))
+port=$(free_port)
 "$build/mkassets" "$dir/client" build/maps/small.bsp >/dev/null 2>&1
 "$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map small \
 	+set pausable 1 +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
@@ -173,7 +166,7 @@ ref=$dir/server
 ktx_base "$ref"
 ktx_client_data "$build" "$dir/client"
 mkfifo "$ref/console"
-port=$(free_port $((port + 1)))
+port=$(free_port)
 (cd "$ref" && exec "$mvdsv" -basedir "$ref" -game ktx -port "$port" \
 	+set k_matchless 1 +set pausable 1 +map small \
 	<"$ref/console" >"$ref/mvdsv.log" 2>&1) &

@@ -47,6 +47,7 @@ set -u
 build=${1:-build}
 suite=spectator
 . "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/port.sh"
 
 ez=/usr/lib/games/ezquake/ezquake
 art=build/artifacts
@@ -115,10 +116,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$((27800 + $$ % 150))
-while ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+port=$(free_port)
 if ! "$build/mkassets" "$work/base" build/maps/small.bsp >"$work/mkassets.log" 2>&1; then
 	cat "$work/mkassets.log"
 	echo "spectator: mkassets failed"
