@@ -33,6 +33,9 @@
 # Known exceptions are listed below, each with what must change; a listed
 # exception that no longer occurs fails the check too, so the list only
 # shrinks (delete its line).
+# Inside the server module the same holds between its layers (base, core,
+# features, top): scripts/server-layers.py checks those, by includes and by
+# calls, and counts here as one check.
 # Output: one line per violation, then "layers: N passed, M failed" (N and
 # M count files); exit 1 on any failure.
 set -u
@@ -163,6 +166,14 @@ while read -r file inc; do
 done <"$known_tmp"
 n=$(wc -l <"$known_tmp")
 [ "$n" -gt 0 ] && echo "layers: $n known exception(s) tolerated (listed in scripts/check-layers.sh)"
+
+# inside the server module: its layers, by includes and calls
+# (scripts/server-layers.py says how)
+if ! python3 scripts/server-layers.py src/server; then
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+fi
 
 echo "layers: $passed passed, $failed failed"
 [ $failed -eq 0 ]

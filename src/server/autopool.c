@@ -22,15 +22,16 @@
  *   -notimers) has no figures: it decides nothing and the size stays.
  *   One INFO line per change of size, with the need behind it.
  */
-#include "internal.h"
+#include "autopool.h"
+#include "features.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void sv_autopool_init(struct server *sv, bool on)
+static void autopool_init(struct server *sv, bool on)
 {
-	struct sv_autopool *a = &sv->autopool;
+	struct sv_autopool *a = sv->autopool;
 
-	memset(a, 0, sizeof(*a));
 	a->period = cvar_register(sv, "sv_threads_period", "0.4", 0,
 				  "-threads auto: seconds between two decisions "
 				  "on the pool's size (at least 0.05)");
@@ -63,9 +64,9 @@ void sv_autopool_init(struct server *sv, bool on)
 		 sv->threads, a->pr.size);
 }
 
-void sv_autopool_run(struct server *sv, uint64_t ns)
+static void autopool_run(struct server *sv, uint64_t ns)
 {
-	struct sv_autopool *a = &sv->autopool;
+	struct sv_autopool *a = sv->autopool;
 
 	if (!a->on)
 		return;
@@ -76,7 +77,7 @@ void sv_autopool_run(struct server *sv, uint64_t ns)
 /* the period's need into the predictor, its size into the pool */
 static void decide(struct server *sv, double period)
 {
-	struct sv_autopool *a = &sv->autopool;
+	struct sv_autopool *a = sv->autopool;
 	uint64_t serial_ns = a->busy_ns > a->parallel_ns ? a->busy_ns - a->parallel_ns : 0;
 	int before = a->pr.size;
 
@@ -94,9 +95,9 @@ static void decide(struct server *sv, double period)
 		 a->need, a->pr.gamma, before, a->pr.size);
 }
 
-void sv_autopool_frame(struct server *sv)
+static void autopool_frame(struct server *sv)
 {
-	struct sv_autopool *a = &sv->autopool;
+	struct sv_autopool *a = sv->autopool;
 	const struct prof_frame_record *rec;
 	double period, every;
 
@@ -119,7 +120,7 @@ void sv_autopool_frame(struct server *sv)
 
 void sv_cmd_threads(struct server *sv, const struct net_args *args, FILE *out)
 {
-	const struct sv_autopool *a = &sv->autopool;
+	const struct sv_autopool *a = sv->autopool;
 
 	(void)args;
 	if (!a->on) {
@@ -130,4 +131,29 @@ void sv_cmd_threads(struct server *sv, const struct net_args *args, FILE *out)
 	fprintf(out, "threads: auto, %d active of %d, need %.3f predicted %.3f, "
 		"%u changes in %u checks\n", pool_active(sv->pool), sv->threads,
 		a->need, a->pr.gamma, a->pr.changes, a->checks);
+}
+
+static void autopool_free(struct server *sv)
+{
+	free(sv->autopool);
+	sv->autopool = NULL;
+}
+
+static const struct sv_feature autopool_feature = {
+	.name = "autopool",
+	.pool_ran = autopool_run,
+	.frame_closed = autopool_frame,
+	.free = autopool_free,
+};
+
+int sv_autopool_register(struct server *sv, bool on)
+{
+	sv->autopool = calloc(1, sizeof(*sv->autopool));
+	if (!sv->autopool)
+		return -1;
+	autopool_init(sv, on);
+	sv_command_add(sv, "threads", sv_cmd_threads,
+		       "the reply phase's workers: active, max, the predicted need (-threads auto)");
+	sv_feature_add(sv, &autopool_feature);
+	return 0;
 }

@@ -37,7 +37,8 @@
  *   filterban, an expiry) drops the clients it now refuses, at once.
  *   Expiries are looked at once a second.
  */
-#include "internal.h"
+#include "bans.h"
+#include "features.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -53,9 +54,9 @@ enum {
 	ANSWER_GLOBAL = 200, ANSWER_GLOBAL_BURST = 400
 };
 
-void sv_bans_init(struct server *sv)
+static void bans_init(struct server *sv)
 {
-	struct sv_bans *b = &sv->bans;
+	struct sv_bans *b = sv->bans;
 
 	ipfilter_init(&b->list);
 	b->filterban = cvar_register(sv, "filterban", "1", 0,
@@ -70,7 +71,7 @@ void sv_bans_init(struct server *sv)
 
 bool sv_banned(const struct server *sv, const struct net_addr *from)
 {
-	const struct sv_bans *b = &sv->bans;
+	const struct sv_bans *b = sv->bans;
 	bool ban_mode = b->filterban->value != 0;
 	unsigned hits;
 
@@ -90,8 +91,8 @@ bool sv_ban_filter(struct server *sv, const struct net_addr *from)
 
 	if (!sv_banned(sv, from))
 		return false;
-	sv->bans.refused++;
-	if (ratelimit_allow(&sv->bans.answers, from, sv->realtime)) {
+	sv->bans->refused++;
+	if (ratelimit_allow(&sv->bans->answers, from, sv->realtime)) {
 		n = net_build_oob(buf, sizeof(buf), "%c\nbanned.\n", A2C_PRINT);
 		if (n)
 			sv_send_raw(sv, from, buf, n);
@@ -118,7 +119,7 @@ static int drop_refused(struct server *sv)
 
 void sv_bans_upkeep(struct server *sv)
 {
-	struct sv_bans *b = &sv->bans;
+	struct sv_bans *b = sv->bans;
 	bool changed = false;
 
 	if (sv->realtime >= b->next_expiry) {
@@ -178,7 +179,7 @@ static void c_addip(struct server *sv, const struct net_args *a, FILE *out)
 			"(0: never)\n", when);
 		return;
 	}
-	if (!ipfilter_add(&sv->bans.list, value, t, expires)) {
+	if (!ipfilter_add(&sv->bans->list, value, t, expires)) {
 		fprintf(out, "IP filter list is full (%d)\n", IPFILTER_MAX);
 		return;
 	}
@@ -195,7 +196,7 @@ static void c_removeip(struct server *sv, const struct net_args *a, FILE *out)
 		fprintf(out, "Bad filter address: %s\n", net_args_argv(a, 1));
 		return;
 	}
-	if (!ipfilter_remove(&sv->bans.list, value)) {
+	if (!ipfilter_remove(&sv->bans->list, value)) {
 		fprintf(out, "Didn't find %s.\n", net_args_argv(a, 1));
 		return;
 	}
@@ -206,7 +207,7 @@ static void c_removeip(struct server *sv, const struct net_args *a, FILE *out)
 /* MVDSV's listing: "127.  0.  0.  2 |  ban" and " | N s" while it lasts */
 static void c_listip(struct server *sv, FILE *out)
 {
-	const struct ipfilter *f = &sv->bans.list;
+	const struct ipfilter *f = &sv->bans->list;
 	int64_t now = (int64_t)time(NULL);
 
 	fprintf(out, "Filter list:\n");
@@ -219,9 +220,9 @@ static void c_listip(struct server *sv, FILE *out)
 			fprintf(out, " | %lld s", (long long)(f->entry[i].expires - now));
 		fprintf(out, "\n");
 	}
-	if (sv->bans.refused)
+	if (sv->bans->refused)
 		fprintf(out, "%llu packets refused since start\n",
-			(unsigned long long)sv->bans.refused);
+			(unsigned long long)sv->bans->refused);
 }
 
 static void write_type(FILE *fp, const struct ipfilter *f, enum ipfilter_type t)
@@ -255,8 +256,8 @@ static void c_writeip(struct server *sv, FILE *out)
 		fprintf(out, "Couldn't open %s: %s\n", tmp, strerror(errno));
 		return;
 	}
-	write_type(fp, &sv->bans.list, IPFILTER_SAFE);
-	write_type(fp, &sv->bans.list, IPFILTER_BAN);
+	write_type(fp, &sv->bans->list, IPFILTER_SAFE);
+	write_type(fp, &sv->bans->list, IPFILTER_BAN);
 	bad = ferror(fp) != 0;
 	bad |= fclose(fp) != 0;
 	if (bad || rename(tmp, path) != 0) {
@@ -265,7 +266,7 @@ static void c_writeip(struct server *sv, FILE *out)
 		return;
 	}
 	qwd_logf(&sv->log, QWD_LOG_INFO, "%d address filters written to %s",
-		 sv->bans.list.count, path);
+		 sv->bans->list.count, path);
 }
 
 void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out)
@@ -282,15 +283,55 @@ void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out)
 		c_writeip(sv, out);
 }
 
-void sv_bans_load(struct server *sv)
+/* start-up: the game folder's listip.cfg, if any */
+static int bans_load(struct server *sv)
 {
 	char path[SV_PATH + 96];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s/listip.cfg", sv->basedir, sv->gamedir);
 	if (stat(path, &st) != 0)
-		return;
+		return 0;
 	server_command(sv, "exec listip.cfg", stdout);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "%d address filters from %s",
-		 sv->bans.list.count, path);
+		 sv->bans->list.count, path);
+	return 0;
+}
+
+/* every received packet: a refused address goes no further */
+static bool bans_packet(struct server *sv, const struct net_addr *from,
+			const uint8_t *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	return sv_ban_filter(sv, from);
+}
+
+static void bans_free(struct server *sv)
+{
+	free(sv->bans);
+	sv->bans = NULL;
+}
+
+static const struct sv_feature bans_feature = {
+	.name = "bans",
+	.start = bans_load,
+	.packet = bans_packet,
+	.upkeep = sv_bans_upkeep,
+	.free = bans_free,
+};
+
+int sv_bans_register(struct server *sv)
+{
+	sv->bans = calloc(1, sizeof(*sv->bans));
+	if (!sv->bans)
+		return -1;
+	bans_init(sv);
+	sv_command_add(sv, "addip", sv_cmd_bans,
+		       "addip IP [ban|safe] [+SECONDS|UNIXTIME]: filter an address (0 octets: any)");
+	sv_command_add(sv, "removeip", sv_cmd_bans, "removeip IP: remove the filter given as IP");
+	sv_command_add(sv, "listip", sv_cmd_bans, "the address filters");
+	sv_command_add(sv, "writeip", sv_cmd_bans, "save the filters to listip.cfg (read at start-up)");
+	sv_feature_add(sv, &bans_feature);
+	return 0;
 }

@@ -16,7 +16,8 @@
  *   A name qwd implements is found before this table is consulted, so a
  *   setting that gains an implementation simply leaves the table's reach.
  */
-#include "internal.h"
+#include "compat.h"
+#include "features.h"
 
 #include <string.h>
 #include <strings.h>
@@ -186,4 +187,17 @@ void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out)
 	}
 	for (int k = 0; k < 3; k++)
 		cvar_set(sv, names[k], net_args_argv(a, k + 1));
+}
+
+static const struct sv_feature compat_feature = {
+	.name = "compat",
+	.unknown = sv_compat_ignore,
+};
+
+int sv_compat_register(struct server *sv)
+{
+	sv_command_add(sv, "floodprot", sv_cmd_floodprot,
+		       "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)");
+	sv_feature_add(sv, &compat_feature);
+	return 0;
 }

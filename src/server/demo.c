@@ -25,7 +25,8 @@
  *   (operator commands, never the frame loop); the frame costs three
  *   tests when nothing records, streams or listens.
  */
-#include "internal.h"
+#include "demo.h"
+#include "features.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +58,7 @@ struct sv_demo {
 	double auto_check;	/* next look at the player count */
 };
 
-int sv_demo_init(struct server *sv)
+static int demo_init(struct server *sv)
 {
 	struct sv_demo *d = calloc(1, sizeof(*d));
 
@@ -84,9 +85,15 @@ int sv_demo_init(struct server *sv)
 	return 0;
 }
 
-void sv_demo_shutdown(struct server *sv)
+/* shutdown: the demo's last frame while the core's state is still there
+ * (stop), then the memory (free) */
+static void demo_stop(struct server *sv)
 {
 	sv_mvd_shutdown(sv);
+}
+
+static void demo_free(struct server *sv)
+{
 	sv_qtv_free(sv);
 	sv_mvd_free(sv);
 	free(sv->demo);
@@ -578,7 +585,7 @@ static const struct demo_command demo_commands[] = {
 	{"qtv_status", NULL, C_QTVSTATUS, "the QTV listener"},
 };
 
-bool sv_demo_command(struct server *sv, const struct net_args *a, FILE *out)
+static bool demo_command(struct server *sv, const struct net_args *a, FILE *out)
 {
 	const char *c = net_args_argv(a, 0);
 
@@ -608,12 +615,6 @@ bool sv_demo_command(struct server *sv, const struct net_args *a, FILE *out)
 		return true;
 	}
 	return false;
-}
-
-void sv_demo_help(FILE *out)
-{
-	for (size_t i = 0; i < sizeof(demo_commands) / sizeof(demo_commands[0]); i++)
-		fprintf(out, "  %-12s %s\n", demo_commands[i].name, demo_commands[i].help);
 }
 
 /* ---- the frame -------------------------------------------------------- */
@@ -663,11 +664,56 @@ static void autorecord(struct server *sv)
 	}
 }
 
-void sv_demo_frame(struct server *sv)
+static void demo_frame(struct server *sv)
 {
 	if (!sv->demo)
 		return;
 	sv_qtv_poll(sv);
 	autorecord(sv);
 	sv_mvd_frame(sv);
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static void demo_console(struct server *sv, const struct net_args *a, FILE *out)
+{
+	(void)demo_command(sv, a, out);
+}
+
+/* what the clients were sent, into the demo's next frame */
+static void demo_message(struct server *sv, int slot, uint32_t mask,
+			 const void *data, size_t len)
+{
+	if (slot < 0 && mask)
+		sv_mvd_message_mask(sv, mask, data, len);
+	else
+		sv_mvd_message(sv, slot, data, len);
+}
+
+static const struct sv_feature demo_feature = {
+	.name = "demo",
+	.frame = demo_frame,
+	.level_end = sv_mvd_level_end,
+	.message = demo_message,
+	.setangle = sv_mvd_setangle,
+	.stop = demo_stop,
+	.free = demo_free,
+};
+
+int sv_demo_register(struct server *sv)
+{
+	/* first: its free hook runs whatever the set-up below did */
+	sv_feature_add(sv, &demo_feature);
+	if (demo_init(sv) != 0) {
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(demo_commands) / sizeof(demo_commands[0]); i++) {
+		const struct demo_command *dc = &demo_commands[i];
+
+		sv_command_add(sv, dc->name, demo_console, dc->help);
+		if (dc->alias)
+			sv_command_add(sv, dc->alias, demo_console, dc->help);
+	}
+	return 0;
 }

@@ -22,7 +22,8 @@
  *   sv->stats.download_read counts the bytes read from disk, so a test
  *   can tell a chunked read from a whole-file one.
  */
-#include "internal.h"
+#include "demo.h"
+#include "downloads.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -59,7 +59,7 @@
  *   Every array is made at start (sv_exec_init); nothing allocates per
  *   frame.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -678,7 +678,7 @@ static void run_parallel(struct server *sv, int njobs)
 	pool_run_shared(sv->pool, run_job, sv, njobs, 1);
 	t1 = prof_now(sv->prof);
 	sv->stats.exec_ns[SERVER_EXEC_PARALLEL] += t1 - t0;
-	sv_autopool_run(sv, t1 - t0);	/* -threads auto: parallel work */
+	sv_hooks_pool_ran(sv, t1 - t0);	/* -threads auto: parallel work */
 	world_defer(&sv->world, false);
 
 	for (int b = 0; b < bins; b++)
@@ -900,4 +900,13 @@ uint64_t server_state_hash(const struct server *sv, uint64_t h)
 		h = hash_bytes(h, &v, sizeof(v));
 	}
 	return h;
+}
+
+void sv_run_game_cmd(struct server *sv, struct client *cl,
+		     const struct usercmd *cmd)
+{
+	/* the game clamps the pitch, moves, touches, fires */
+	game_client_cmd(sv->game, cl->slot, cmd);
+	sv_grid_move(sv, cl->slot,
+		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
 }

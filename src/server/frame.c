@@ -40,7 +40,7 @@
  *   send batches, the clients, the game and its entities, the reply
  *   state ring.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,71 +54,10 @@
 
 enum { RECV_ROUNDS = 16 };
 
-double server_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* the server's time: the real clock, or its driver's (struct server_link) */
-double sv_clock(const struct server *sv)
-{
-	return sv->link ? sv->link->now : server_clock();
-}
-
 static void log_stderr(void *ctx, int level, const char *line)
 {
 	(void)ctx;
 	qwd_log_stderr_sink(NULL, level, line);
-}
-
-/* ---- the client lookup table ------------------------------------------ */
-
-static uint32_t client_hash(const struct server *sv, uint32_t ip, uint16_t qport)
-{
-	uint64_t x = ((uint64_t)ip << 16 | qport) * 0x9E3779B97F4A7C15ull;
-
-	return (uint32_t)(x >> 40) & (sv->hash_size - 1);
-}
-
-/* Rebuilt whole when a client connects or leaves (rare); lookups per
- * packet are then a probe or two. */
-void sv_rehash_clients(struct server *sv)
-{
-	for (uint32_t i = 0; i < sv->hash_size; i++)
-		sv->hash[i] = -1;
-	for (int i = 0; i < sv->maxclients; i++) {
-		const struct client *cl = &sv->clients[i];
-		uint32_t h;
-
-		if (cl->state < CS_CONNECTED)
-			continue;
-		h = client_hash(sv, cl->chan.remote.ip, cl->chan.qport);
-		while (sv->hash[h] >= 0)
-			h = (h + 1) & (sv->hash_size - 1);
-		sv->hash[h] = i;
-	}
-}
-
-static struct client *find_client(struct server *sv, const struct net_addr *from,
-				  uint16_t qport)
-{
-	uint32_t h = client_hash(sv, from->ip, qport);
-
-	for (uint32_t n = 0; n < sv->hash_size; n++, h = (h + 1) & (sv->hash_size - 1)) {
-		int slot = sv->hash[h];
-		struct client *cl;
-
-		if (slot < 0)
-			return NULL;
-		cl = &sv->clients[slot];
-		if (cl->state >= CS_CONNECTED && cl->chan.remote.ip == from->ip &&
-		    cl->chan.qport == qport)
-			return cl;
-	}
-	return NULL;
 }
 
 /* ---- start-up and shutdown -------------------------------------------- */
@@ -299,7 +238,7 @@ static void register_cvars(struct server *sv)
 	sv_pause_register(sv);
 }
 
-int server_init(struct server *sv, const struct server_options *opt)
+int sv_core_init(struct server *sv, const struct server_options *opt)
 {
 	char err[256];
 
@@ -331,6 +270,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				    "*version", "qwd 0.1");
 	register_cvars(sv);
+	sv_console_base_register(sv);
+	sv->hooks.serverinfo = sv_serverinfo_changed;
 	{
 		char mc[16];
 
@@ -340,12 +281,6 @@ int server_init(struct server *sv, const struct server_options *opt)
 			      "spectators have maxspectators)");
 	}
 	sv_spectate_init(sv);
-	if (sv_demo_init(sv) != 0) {
-		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the demo writer");
-		return -1;
-	}
-	/* the demo folder is the demo module's cvar; downloads read it too */
-	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
 
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
@@ -389,10 +324,6 @@ int server_init(struct server *sv, const struct server_options *opt)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "no random bytes for the challenge secret");
 		return -1;
 	}
-	sv_bans_init(sv);
-	sv_masters_init(sv);
-	sv_logs_init(sv);
-	sv_rcon_init(sv);
 
 	sv->link = opt->link;
 	if (sv->link) {
@@ -450,15 +381,13 @@ int server_init(struct server *sv, const struct server_options *opt)
 		prof_set_stats_file(sv->prof, sv->stats_file);
 	}
 	sv->realtime = sv->start_time = sv->time_clock = sv_clock(sv);
-	sv_autopool_init(sv, opt->threads_auto);
 	sv_log_limit_init(sv);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
-	sv_bans_load(sv);
 	return 0;
 }
 
-void server_shutdown(struct server *sv)
+void sv_core_stop(struct server *sv)
 {
 	if (sv->clients) {
 		char why[64];
@@ -472,11 +401,12 @@ void server_shutdown(struct server *sv)
 			if (sv->clients[i].state >= CS_CONNECTED)
 				sv_drop_client(sv, &sv->clients[i], why);
 	}
-	sv_masters_shutdown(sv);
+}
+
+void sv_core_shutdown(struct server *sv)
+{
 	capture_close(sv->capture);
 	sv->capture = NULL;
-	sv_record_stop(sv, NULL);
-	sv_demo_shutdown(sv);
 	if (sv->prof) {
 		prof_interval_close(sv->prof);
 		prof_destroy(sv->prof);
@@ -521,60 +451,6 @@ void server_shutdown(struct server *sv)
 	}
 	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
-	sv_logs_close(sv);
-}
-
-struct server *server_create(const struct server_options *opt)
-{
-	struct server *sv = malloc(sizeof(*sv));
-
-	if (!sv) {
-		fprintf(stderr, "qwd: out of memory for the server\n");
-		return NULL;
-	}
-	if (server_init(sv, opt) != 0) {
-		server_shutdown(sv);
-		free(sv);
-		return NULL;
-	}
-	return sv;
-}
-
-void server_destroy(struct server *sv)
-{
-	if (!sv)
-		return;
-	server_shutdown(sv);
-	free(sv);
-}
-
-void server_begin(struct server *sv, int console_fd)
-{
-	sv->console_fd = console_fd;
-	prof_reset(sv->prof);
-}
-
-bool server_quitting(const struct server *sv)
-{
-	return sv->quit;
-}
-
-bool server_stop(struct server *sv, const char *why)
-{
-	if (sv->quit_reason[0])
-		return false;
-	strlcpy(sv->quit_reason, why, sizeof(sv->quit_reason));
-	return true;
-}
-
-const struct qwd_log *server_log(const struct server *sv)
-{
-	return &sv->log;
-}
-
-struct prof *server_prof(struct server *sv)
-{
-	return sv->prof;
 }
 
 void sv_defence_counts(const struct server *sv, char *out, size_t size)
@@ -631,17 +507,6 @@ void sv_log_bad_counts(struct server *sv)
 
 /* ---- the frame -------------------------------------------------------- */
 
-void sv_send_raw(struct server *sv, const struct net_addr *to,
-		 const void *data, size_t len)
-{
-	if (sv->link)
-		net_mem_send(sv->link->out, to, data, len, &sv->net);
-	else
-		net_udp_send(sv->sock, to, data, len, &sv->net);
-	if (sv->capture)
-		capture_out(sv->capture, to, data, len, sv->realtime);
-}
-
 static void receive_packet(struct server *sv, struct net_packet *p)
 {
 	struct msg_buf m;
@@ -651,11 +516,9 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 	if (sv->capture)
 		capture_in(sv->capture, &p->from, p->data, p->len, sv->realtime);
 
-	/* a refused address goes no further, whatever it sent */
-	if (sv_ban_filter(sv, &p->from))
-		return;
-	/* a master server answering setmaster's ping */
-	if (p->len == 1 && p->data[0] == A2A_ACK && sv_is_master(sv, &p->from))
+	/* the features' filters: a refused address goes no further,
+	 * whatever it sent (bans.c); a master server's answer (master.c) */
+	if (sv_hooks_packet(sv, &p->from, p->data, p->len))
 		return;
 	msg_init_read(&m, p->data, p->len);
 	if ((p->len == 1 && p->data[0] == A2A_PING) || oob_is_connectionless(&m)) {
@@ -667,7 +530,7 @@ static void receive_packet(struct server *sv, struct net_packet *p)
 		sv->stats.bad[BAD_SHORT_HEADER]++;
 		return;
 	}
-	cl = find_client(sv, &p->from, qport);
+	cl = sv_find_client(sv, &p->from, qport);
 	if (!cl) {
 		sv->stats.bad[BAD_UNKNOWN_CLIENT]++;
 		return;
@@ -741,7 +604,8 @@ static void read_console(struct server *sv)
 
 /* The wait that opens a frame: the sys_ticrate sleep, then select() on
  * the socket and the console; *fds says which of them is readable. */
-static void frame_wait(struct server *sv, double wait, fd_set *fds)
+static void frame_wait(struct server *sv, double wait, fd_set *fds,
+		       fd_set *wfds)
 {
 	struct timeval tv;
 	int maxfd = sv->sock;
@@ -769,12 +633,17 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds)
 		if (sv->console_fd > maxfd)
 			maxfd = sv->console_fd;
 	}
+	/* the features' descriptors (hooks.h: fds, io) */
+	sv_hooks_fds(sv, fds, wfds, &maxfd, &wait);
+	if (wait < 0)
+		wait = 0;
 	tv.tv_sec = (time_t)wait;
 	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
-	if (select(maxfd + 1, fds, NULL, NULL, &tv) < 0) {
+	if (select(maxfd + 1, fds, wfds, NULL, &tv) < 0) {
 		/* the set is as we filled it, not as select found it: a
 		 * console read on it would block (a signal, EINTR) */
 		FD_ZERO(fds);
+		FD_ZERO(wfds);
 		if (errno != EINTR)
 			qwd_logf(&sv->log, QWD_LOG_ERROR, "select: %s", strerror(errno));
 	}
@@ -782,14 +651,15 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds)
 
 void server_frame(struct server *sv, double wait)
 {
-	fd_set fds;
+	fd_set fds, wfds;
 	double now;
 	bool backlog = false;
 
 	FD_ZERO(&fds);
+	FD_ZERO(&wfds);
 	/* driven in-process (a link): nothing to wait for */
 	if (!sv->link)
-		frame_wait(sv, wait, &fds);
+		frame_wait(sv, wait, &fds, &wfds);
 
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);
@@ -846,26 +716,28 @@ void server_frame(struct server *sv, double wait)
 	/* REPLY */
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
-	sv_demo_frame(sv);
+	sv_hooks_frame(sv);	/* the demo's frame, QTV (demo.c) */
 
 	/* upkeep counts as world work */
 	prof_switch(sv->prof, PROF_WORLD);
 	if (sv->console_fd >= 0 && FD_ISSET(sv->console_fd, &fds))
 		read_console(sv);
+	if (!sv->link)
+		sv_hooks_io(sv, &fds, &wfds);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
 		sv_pause_upkeep(sv);
-		sv_bans_upkeep(sv);
-		sv_rates_upkeep(sv);
-		sv_masters_frame(sv);
+		sv_hooks_upkeep(sv);	/* bans, rates, heartbeats */
 		sv_log_summaries(sv, false);
 		sv->last_upkeep = now;
 	}
 	sv->stats.frames++;
-	sv_load_frame(sv, now, sv_clock(sv), backlog);
+	sv->frame_start = now;
+	sv->frame_backlog = backlog;
+	sv_hooks_frame_end(sv);	/* the load meter (overload.c) */
 	prof_net_totals(sv->prof, sv->net.packets_in, sv->net.bytes_in,
 			sv->net.packets_out, sv->net.bytes_out);
 	prof_frame_end(sv->prof);
-	sv_autopool_frame(sv);
+	sv_hooks_frame_closed(sv);	/* the predicted pool (autopool.c) */
 	prof_periodic(sv->prof);
 }

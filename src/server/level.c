@@ -29,7 +29,7 @@
  *   `make install` put it (bin/qwd, share/qwd/maps/) and in the container,
  *   and else in the folder it was built with (QWD_MAPDIR).
  */
-#include "internal.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -201,7 +201,7 @@ void sv_entity_state(const struct server *sv, int num, struct entity_state *st)
 }
 
 /* the level's name for the scoreboard: worldspawn's message */
-static void read_levelname(struct server *sv)
+void sv_level_read_name(struct server *sv)
 {
 	const struct ent_list *el = &sv->map->ents;
 
@@ -234,7 +234,7 @@ void sv_signon_add(struct server *sv, const uint8_t *data, size_t len)
 
 /* Baselines of the entities in use with a model, and the static ones;
  * appended after what game_load_level put in the signon (static sounds). */
-static void build_signon(struct server *sv)
+void sv_level_build_signon(struct server *sv)
 {
 	const struct game *g = sv->game;
 	uint8_t buf[64];
@@ -273,116 +273,18 @@ static void build_signon(struct server *sv)
 		sv->signon_len[sv->num_signon++] = 0;
 }
 
-int server_map(struct server *sv, const char *name, char *err, size_t errlen)
+bool sv_level_find(const struct server *sv, const char *name, char *path,
+		   size_t size, char *err, size_t errlen)
 {
-	char path[SV_PATH + 80];
-	struct bsp_map *map;
-
 	if (!map_name_ok(name)) {
 		snprintf(err, errlen, "map \"%s\": not a valid map name", name);
-		return -1;
+		return false;
 	}
-	if (!resolve_map(sv, name, path, sizeof(path))) {
+	if (!resolve_map(sv, name, path, size)) {
 		snprintf(err, errlen, "map \"%s\": no maps/%s.bsp under %s/%s, %s/id1 or %s",
 			 name, name, sv->basedir, sv->gamedir, sv->basedir,
 			 sv_bundled_map_dir());
-		return -1;
+		return false;
 	}
-	map = bsp_load(path, err, errlen);
-	if (!map)
-		return -1;
-
-	/* from here on the new level replaces the old one */
-	sv_mvd_level_end(sv);
-	bsp_free(sv->map);
-	sv->map = map;
-	/* a fat PVS is a function of the map and the view point: the old
-	 * level's are void, and the rows are this map's size */
-	free(sv->view_pvs);
-	sv->view_pvs_row = (size_t)map->vis_row_bytes;
-	sv->view_pvs = calloc((size_t)sv->maxclients, sv->view_pvs_row ? sv->view_pvs_row : 1);
-	for (int i = 0; i < sv->maxclients; i++)
-		sv->clients[i].pvs_valid = false;
-	{
-		const char *base = strrchr(name, '/');
-		char *dot;
-
-		strlcpy(sv->mapname, base ? base + 1 : name, sizeof(sv->mapname));
-		dot = strrchr(sv->mapname, '.');
-		if (dot && strcmp(dot, ".bsp") == 0)
-			*dot = '\0';
-	}
-	sv->spawncount++;
-	sv->time = 1.0;		/* QuakeWorld starts levels at 1 s */
-	sv->physics_time = sv->time;
-	sv_pause_level(sv);
-	sv->pending_map[0] = '\0';
-	read_levelname(sv);
-	memset(sv->baselines, 0, sizeof(*sv->baselines) * (size_t)sv->max_entities);
-	memset(sv->objs, 0, sizeof(*sv->objs) * (size_t)sv->max_entities);
-	world_init_depth(&sv->world, map, sv->objs, sv->max_entities,
-			 world_depth_for(sv->maxclients));
-	sv_grid_init(sv);
-
-	/* model list: the map and its submodels first, as clients expect */
-	sv->num_models = 1;
-	sv->model_names[0][0] = '\0';
-	sv->model_precache[0] = sv->model_names[0];
-	{
-		char mapmodel[80];
-
-		snprintf(mapmodel, sizeof(mapmodel), "maps/%s.bsp", sv->mapname);
-		sv_add_model(sv, mapmodel);
-	}
-	for (int i = 1; i < map->num_models && sv->num_models < MAX_MODELS - 2; i++) {
-		char sub[16];
-
-		snprintf(sub, sizeof(sub), "*%d", i);
-		sv_add_model(sv, sub);
-	}
-	sv->num_sounds = 1;
-	sv->sound_names[0][0] = '\0';
-	sv->sound_precache[0] = sv->sound_names[0];
-	sv->num_signon = 0;
-	for (int i = 0; i < sv->maxclients; i++)
-		sv->clients[i].datagram_len = 0;
-
-	/* the game's level: entities, precaches, static sounds, and the light
-	 * styles (the worldspawn's, then the switchable lights'; the rest
-	 * stay empty) */
-	for (int i = 0; i < MAX_LIGHTSTYLES; i++)
-		sv->lightstyles[i][0] = '\0';
-	sv->game->movevars = sv->movevars;
-	if (game_load_level(sv->game, &sv->world, map, sv->mapname, &sv->game_svc,
-			    sv->time, err, errlen) != 0) {
-		qwd_logf(&sv->log, QWD_LOG_ERROR, "map %s: %s", sv->mapname, err);
-		return -1;
-	}
-	build_signon(sv);
-	sv_rings_forget(sv);	/* no old frame is a base */
-	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
-				    "map", sv->mapname);
-
-	/* clients come along: each restarts its signon on the new level */
-	for (int i = 0; i < sv->maxclients; i++) {
-		struct client *cl = &sv->clients[i];
-
-		if (cl->state < CS_CONNECTED)
-			continue;
-		cl->state = CS_CONNECTED;
-		cl->signon_since = sv->realtime;
-		sv_client_setup(sv, cl);
-		cl->styles_pending = 0;	/* the level's come with its spawn */
-		sv_download_level_changed(sv, cl);
-		sv_reliable_stufftext(cl, "changing\n");
-		sv_reliable_stufftext(cl, "reconnect\n");
-		sv_reliable_mark_reset(cl);	/* "changing" clears the level */
-	}
-	qwd_logf(&sv->log, QWD_LOG_INFO,
-		 "map %s loaded from %s: %d models, %d sounds, %d entities, "
-		 "checksum2 %d, %d signon buffers", sv->mapname, path,
-		 sv->num_models, sv->num_sounds, sv->game->num_entities,
-		 (int32_t)map->checksum2, sv->num_signon);
-	sv_log_newmap(sv);
-	return 0;
+	return true;
 }

@@ -39,7 +39,8 @@
  *   holds the rcon password may not turn off the record of what they do,
  *   nor point a log at a file of their choosing (rcon.c).
  */
-#include "internal.h"
+#include "features.h"
+#include "logfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -60,11 +61,10 @@ static const struct {
 	[SV_LOG_FRAGS] = {"fraglogfile", "frag_", "frags", "Frag file logging off."},
 };
 
-void sv_logs_init(struct server *sv)
+static void logs_init(struct server *sv)
 {
-	struct sv_logs *l = &sv->logs;
+	struct sv_logs *l = sv->logs;
 
-	memset(l, 0, sizeof(*l));
 	l->sv_logdir = cvar_register(sv, "sv_logdir", ".", 0,
 				     "folder of the log files (logfile, logrcon, "
 				     "fraglogfile), relative to the base directory");
@@ -83,7 +83,7 @@ void sv_logs_init(struct server *sv)
 /* the folder of the logs; false when the path would not fit */
 static bool logdir(const struct server *sv, char *out, size_t size)
 {
-	const char *d = sv->logs.sv_logdir->string;
+	const char *d = sv->logs->sv_logdir->string;
 	int n;
 
 	if (d[0] == '/')
@@ -125,7 +125,7 @@ static int64_t next_midnight(time_t now)
  * on out (or the console when out is NULL) */
 static bool open_number(struct server *sv, int kind, int number, FILE *out)
 {
-	struct sv_log_file *f = &sv->logs.file[kind];
+	struct sv_log_file *f = &sv->logs->file[kind];
 	char dir[2 * SV_PATH];
 	struct stat st;
 
@@ -179,22 +179,22 @@ static void console_sink(void *ctx, int level, const char *line);
 /* a line to the sink the console log stands in front of */
 static void pass_on(struct server *sv, int level, const char *line)
 {
-	if (sv->logs.next_sink)
-		sv->logs.next_sink(sv->logs.next_ctx, level, line);
+	if (sv->logs->next_sink)
+		sv->logs->next_sink(sv->logs->next_ctx, level, line);
 	else
 		qwd_log_stderr_sink(NULL, level, line);
 }
 
 static void write_line(struct server *sv, int kind, const char *text)
 {
-	struct sv_log_file *f = &sv->logs.file[kind];
-	double max = sv->logs.sv_maxlogsize->value;
+	struct sv_log_file *f = &sv->logs->file[kind];
+	double max = sv->logs->sv_maxlogsize->value;
 	int n;
 
 	if (!f->fp)
 		return;
 	if ((max > 0 && (double)f->size >= max) ||
-	    (sv->logs.sv_logdaily->value != 0 && (int64_t)time(NULL) >= f->next_day)) {
+	    (sv->logs->sv_logdaily->value != 0 && (int64_t)time(NULL) >= f->next_day)) {
 		int next = f->number + 1 < MAX_NUMBER ? f->number + 1 : 0;
 
 		close_file(f);
@@ -214,8 +214,8 @@ failed:
 			 strerror(errno), kinds[kind].what);
 		close_file(f);
 		if (kind == SV_LOG_CONSOLE && sv->log.sink == console_sink) {
-			sv->log.sink = sv->logs.next_sink;
-			sv->log.ctx = sv->logs.next_ctx;
+			sv->log.sink = sv->logs->next_sink;
+			sv->log.ctx = sv->logs->next_ctx;
 		}
 		/* straight to the next sink: the console log is what failed */
 		pass_on(sv, QWD_LOG_ERROR, why);
@@ -245,10 +245,10 @@ static void console_sink(void *ctx, int level, const char *line)
 
 static void turn_off(struct server *sv, int kind, FILE *out)
 {
-	close_file(&sv->logs.file[kind]);
+	close_file(&sv->logs->file[kind]);
 	if (kind == SV_LOG_CONSOLE && sv->log.sink == console_sink) {
-		sv->log.sink = sv->logs.next_sink;
-		sv->log.ctx = sv->logs.next_ctx;
+		sv->log.sink = sv->logs->next_sink;
+		sv->log.ctx = sv->logs->next_ctx;
 	}
 	if (out)
 		fprintf(out, "%s\n", kinds[kind].off);
@@ -263,10 +263,10 @@ static void turn_on(struct server *sv, int kind, FILE *out)
 		number--;
 	if (!open_number(sv, kind, number, out))
 		return;
-	fprintf(out, "Logging %s to %s\n", kinds[kind].what, sv->logs.file[kind].path);
+	fprintf(out, "Logging %s to %s\n", kinds[kind].what, sv->logs->file[kind].path);
 	if (kind == SV_LOG_CONSOLE && sv->log.sink != console_sink) {
-		sv->logs.next_sink = sv->log.sink;
-		sv->logs.next_ctx = sv->log.ctx;
+		sv->logs->next_sink = sv->log.sink;
+		sv->logs->next_ctx = sv->log.ctx;
 		sv->log.sink = console_sink;
 		sv->log.ctx = sv;
 	}
@@ -286,13 +286,13 @@ void sv_cmd_logs(struct server *sv, const struct net_args *a, FILE *out)
 	else if (!strcmp(arg, "off") || !strcmp(arg, "0"))
 		on = false;
 	else if (!arg[0])
-		on = sv->logs.file[kind].fp == NULL;
+		on = sv->logs->file[kind].fp == NULL;
 	else {
 		fprintf(out, "usage: %s [on|off] (none: turn it %s)\n", kinds[kind].command,
-			sv->logs.file[kind].fp ? "off" : "on");
+			sv->logs->file[kind].fp ? "off" : "on");
 		return;
 	}
-	if (sv->logs.file[kind].fp)
+	if (sv->logs->file[kind].fp)
 		turn_off(sv, kind, on ? NULL : out);
 	if (on)
 		turn_on(sv, kind, out);
@@ -303,7 +303,7 @@ void sv_log_rcon(struct server *sv, const char *fmt, ...)
 	char text[QWD_LOG_LINE_MAX];
 	va_list ap;
 
-	if (!sv->logs.file[SV_LOG_RCON].fp)
+	if (!sv->logs->file[SV_LOG_RCON].fp)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
@@ -335,16 +335,16 @@ static void frag_date(char *out, size_t size)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-void sv_log_frag(struct server *sv, int killer, int victim)
+static void logs_frag(struct server *sv, int killer, int victim)
 {
 	char line[256], k[SV_MAX_NAME], v[SV_MAX_NAME], kt[32], vt[32], date[40];
 
-	if (!sv->logs.file[SV_LOG_FRAGS].fp || killer < 0 || victim < 0 ||
+	if (!sv->logs->file[SV_LOG_FRAGS].fp || killer < 0 || victim < 0 ||
 	    killer >= sv->maxclients || victim >= sv->maxclients)
 		return;
 	field(k, sizeof(k), sv->clients[killer].name);
 	field(v, sizeof(v), sv->clients[victim].name);
-	if (sv->logs.frag_log_type->value == 0) {
+	if (sv->logs->frag_log_type->value == 0) {
 		snprintf(line, sizeof(line), "\\%s\\%s\\\n", k, v);
 	} else {
 		char team[32];
@@ -360,20 +360,52 @@ void sv_log_frag(struct server *sv, int killer, int victim)
 	write_line(sv, SV_LOG_FRAGS, line);
 }
 
-void sv_log_newmap(struct server *sv)
+static void logs_newmap(struct server *sv)
 {
 	char line[160], date[40];
 
-	if (!sv->logs.file[SV_LOG_FRAGS].fp || sv->logs.frag_log_type->value == 0)
+	if (!sv->logs->file[SV_LOG_FRAGS].fp || sv->logs->frag_log_type->value == 0)
 		return;
 	frag_date(date, sizeof(date));
 	snprintf(line, sizeof(line), "\\newmap\\%s\\\\\\\\%s\\\n", sv->mapname, date);
 	write_line(sv, SV_LOG_FRAGS, line);
 }
 
-void sv_logs_close(struct server *sv)
+static void logs_close(struct server *sv)
 {
 	for (int k = 0; k < SV_LOG_KINDS; k++)
-		if (sv->logs.file[k].fp)
+		if (sv->logs->file[k].fp)
 			turn_off(sv, k, NULL);
+}
+
+static void logs_free(struct server *sv)
+{
+	logs_close(sv);
+	free(sv->logs);
+	sv->logs = NULL;
+}
+
+/* the files stay open through the shutdown's last lines: closed when the
+ * features are freed, after the core's final figures */
+static const struct sv_feature logs_feature = {
+	.name = "logs",
+	.frag = logs_frag,
+	.level_begin = logs_newmap,
+	.free = logs_free,
+};
+
+int sv_logs_register(struct server *sv)
+{
+	sv->logs = calloc(1, sizeof(*sv->logs));
+	if (!sv->logs)
+		return -1;
+	logs_init(sv);
+	sv_command_add(sv, "logfile", sv_cmd_logs,
+		       "logfile [on|off]: the console log (none: toggle)");
+	sv_command_add(sv, "logrcon", sv_cmd_logs,
+		       "logrcon [on|off]: the rcon log (none: toggle)");
+	sv_command_add(sv, "fraglogfile", sv_cmd_logs,
+		       "fraglogfile [on|off]: the frag log (none: toggle)");
+	sv_feature_add(sv, &logs_feature);
+	return 0;
 }

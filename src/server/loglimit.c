@@ -31,7 +31,7 @@
  *   client's drop is not limited: a source causes one per connection, and
  *   the operator needs to see why.
  */
-#include "internal.h"
+#include "base.h"
 
 #include <stdarg.h>
 #include <string.h>

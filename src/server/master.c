@@ -24,8 +24,10 @@
  *   Host names are looked up once, when setmaster runs (it may wait on
  *   the resolver then; a number never does); the frame loop only sends.
  */
-#include "internal.h"
+#include "master.h"
+#include "features.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <bsd/string.h>
@@ -35,17 +37,16 @@ enum {
 	HEARTBEAT_MIN_SECONDS = 10
 };
 
-void sv_masters_init(struct server *sv)
+static void masters_init(struct server *sv)
 {
-	memset(&sv->masters, 0, sizeof(sv->masters));
-	sv->masters.last_sent = -1;
-	sv->masters.players_sent = -1;
+	sv->masters->last_sent = -1;
+	sv->masters->players_sent = -1;
 }
 
 bool sv_is_master(const struct server *sv, const struct net_addr *a)
 {
-	for (int i = 0; i < sv->masters.count; i++)
-		if (net_addr_equal(&sv->masters.addr[i], a))
+	for (int i = 0; i < sv->masters->count; i++)
+		if (net_addr_equal(&sv->masters->addr[i], a))
 			return true;
 	return false;
 }
@@ -61,13 +62,13 @@ static int players(const struct server *sv)
 
 static void send_all(struct server *sv, const char *text)
 {
-	for (int i = 0; i < sv->masters.count; i++)
-		sv_send_raw(sv, &sv->masters.addr[i], text, strlen(text));
+	for (int i = 0; i < sv->masters->count; i++)
+		sv_send_raw(sv, &sv->masters->addr[i], text, strlen(text));
 }
 
 void sv_masters_frame(struct server *sv)
 {
-	struct sv_masters *m = &sv->masters;
+	struct sv_masters *m = sv->masters;
 	double since = sv->realtime - m->last_sent;
 	char text[64];
 	int n;
@@ -88,21 +89,21 @@ void sv_masters_frame(struct server *sv)
 		 m->sequence, n, n == 1 ? "" : "s", m->count, m->count == 1 ? "" : "s");
 }
 
-void sv_masters_shutdown(struct server *sv)
+static void masters_shutdown(struct server *sv)
 {
 	char text[4];
 
-	if (sv->masters.count == 0 || sv->sock < 0)
+	if (sv->masters->count == 0 || sv->sock < 0)
 		return;
 	snprintf(text, sizeof(text), "%c\n", S2M_SHUTDOWN);
 	send_all(sv, text);
 	qwd_logf(&sv->log, QWD_LOG_INFO, "shutdown notice to %d master%s",
-		 sv->masters.count, sv->masters.count == 1 ? "" : "s");
+		 sv->masters->count, sv->masters->count == 1 ? "" : "s");
 }
 
 static void c_setmaster(struct server *sv, const struct net_args *a, FILE *out)
 {
-	struct sv_masters *m = &sv->masters;
+	struct sv_masters *m = sv->masters;
 	const uint8_t ping[2] = {A2A_PING, 0};
 	char shown[NET_ADDR_STRLEN], err[128];
 
@@ -151,10 +152,45 @@ void sv_cmd_master(struct server *sv, const struct net_args *a, FILE *out)
 		c_setmaster(sv, a, out);
 		return;
 	}
-	if (sv->masters.count == 0) {
+	if (sv->masters->count == 0) {
 		fprintf(out, "No master servers to send a heartbeat to (setmaster)\n");
 		return;
 	}
-	sv->masters.last_sent = -1;
+	sv->masters->last_sent = -1;
 	sv_masters_frame(sv);
+}
+
+/* a master server answering setmaster's ping */
+static bool masters_packet(struct server *sv, const struct net_addr *from,
+			   const uint8_t *data, size_t len)
+{
+	return len == 1 && data[0] == A2A_ACK && sv_is_master(sv, from);
+}
+
+static void masters_free(struct server *sv)
+{
+	free(sv->masters);
+	sv->masters = NULL;
+}
+
+static const struct sv_feature masters_feature = {
+	.name = "masters",
+	.packet = masters_packet,
+	.upkeep = sv_masters_frame,
+	.stop = masters_shutdown,
+	.free = masters_free,
+};
+
+int sv_masters_register(struct server *sv)
+{
+	sv->masters = calloc(1, sizeof(*sv->masters));
+	if (!sv->masters)
+		return -1;
+	masters_init(sv);
+	sv_command_add(sv, "setmaster", sv_cmd_master,
+		       "setmaster HOST[:PORT] ... | none: master servers (up to 8)");
+	sv_command_add(sv, "heartbeat", sv_cmd_master,
+		       "a heartbeat to the master servers now");
+	sv_feature_add(sv, &masters_feature);
+	return 0;
 }

@@ -39,7 +39,7 @@
  *   dropped: a slow viewer never holds up the frame.  Nothing here
  *   allocates per frame.
  */
-#include "internal.h"
+#include "demo.h"
 #include "mvdwriter.h"
 
 #include <qwd/mvd.h>

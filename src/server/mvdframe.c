@@ -34,7 +34,7 @@
  *   frame's records; only a gamestate, once per joining destination,
  *   allocates its writer.
  */
-#include "internal.h"
+#include "demo.h"
 #include "mvdwriter.h"
 
 #include <math.h>

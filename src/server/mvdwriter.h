@@ -16,7 +16,7 @@
 #ifndef QWD_SERVER_MVDWRITER_H
 #define QWD_SERVER_MVDWRITER_H
 
-#include "internal.h"
+#include "demo.h"
 
 #include <qwd/mvd.h>
 

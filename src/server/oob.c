@@ -50,7 +50,7 @@
  *   sv_maxclientsperip slots (docs/security.md, "Slots"): one host cannot
  *   take every slot, while a LAN party behind one NAT still fits.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -389,7 +389,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 		refuse(sv, from, why);
 		return;
 	}
-	if (!sv_load_admits(sv, extended, why, sizeof(why))) {
+	if (!sv_hooks_admit(sv, extended, why, sizeof(why))) {
 		refuse(sv, from, why);
 		return;
 	}
@@ -431,13 +431,15 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 }
 
 
-/* the budget here, the rest (plain or hashed, the logs) in rcon.c */
-static void oob_rcon(struct server *sv, const struct net_addr *from,
-		     const struct net_args *args)
+/* a feature's command (rcon.c's "rcon"): the budget of its kind here,
+ * the rest (plain or hashed, the logs) in the feature */
+static void oob_feature(struct server *sv, const struct net_addr *from,
+			const struct net_args *args,
+			const struct sv_oob_command *oc)
 {
-	if (!within_budget(sv, OOB_RCON, from, 1.0))
+	if (!within_budget(sv, oc->kind, from, 1.0))
 		return;
-	sv->stats.oob_bytes[OOB_RCON] += sv_rcon(sv, from, args);
+	sv->stats.oob_bytes[oc->kind] += oc->fn(sv, from, args);
 }
 
 static void oob_ping(struct server *sv, const struct net_addr *from)
@@ -480,11 +482,12 @@ void sv_connectionless(struct server *sv, const struct net_addr *from,
 		return;
 	}
 	const char *c = net_args_argv(args, 0);
+	const struct sv_oob_command *oc = sv_oob_command_find(sv, c);
 
 	if (strcmp(c, "ping") == 0) {
 		oob_ping(sv, from);
-	} else if (strcmp(c, "rcon") == 0) {
-		oob_rcon(sv, from, args);
+	} else if (oc) {
+		oob_feature(sv, from, args, oc);
 	} else if (strcmp(c, "status") == 0) {
 		/* the global budget is in bytes: take the last answer's size,
 		 * then correct it by this one's */

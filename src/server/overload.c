@@ -37,7 +37,8 @@
  *   Counted: refusals for load (stats.busy_refusals) and players let go
  *   (stats.overload_drops), both in the defence line at shutdown.
  */
-#include "internal.h"
+#include "features.h"
+#include "overload.h"
 
 #include <stdio.h>
 
@@ -146,4 +147,22 @@ bool sv_load_admits(struct server *sv, bool extended, char *why, size_t size)
 		 "later", 100.0 * sv->load, 100.0 * limit);
 	sv->stats.busy_refusals++;
 	return false;
+}
+
+/* the frame's end: its work from sv->frame_start to now */
+static void overload_frame_end(struct server *sv)
+{
+	sv_load_frame(sv, sv->frame_start, sv_clock(sv), sv->frame_backlog);
+}
+
+static const struct sv_feature overload_feature = {
+	.name = "overload",
+	.admit = sv_load_admits,
+	.frame_end = overload_frame_end,
+};
+
+int sv_overload_register(struct server *sv)
+{
+	sv_feature_add(sv, &overload_feature);
+	return 0;
 }

@@ -45,7 +45,7 @@
  *   (qwd -threads) is replayed after that segment's moves, like every
  *   other call such a move makes (execute.c).
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +58,8 @@ void sv_pause_register(struct server *sv)
 				     "\"pause\" command (MVDSV's; spectators never)");
 	sv->sv_paused = cvar_register(sv, "sv_paused", "0", CVAR_ROM,
 				      "1 while the game is paused (read-only)");
+	sv_command_add(sv, "pause", sv_cmd_pause,
+		       "pause [1|0]: stop or resume the game's clock and moves (none: toggle; MVDSV's pause)");
 }
 
 /* svc_setpause to every connected client and to the demo */
@@ -67,7 +69,7 @@ static void tell_pause(struct server *sv)
 
 	for (int i = 0; i < sv->maxclients; i++)
 		sv_reliable_write(&sv->clients[i], msg, sizeof(msg));
-	sv_mvd_message(sv, -1, msg, sizeof(msg));
+	sv_hooks_message(sv, -1, 0, msg, sizeof(msg));
 }
 
 bool sv_pause_set(struct server *sv, bool paused, const char *msg)

@@ -15,7 +15,7 @@
  *   hundreds.  It calls nothing of send.c's; send.c and user.c (the grid's
  *   moves) call it.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>

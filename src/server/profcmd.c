@@ -21,7 +21,8 @@
  *     counters merge on|off one counter phase for receive and execute
  *     counters sample N     read the counters in one frame of N
  */
-#include "internal.h"
+#include "features.h"
+#include "profcmd.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -166,4 +167,13 @@ void sv_cmd_prof(struct server *sv, const struct net_args *a, FILE *out)
 		sv_defence_counts(sv, line, sizeof(line));
 		fprintf(out, "defences: %s\n", line);
 	}
+}
+
+int sv_profcmd_register(struct server *sv)
+{
+	sv_command_add(sv, "stats", sv_cmd_prof,
+		       "stats show|reset|on|off|interval N: the frame figures");
+	sv_command_add(sv, "counters", sv_cmd_prof,
+		       "counters on|off|report|merge on|off: perf_event");
+	return 0;
 }

@@ -32,7 +32,7 @@
  *   (a maintained library packaged by Debian); MD4 and the CRC are the
  *   project's own (src/common).
  */
-#include "internal.h"
+#include "demo.h"
 
 #include <qwd/mvd.h>
 

@@ -40,7 +40,9 @@
  *   of a stolen password cannot stop the record of what they do, nor
  *   make a log write into a file of their choosing.
  */
-#include "internal.h"
+#include "features.h"
+#include "logfile.h"
+#include "rcon.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +66,21 @@ static const char *const forbidden[] = {
 	"sv_crypt_rcon", "sv_timestamplen", NULL
 };
 
-bool sv_rcon_forbidden(const char *name)
+/* a command or cvar rcon may not run or set (the logs and the rcon rules
+ * themselves): cvar.c asks through the allowed hook while rcon runs */
+static bool rcon_allowed(struct server *sv, const char *name)
 {
+	(void)sv;
 	for (int i = 0; forbidden[i]; i++)
 		if (!strcasecmp(name, forbidden[i]))
-			return true;
-	return false;
+			return false;
+	return true;
 }
 
-void sv_rcon_init(struct server *sv)
+static void rcon_init(struct server *sv)
 {
-	struct sv_rcon *r = &sv->rcon;
+	struct sv_rcon *r = sv->rcon;
 
-	memset(r, 0, sizeof(*r));
 	r->sv_crypt_rcon = cvar_register(sv, "sv_crypt_rcon", "1", 0,
 					 "1: rcon only hashed (ezQuake's cl_crypt_rcon), "
 					 "never the password in clear; 0: both");
@@ -87,7 +91,7 @@ void sv_rcon_init(struct server *sv)
 
 static int64_t window(const struct server *sv)
 {
-	double w = sv->rcon.sv_timestamplen->value;
+	double w = sv->rcon->sv_timestamplen->value;
 
 	return w < 1 ? 1 : w > MAX_WINDOW ? MAX_WINDOW : (int64_t)w;
 }
@@ -100,7 +104,7 @@ static enum verdict remember(struct server *sv, const uint8_t d[RCON_SHA1],
 	int64_t w = window(sv);
 
 	for (int i = 0; i < SV_RCON_SEEN; i++) {
-		struct sv_rcon_digest *e = &sv->rcon.seen[i];
+		struct sv_rcon_digest *e = &sv->rcon->seen[i];
 
 		if (e->used && e->client_time + w < now)
 			e->used = false;	/* out of the window for good */
@@ -154,7 +158,7 @@ static enum verdict check(struct server *sv, const struct net_args *args,
 			  bool *hashed, int64_t *skew)
 {
 	const char *key = net_args_argv(args, 1);
-	bool crypt_only = sv->rcon.sv_crypt_rcon->value != 0;
+	bool crypt_only = sv->rcon->sv_crypt_rcon->value != 0;
 	enum verdict v;
 
 	*hashed = strlen(key) == RCON_DIGEST_HEX + RCON_TIME_HEX;
@@ -234,8 +238,8 @@ static size_t refuse(struct server *sv, const struct net_addr *from,
 		snprintf(reply, sizeof(reply), "bad rcon password.\n");
 		break;
 	}
-	sv->rcon.refused += v != RCON_REPLAYED;
-	sv->rcon.replays += v == RCON_REPLAYED;
+	sv->rcon->refused += v != RCON_REPLAYED;
+	sv->rcon->replays += v == RCON_REPLAYED;
 	sv_log_from(sv, from, QWD_LOG_WARN, "bad rcon from %s: %s", src, why);
 	sv_log_rcon(sv, "Bad rcon from %s (%s): %s", src, why, cmd);
 	return send_print(sv, from, reply);
@@ -256,7 +260,7 @@ size_t sv_rcon(struct server *sv, const struct net_addr *from,
 	source(sv, from, src, sizeof(src));
 	if (v != RCON_OK)
 		return refuse(sv, from, v, skew, src, cmd);
-	sv->rcon.accepted++;
+	sv->rcon->accepted++;
 	sv_log_from(sv, from, QWD_LOG_INFO, "rcon from %s (%s): %s", src,
 		    hashed ? "hashed" : "plain", cmd);
 	sv_log_rcon(sv, "Rcon from %s (%s): %s", src, hashed ? "hashed" : "plain", cmd);
@@ -265,9 +269,9 @@ size_t sv_rcon(struct server *sv, const struct net_addr *from,
 	f = fmemopen(out, sizeof(out) - 1, "w");
 	if (!f)
 		return 0;
-	sv->rcon.running = true;
+	sv->rcon_running = true;
 	server_command(sv, cmd, f);
-	sv->rcon.running = false;
+	sv->rcon_running = false;
 	fflush(f);
 	n = ftell(f);
 	fclose(f);
@@ -280,4 +284,27 @@ size_t sv_rcon(struct server *sv, const struct net_addr *from,
 			break;
 	}
 	return sent;
+}
+
+static void rcon_free(struct server *sv)
+{
+	free(sv->rcon);
+	sv->rcon = NULL;
+}
+
+static const struct sv_feature rcon_feature = {
+	.name = "rcon",
+	.allowed = rcon_allowed,
+	.free = rcon_free,
+};
+
+int sv_rcon_register(struct server *sv)
+{
+	sv->rcon = calloc(1, sizeof(*sv->rcon));
+	if (!sv->rcon)
+		return -1;
+	rcon_init(sv);
+	sv_oob_command_add(sv, "rcon", OOB_RCON, sv_rcon);
+	sv_feature_add(sv, &rcon_feature);
+	return 0;
 }

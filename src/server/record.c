@@ -21,7 +21,8 @@
  *   level change closes the file with a log line.  Cost with no recording:
  *   one pointer test per command.
  */
-#include "internal.h"
+#include "features.h"
+#include "record.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,23 @@ void sv_record_cmd(struct server *sv, struct client *cl, const struct usercmd *c
 	}
 	ent = game_player_entity(sv->game, cl->slot);
 	recorder_cmd(sv->recorder, sv->realtime, ent > 0 ? sv->objs[ent].origin : NULL, cmd);
+}
+
+static void record_shutdown(struct server *sv)
+{
+	sv_record_stop(sv, NULL);
+}
+
+static const struct sv_feature record_feature = {
+	.name = "cmdrecord",
+	.usercmd = sv_record_cmd,
+	.stop = record_shutdown,
+};
+
+int sv_record_register(struct server *sv)
+{
+	sv_command_add(sv, "cmdrecord", sv_cmd_cmdrecord,
+		       "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file");
+	sv_feature_add(sv, &record_feature);
+	return 0;
 }

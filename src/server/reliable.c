@@ -39,7 +39,7 @@
  *   Nothing here allocates: the backlog and the pending sets are part of
  *   struct client, sized at start-up.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,7 +180,7 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = text_msg(buf, sizeof(buf), level, fmt, ap);
 	va_end(ap);
-	sv_mvd_message(sv, -1, buf, n);
+	sv_hooks_message(sv, -1, 0, buf, n);
 	for (int i = 0; i < sv->maxclients; i++)
 		if (sv->clients[i].state == CS_SPAWNED)
 			sv_reliable_text(sv, &sv->clients[i], buf, n);
@@ -455,4 +455,21 @@ void sv_send_stock_pings(struct server *sv, struct client *cl)
 		sv->stock_pings_stamp = sv->reply_stamp;
 	}
 	sv_reliable_write(cl, sv->stock_pings, sv->stock_pings_len);
+}
+
+void sv_serverinfo_changed(struct server *sv, const char *key,
+			   const char *value)
+{
+	for (int i = 0; i < sv->maxclients && sv->clients; i++) {
+		uint8_t buf[200];
+		struct msg_buf m;
+
+		if (sv->clients[i].state < CS_CONNECTED)
+			continue;
+		msg_init(&m, buf, sizeof(buf));
+		msg_write_byte(&m, svc_serverinfo);
+		msg_write_string(&m, key);
+		msg_write_string(&m, value);
+		sv_reliable_write(&sv->clients[i], m.data, m.cursize);
+	}
 }

@@ -33,7 +33,7 @@
  *   Every array is made by server_init (sv_sched_init); nothing here
  *   allocates.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>

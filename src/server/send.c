@@ -34,7 +34,7 @@
  *   (sv_reliable_fill) before the reply is built, and the reply gets only
  *   the room left beside it.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -449,7 +449,7 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}
 	/* a chunk, if it fits: paid on the download's own rate */
-	size_t chunk = sv_download_datagram(sv, cl, &m);
+	size_t chunk = sv_hooks_datagram(sv, cl, &m);
 
 	cl->datagram_len = 0;
 	if (m.overflowed) {
@@ -609,7 +609,7 @@ static void send_replies_sequential(struct server *sv)
 		if (reply_due(sv, &sv->clients[i], pings))
 			send_reply(sv, w, &sv->clients[i]);
 	fold_counts(sv, w);
-	sv_download_pump(sv);	/* chunks out of band, after the replies */
+	sv_hooks_replies_sent(sv);	/* chunks out of band, after the replies */
 	net_send_flush(sv->tx);
 }
 
@@ -714,7 +714,7 @@ static void send_replies_parallel(struct server *sv)
 
 	pool_run_shared(sv->pool, prefill_item, sv, sv->send_count + sv->maxclients,
 			PREFILL_CHUNK);
-	sv_autopool_run(sv, prof_now(sv->prof) - t0);
+	sv_hooks_pool_ran(sv, prof_now(sv->prof) - t0);
 
 	/* how far each ring may get: a reply writes at most its client's
 	 * entity count of states, and any worker may build any reply */
@@ -736,7 +736,7 @@ static void send_replies_parallel(struct server *sv)
 	}
 	t0 = prof_now(sv->prof);
 	pool_run_shared(sv->pool, reply_item, sv, n, REPLY_CHUNK);
-	sv_autopool_run(sv, prof_now(sv->prof) - t0);
+	sv_hooks_pool_ran(sv, prof_now(sv->prof) - t0);
 
 	/* COMMIT: what the frame queued before the replies goes first */
 	net_send_flush(sv->tx);
@@ -749,7 +749,7 @@ static void send_replies_parallel(struct server *sv)
 	for (int i = sv->maxclients - 1; i >= later; i--)
 		send_reply(sv, &sv->workers[0], &sv->clients[sv->reply_list[i]]);
 	fold_counts(sv, &sv->workers[0]);
-	sv_download_pump(sv);	/* chunks out of band, after the replies */
+	sv_hooks_replies_sent(sv);	/* chunks out of band, after the replies */
 	net_send_flush(sv->tx);
 }
 

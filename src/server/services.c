@@ -36,7 +36,7 @@
  *   svc_temp_entity: the type byte, a count byte for gunshot and blood,
  *   the entity short and two points for beams, else one point.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <math.h>
 #include <string.h>
@@ -105,7 +105,7 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 		return;
 	/* a demo hears everything, whoever is near (stock form) */
 	if (narrow)
-		sv_mvd_message(sv, -1, narrow->data, narrow->cursize);
+		sv_hooks_message(sv, -1, 0, narrow->data, narrow->cursize);
 	if (mode == GAME_MULTICAST_PVS || mode == GAME_MULTICAST_PHS) {
 		int32_t leaf = bsp_point_leaf(sv->map, org);
 
@@ -136,7 +136,7 @@ static struct client *slot_client(struct server *sv, int slot)
 
 static void reliable_to(struct server *sv, int slot, const struct msg_buf *m)
 {
-	sv_mvd_message(sv, slot, m->data, m->cursize);
+	sv_hooks_message(sv, slot, 0, m->data, m->cursize);
 	if (slot >= 0) {
 		struct client *cl = slot_client(sv, slot);
 
@@ -301,7 +301,7 @@ static void svc_print_fn(void *ctx, int slot, int level, const char *text)
 		msg_write_byte(&m, level);
 		msg_write_string(&m, text);
 		if (!m.overflowed)
-			sv_mvd_message(sv, slot, m.data, m.cursize);
+			sv_hooks_message(sv, slot, 0, m.data, m.cursize);
 	}
 }
 
@@ -374,7 +374,7 @@ static void svc_found_secret_fn(void *ctx)
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_foundsecret);
 	broadcast_reliable(sv, &m, CS_SPAWNED);
-	sv_mvd_message(sv, -1, m.data, m.cursize);
+	sv_hooks_message(sv, -1, 0, m.data, m.cursize);
 }
 
 /* the style is kept for clients that join later (their spawn sends all
@@ -410,7 +410,7 @@ static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
 	for (int k = 0; k < 3; k++)
 		msg_write_coord(&m, from[k]);
 	datagram_add(cl, m.data, m.cursize);
-	sv_mvd_message(sv, slot, m.data, m.cursize);
+	sv_hooks_message(sv, slot, 0, m.data, m.cursize);
 }
 
 static void svc_kick_fn(void *ctx, int slot, bool big)
@@ -420,7 +420,7 @@ static void svc_kick_fn(void *ctx, int slot, bool big)
 
 	if (cl)
 		sv_reliable_write(cl, &b, 1);
-	sv_mvd_message(ctx, slot, &b, 1);
+	sv_hooks_message(ctx, slot, 0, &b, 1);
 }
 
 static void svc_setangle_fn(void *ctx, int slot, const vec3_t angles)
@@ -436,7 +436,7 @@ static void svc_setangle_fn(void *ctx, int slot, const vec3_t angles)
 	for (int k = 0; k < 3; k++)
 		msg_write_angle(&m, angles[k]);
 	sv_reliable_write(cl, m.data, m.cursize);
-	sv_mvd_setangle(ctx, slot, angles);
+	sv_hooks_setangle(ctx, slot, angles);
 }
 
 static void svc_intermission_fn(void *ctx, const vec3_t origin,
@@ -489,7 +489,7 @@ static void svc_log_fn(void *ctx, int level, const char *text)
 
 static void svc_logfrag_fn(void *ctx, int killer, int victim)
 {
-	sv_log_frag(ctx, killer, victim);
+	sv_hooks_frag(ctx, killer, victim);
 }
 
 /* KTX's trap_setpause: the state asked for, without words */

@@ -36,7 +36,7 @@
  *   reconnect with it), nor in its first 5 seconds: MVDSV's rules and
  *   words.
  */
-#include "internal.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,40 +48,6 @@
 /* a join or observe may come this long after the connect or the last
  * change of side (MVDSV's) */
 static const double SIDE_WAIT = 5.0;
-
-void sv_spectate_init(struct server *sv)
-{
-	char z[16];
-
-	sv->maxspectators = cvar_register(sv, "maxspectators", "8", CVAR_SERVERINFO,
-					  "spectators at most (0-32), beside "
-					  "maxclients' players");
-	sv->spectator_password = cvar_register(sv, "spectator_password", "",
-					       CVAR_SECRET,
-					       "what a spectator's \"spectator\" "
-					       "userinfo key must hold (empty or "
-					       "\"none\": open)");
-	sv->sv_spectalk = cvar_register(sv, "sv_spectalk", "1", 0,
-					"1: spectators' say reaches the players; "
-					"0: the spectators only");
-	sv->sv_sayteam_to_spec = cvar_register(sv, "sv_sayteam_to_spec", "1", 0,
-					       "1: a player's say_team holding a "
-					       "$\\ reaches the spectators of its "
-					       "team or tracking it");
-	snprintf(z, sizeof(z), "%d", Z_EXT_JOIN_OBSERVE);
-	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo), "*z_ext", z);
-}
-
-int sv_count_clients(const struct server *sv, bool spectators)
-{
-	int n = 0;
-
-	for (int i = 0; i < sv->maxclients; i++)
-		if (sv->clients[i].state >= CS_CONNECTED &&
-		    sv->clients[i].spectator == spectators)
-			n++;
-	return n;
-}
 
 /* a password cvar that asks for one ("none" is MVDSV's word for none) */
 static bool password_set(const struct cvar *c)
@@ -118,35 +84,6 @@ bool sv_spectate_admit(struct server *sv, char *userinfo, size_t size,
 		return false;
 	}
 	return true;
-}
-
-int sv_view_slot(const struct server *sv, const struct client *cl)
-{
-	if (cl->spectator && cl->spec_track > 0 && cl->spec_track <= sv->maxclients) {
-		const struct client *t = &sv->clients[cl->spec_track - 1];
-
-		if (t->state == CS_SPAWNED && !t->spectator)
-			return t->slot;
-	}
-	return cl->slot;
-}
-
-void sv_spectate_untrack(struct server *sv, const struct client *cl)
-{
-	for (int i = 0; i < sv->maxclients; i++)
-		if (sv->clients[i].spec_track == cl->slot + 1)
-			sv->clients[i].spec_track = 0;
-}
-
-void sv_spectate_tmove(struct server *sv, struct client *cl, const vec3_t org)
-{
-	if (!cl->spectator || cl->state != CS_SPAWNED) {
-		sv->stats.tmoves_ignored++;
-		return;
-	}
-	sv_exec_flush(sv);	/* the moves before it have run */
-	game_spectator_move(sv->game, cl->slot, org);
-	sv_grid_move(sv, cl->slot, org);
 }
 
 static void cmd_ptrack(struct server *sv, struct client *cl,
@@ -230,29 +167,40 @@ static bool side_allowed(struct server *sv, struct client *cl, bool spectator)
 	return true;
 }
 
-bool sv_spectate_command(struct server *sv, struct client *cl,
-			 const struct net_args *a)
+/* "join" and "observe" */
+static void cmd_side(struct server *sv, struct client *cl,
+		     const struct net_args *a)
 {
-	const char *c = net_args_argv(a, 0);
+	bool to_spectator = net_args_argv(a, 0)[0] == 'o';
 
-	if (!strcmp(c, "ptrack")) {
-		cmd_ptrack(sv, cl, a);
-	} else if (!strcmp(c, "join") || !strcmp(c, "observe")) {
-		bool to_spectator = c[0] == 'o';
-
-		if (cl->state != CS_SPAWNED || cl->spectator == to_spectator)
-			return true;
-		if (side_allowed(sv, cl, to_spectator))
-			change_side(sv, cl, to_spectator);
-	} else {
-		return false;
-	}
-	return true;
+	if (cl->state != CS_SPAWNED || cl->spectator == to_spectator)
+		return;
+	if (side_allowed(sv, cl, to_spectator))
+		change_side(sv, cl, to_spectator);
 }
 
-int sv_spectator_limit(const struct server *sv)
+void sv_spectate_init(struct server *sv)
 {
-	int n = (int)sv->maxspectators->value;
+	char z[16];
 
-	return n < 0 ? 0 : n > SV_SPECTATOR_SLOTS ? SV_SPECTATOR_SLOTS : n;
+	sv->maxspectators = cvar_register(sv, "maxspectators", "8", CVAR_SERVERINFO,
+					  "spectators at most (0-32), beside "
+					  "maxclients' players");
+	sv->spectator_password = cvar_register(sv, "spectator_password", "",
+					       CVAR_SECRET,
+					       "what a spectator's \"spectator\" "
+					       "userinfo key must hold (empty or "
+					       "\"none\": open)");
+	sv->sv_spectalk = cvar_register(sv, "sv_spectalk", "1", 0,
+					"1: spectators' say reaches the players; "
+					"0: the spectators only");
+	sv->sv_sayteam_to_spec = cvar_register(sv, "sv_sayteam_to_spec", "1", 0,
+					       "1: a player's say_team holding a "
+					       "$\\ reaches the spectators of its "
+					       "team or tracking it");
+	sv_client_command_add(sv, "ptrack", cmd_ptrack, BUDGET_CMD);
+	sv_client_command_add(sv, "join", cmd_side, BUDGET_CMD);
+	sv_client_command_add(sv, "observe", cmd_side, BUDGET_CMD);
+	snprintf(z, sizeof(z), "%d", Z_EXT_JOIN_OBSERVE);
+	info_set_star_value_for_key(sv->serverinfo, sizeof(sv->serverinfo), "*z_ext", z);
 }

@@ -73,7 +73,8 @@
  *   Refusals: stock, svc_download with length -1; chunked, size -1 (no
  *   such file) or -2 (not allowed), as FTE's clients read them.
  */
-#include "internal.h"
+#include "downloads.h"
+#include "features.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -553,4 +554,51 @@ void sv_cmd_stopdownload(struct server *sv, struct client *cl)
 		chunked_end(sv, cl);
 	else
 		sv_download_stop(sv, cl);
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static void cmd_stopdl(struct server *sv, struct client *cl,
+		       const struct net_args *a)
+{
+	(void)a;
+	sv_cmd_stopdownload(sv, cl);
+}
+
+/* a download the command budget refused: the client waits for an answer */
+static void download_refused(struct server *sv, struct client *cl,
+			     const struct net_args *a)
+{
+	(void)sv;
+	sv_download_refuse(cl, net_args_argv(a, 1), false);
+}
+
+static const struct sv_feature downloads_feature = {
+	.name = "downloads",
+	.datagram = sv_download_datagram,
+	.replies_sent = sv_download_pump,
+	.upkeep = sv_rates_upkeep,
+	.level_client = sv_download_level_changed,
+	.client_drop = sv_download_stop,
+	.client_new = sv_download_stop,
+	.userinfo = sv_apply_rate,
+};
+
+int sv_downloads_register(struct server *sv)
+{
+	struct sv_client_command *c;
+
+	/* the demo folder is the demo feature's cvar (demo.c registers it
+	 * first); downloads of demos/ read it */
+	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
+	c = sv_client_command_add(sv, "download", sv_cmd_download, BUDGET_DOWNLOAD);
+	c->refused = download_refused;
+	/* nextdl asks for the next chunk each time one arrives (a map is a
+	 * thousand chunks): no budget, a flood only overflows the client's
+	 * own stream */
+	sv_client_command_add(sv, "nextdl", sv_cmd_nextdl, -1);
+	sv_client_command_add(sv, "stopdl", cmd_stopdl, BUDGET_CMD);
+	sv_client_command_add(sv, "stopdownload", cmd_stopdl, BUDGET_CMD);
+	sv_feature_add(sv, &downloads_feature);
+	return 0;
 }

@@ -58,7 +58,7 @@
  *   fp_secondsdead).  Log lines a client drives (chat, downloads) go
  *   through the per-address limiter (loglimit.c).
  */
-#include "internal.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -178,15 +178,6 @@ static bool parse_packet(struct server *sv, struct msg_buf *m, struct parsed *p)
 
 /* ---- moves ------------------------------------------------------------ */
 
-void sv_run_game_cmd(struct server *sv, struct client *cl,
-		     const struct usercmd *cmd)
-{
-	/* the game clamps the pitch, moves, touches, fires */
-	game_client_cmd(sv->game, cl->slot, cmd);
-	sv_grid_move(sv, cl->slot,
-		     sv->objs[game_player_entity(sv->game, cl->slot)].origin);
-}
-
 /* The speed check: game time may not run ahead of real time by more
  * than the bank; the command recorder sees the command as the game will
  * run it. */
@@ -204,8 +195,8 @@ static struct usercmd checked_cmd(struct server *sv, struct client *cl,
 			cmd.msec = (uint8_t)(cl->cmd_bank > 0 ? cl->cmd_bank : 0);
 		cl->cmd_bank -= cmd.msec;
 	}
-	if (sv->recorder)	/* "cmdrecord start": the command as the game runs it */
-		sv_record_cmd(sv, cl, &cmd);
+	/* the command as the game runs it (record.c's cmdrecord) */
+	sv_hooks_usercmd(sv, cl, &cmd);
 	return cmd;
 }
 
@@ -322,7 +313,7 @@ static void cmd_new(struct server *sv, struct client *cl)
 	if (cl->state == CS_SPAWNED)
 		return;
 	sv_client_setup(sv, cl);
-	sv_download_stop(sv, cl);	/* the client starts over */
+	sv_hooks_client_new(sv, cl);	/* the client starts over */
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_serverdata);
 	if (cl->fte) {	/* the FTE extensions in force, before the protocol */
@@ -702,9 +693,9 @@ static void cmd_say(struct server *sv, struct client *cl,
 	/* the demo: what everyone may read to everyone's view, the rest to
 	 * the views of those who read it (MVDSV's) */
 	if (!team && (!cl->spectator || sv->sv_spectalk->value != 0))
-		sv_mvd_message(sv, -1, m.data, m.cursize);
+		sv_hooks_message(sv, -1, 0, m.data, m.cursize);
 	else
-		sv_mvd_message_mask(sv, mask, m.data, m.cursize);
+		sv_hooks_message(sv, -1, mask, m.data, m.cursize);
 }
 
 static void cmd_setinfo(struct server *sv, struct client *cl,
@@ -733,40 +724,62 @@ static void cmd_setinfo(struct server *sv, struct client *cl,
 	sv_broadcast_client_info(sv, cl);
 }
 
+/* ---- spectators' part of the protocol ------------------------------- */
+
+void sv_spectate_untrack(struct server *sv, const struct client *cl)
+{
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].spec_track == cl->slot + 1)
+			sv->clients[i].spec_track = 0;
+}
+
+void sv_spectate_tmove(struct server *sv, struct client *cl, const vec3_t org)
+{
+	if (!cl->spectator || cl->state != CS_SPAWNED) {
+		sv->stats.tmoves_ignored++;
+		return;
+	}
+	sv_exec_flush(sv);	/* the moves before it have run */
+	game_spectator_move(sv->game, cl->slot, org);
+	sv_grid_move(sv, cl->slot, org);
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
-/* The budget a command is charged to besides the general one (those that
- * cost others much more than they cost the sender have their own), or -1
- * for none at all: "drop" ends everything, and "nextdl" asks for the next
- * chunk of a download each time one arrives (a map is a thousand chunks;
- * a flood of them only overflows the client's own stream). */
+/* The budget a command of the core's is charged to besides the general
+ * one (those that cost others much more than they cost the sender have
+ * their own), or -1 for none at all: "drop" ends everything.  A
+ * feature's commands name theirs at registration (hooks.h). */
 static int command_kind(const char *c)
 {
-	if (!strcmp(c, "drop") || !strcmp(c, "nextdl"))
+	if (!strcmp(c, "drop"))
 		return -1;
 	if (!strcmp(c, "setinfo"))
 		return BUDGET_SETINFO;
 	if (!strcmp(c, "kill"))
 		return BUDGET_KILL;
-	if (!strcmp(c, "download"))
-		return BUDGET_DOWNLOAD;
 	return BUDGET_CMD;
 }
 
 static void string_command(struct server *sv, struct client *cl, const char *s)
 {
 	struct net_args *a = &sv->cmd_args;
+	const struct sv_client_command *fc;
 	const char *c;
 	int kind;
 
 	if (net_args_tokenize(a, s) <= 0)
 		return;
 	c = net_args_argv(a, 0);
-	kind = command_kind(c);
+	fc = sv_client_command_find(sv, c);
+	kind = fc ? fc->budget : command_kind(c);
 	if (kind >= 0 && !budget_charge(sv, cl, kind)) {
-		/* a client waits for the answer to a download: a refusal */
-		if (kind == BUDGET_DOWNLOAD && cl->state >= CS_CONNECTED)
-			sv_download_refuse(cl, net_args_argv(a, 1), false);
+		if (fc && fc->refused && cl->state >= CS_CONNECTED)
+			fc->refused(sv, cl, a);
+		return;
+	}
+	if (fc) {	/* a feature's (downloads) or the spectators' */
+		fc->fn(sv, cl, a);
 		return;
 	}
 	if (!strcmp(c, "new"))
@@ -793,14 +806,6 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 		sv_send_pings(sv, cl);
 	else if (!strcmp(c, "pause"))
 		sv_pause_client(sv, cl);
-	else if (!strcmp(c, "download"))
-		sv_cmd_download(sv, cl, a);
-	else if (!strcmp(c, "nextdl"))
-		sv_cmd_nextdl(sv, cl, a);
-	else if (!strcmp(c, "stopdl") || !strcmp(c, "stopdownload"))
-		sv_cmd_stopdownload(sv, cl);
-	else if (sv_spectate_command(sv, cl, a))
-		;	/* ptrack, join, observe */
 	else if (!strcmp(c, "serverinfo"))
 		sv_reliable_printf(cl, PRINT_HIGH, "%s\n", sv->serverinfo);
 	else if (!strcmp(c, "info")) {
@@ -909,7 +914,7 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
 		game_client_userinfo(sv->game, cl->slot, cl->name, team, atoi(bottom));
 	}
-	sv_apply_rate(sv, cl);
+	sv_hooks_userinfo(sv, cl);	/* its rates (transfer.c) */
 }
 
 void sv_client_setup(struct server *sv, struct client *cl)
@@ -942,7 +947,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	if (cl->state == CS_SPAWNED)
 		game_client_disconnect(sv->game, cl->slot);
 	sv_grid_remove(sv, cl->slot);
-	sv_download_stop(sv, cl);
+	sv_hooks_client_drop(sv, cl);	/* its download ends (transfer.c) */
 	sv_spectate_untrack(sv, cl);
 	cl->spec_track = 0;
 	cl->state = CS_ZOMBIE;

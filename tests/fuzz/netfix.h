@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "qwd/client.h"
-#include "../../src/server/internal.h"
+#include "../server/svall.h"
 
 /* the connectionless target's fixed world: its secret and clock make the
  * challenge of an address a constant that mkpackets can write into seeds */

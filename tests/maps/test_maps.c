@@ -31,7 +31,7 @@
  */
 #include "../harness.h"
 
-#include "../../src/server/internal.h"
+#include "../server/svall.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include <qwd/client.h>
-#include "../../src/server/internal.h"
+#include "../server/svall.h"
 
 enum { SRVFIX_MAX_CLIENTS = 200, SRVFIX_LOG_LINES = 512, SRVFIX_LOG_LEN = 200 };
 

@@ -84,7 +84,7 @@ static void test_ban_while_another_connects(void **state)
 	assert_int_equal(srvfix_clients_from(f, "127.0.0.2"), 0);
 	assert_int_equal(srvfix_clients_from(f, "127.0.0.3"), 2);
 	assert_int_equal(player->q.state, QWC_ACTIVE);
-	assert_true(f->sv->bans.refused > 0);
+	assert_true(f->sv->bans->refused > 0);
 
 	/* removeip lets it back */
 	srvfix_command(f, "removeip 127.0.0.2", out, sizeof(out));
@@ -145,7 +145,7 @@ static void test_expiry(void **state)
 	assert_string_equal(challenge_answer(f, "127.0.0.2"), banned_answer);
 	/* the second passes; the upkeep drops the filter within a second */
 	srvfix_run(f, 2.5, false);
-	assert_int_equal(f->sv->bans.list.count, 0);
+	assert_int_equal(f->sv->bans->list.count, 0);
 	c = join(f, "127.0.0.2", "back");
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 }
@@ -174,7 +174,7 @@ static void test_refused_commands(void **state)
 		srvfix_command(f, cases[i].line, out, sizeof(out));
 		assert_string_equal(out, cases[i].answer);
 	}
-	assert_int_equal(f->sv->bans.list.count, 0);
+	assert_int_equal(f->sv->bans->list.count, 0);
 }
 
 /* a flood from a banned address: every packet dropped, few answered */
@@ -199,7 +199,7 @@ static void test_answers_bounded(void **state)
 					    sizeof(banned_answer) - 1);
 			answers++;
 		}
-	assert_int_equal(f->sv->bans.refused, 40);
+	assert_int_equal(f->sv->bans->refused, 40);
 	assert_true(answers >= 1);
 	assert_true(answers <= 5);
 	assert_int_equal(f->sv->stats.oob_answered[OOB_PING], 0);
@@ -235,7 +235,7 @@ static void test_writeip_file_and_reload(void **state)
 
 	/* a new server in the same folder has them */
 	srvfix_start(f, 8);
-	assert_int_equal(f->sv->bans.list.count, 3);
+	assert_int_equal(f->sv->bans->list.count, 3);
 	assert_true(sv_banned(f->sv, &two));
 	srvfix_command(f, "listip", out, sizeof(out));
 	assert_non_null(strstr(out, "192.168.  1.  0 |  ban\n"));

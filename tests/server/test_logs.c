@@ -126,13 +126,13 @@ static void test_console_log(void **state)
 	srvfix_command(f, "sv_maxlogsize 0", out, sizeof(out));
 	srvfix_command(f, "sv_logdaily 1", out, sizeof(out));
 	{
-		int before = f->sv->logs.file[SV_LOG_CONSOLE].number;
+		int before = f->sv->logs->file[SV_LOG_CONSOLE].number;
 
 		srvfix_command(f, "say before midnight", out, sizeof(out));
-		assert_int_equal(f->sv->logs.file[SV_LOG_CONSOLE].number, before);
-		f->sv->logs.file[SV_LOG_CONSOLE].next_day = (int64_t)time(NULL) - 1;
+		assert_int_equal(f->sv->logs->file[SV_LOG_CONSOLE].number, before);
+		f->sv->logs->file[SV_LOG_CONSOLE].next_day = (int64_t)time(NULL) - 1;
 		srvfix_command(f, "say after midnight", out, sizeof(out));
-		assert_int_equal(f->sv->logs.file[SV_LOG_CONSOLE].number, before + 1);
+		assert_int_equal(f->sv->logs->file[SV_LOG_CONSOLE].number, before + 1);
 		assert_int_equal(matching(f, file_name(f, "qconsole_", before + 1),
 					  "console: after midnight$"), 1);
 		assert_int_equal(matching(f, file_name(f, "qconsole_", before),
@@ -143,7 +143,7 @@ static void test_console_log(void **state)
 	srvfix_command(f, "sv_logdir /proc", out, sizeof(out));
 	srvfix_command(f, "logfile on", out, sizeof(out));
 	assert_non_null(strstr(out, "Couldn't open /proc/qconsole_"));
-	assert_null(f->sv->logs.file[SV_LOG_CONSOLE].fp);
+	assert_null(f->sv->logs->file[SV_LOG_CONSOLE].fp);
 }
 
 static void test_frag_log(void **state)
@@ -260,7 +260,7 @@ static void test_rcon_log(void **state)
 				      (const char *[]){"logrcon"}) > 0);
 	assert_true(net_args_tokenize(&a, (char *)pkt + 4) > 0);
 	sv_rcon(f->sv, &from, &a);
-	assert_non_null(f->sv->logs.file[SV_LOG_RCON].fp);
+	assert_non_null(f->sv->logs->file[SV_LOG_RCON].fp);
 	assert_int_equal(matching(f, rel, "\\(hashed\\): logrcon$"), 1);
 }
 

@@ -82,15 +82,15 @@ static void test_heartbeats(void **state)
 	qwc_connect(&c->q, server_clock());
 	assert_true(srvfix_until(f, c, QWC_ACTIVE, 5.0));
 	assert_string_equal(master_reads(f, m, 0.3), "");
-	f->sv->masters.last_sent -= 11;
+	f->sv->masters->last_sent -= 11;
 	assert_string_equal(master_reads(f, m, 1.0), "a\n2\n1\n");
 
 	/* `heartbeat` sends one now; then one every 300 s, players or not */
 	srvfix_command(f, "heartbeat", out, sizeof(out));
 	assert_string_equal(master_reads(f, m, 1.0), "a\n3\n1\n");
-	f->sv->masters.last_sent -= 299;
+	f->sv->masters->last_sent -= 299;
 	assert_string_equal(master_reads(f, m, 0.3), "");
-	f->sv->masters.last_sent -= 2;
+	f->sv->masters->last_sent -= 2;
 	assert_string_equal(master_reads(f, m, 1.0), "a\n4\n1\n");
 
 	/* the server stops: "C\n" */
@@ -128,10 +128,10 @@ static void test_setmaster_forms(void **state)
 	assert_non_null(strstr(out, "Bad master server no.such.host.invalid: "));
 	assert_non_null(strstr(out, "At most 8 master servers: 127.0.0.1:9 and the rest "
 				    "are left out\n"));
-	assert_int_equal(f->sv->masters.count, 8);
+	assert_int_equal(f->sv->masters->count, 8);
 	srvfix_command(f, "setmaster none", out, sizeof(out));
 	assert_string_equal(out, "Setting nomaster mode.\n");
-	assert_int_equal(f->sv->masters.count, 0);
+	assert_int_equal(f->sv->masters->count, 0);
 	srvfix_command(f, "heartbeat", out, sizeof(out));
 	assert_non_null(strstr(out, "No master servers"));
 }

@@ -12,7 +12,7 @@
 
 #include "../prof/fake_pmu.h"
 
-#include "../../src/server/internal.h"
+#include "../server/svall.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -76,7 +76,7 @@ static void test_hashed_accepted_plain_refused(void **state)
 	int64_t now = (int64_t)time(NULL);
 
 	setup_rcon(f);
-	assert_int_equal(f->sv->rcon.sv_crypt_rcon->value, 1);	/* the default */
+	assert_int_equal(f->sv->rcon->sv_crypt_rcon->value, 1);	/* the default */
 	assert_string_equal(hashed(f, "secret", now, 2, set_one), "");
 	assert_string_equal(hostname(f), "one");
 	assert_non_null(strstr(hashed(f, "secret", now, 1, info), "small"));
@@ -125,7 +125,7 @@ static void test_replay_and_window(void **state)
 	assert_non_null(strstr(send_rcon(f, pkt, n), "rcon refused: this command was "
 							 "sent already"));
 	assert_string_equal(hostname(f), "zero");
-	assert_int_equal(f->sv->rcon.replays, 1);
+	assert_int_equal(f->sv->rcon->replays, 1);
 	assert_int_equal(srvfix_log_count(f, ": digest already used"), 1);
 
 	/* a time stamp outside sv_timestamplen (60) */
@@ -171,7 +171,7 @@ static void test_seen_table_full(void **state)
 		assert_true(net_args_tokenize(&a, (char *)pkt + 4) > 0);
 		sv_rcon(f->sv, &from, &a);
 	}
-	assert_int_equal(f->sv->rcon.accepted, SV_RCON_SEEN);
+	assert_int_equal(f->sv->rcon->accepted, SV_RCON_SEEN);
 	assert_int_equal(srvfix_log_count(f, ": too many hashed commands in the window"), 1);
 	/* with a 10 s window those stamped 50 s ago are out of it for good */
 	assert_int_equal(cvar_set(f->sv, "sv_timestamplen", "10"), 0);
@@ -179,7 +179,7 @@ static void test_seen_table_full(void **state)
 	assert_true(rcon_build_hashed(pkt, sizeof(pkt), "secret", now, 2, argv) > 0);
 	assert_true(net_args_tokenize(&a, (char *)pkt + 4) > 0);
 	sv_rcon(f->sv, &from, &a);
-	assert_int_equal(f->sv->rcon.accepted, SV_RCON_SEEN + 1);
+	assert_int_equal(f->sv->rcon->accepted, SV_RCON_SEEN + 1);
 }
 
 /* what rcon may not do: the logs and the rcon rules */
@@ -205,12 +205,12 @@ static void test_forbidden_over_rcon(void **state)
 			 "config only)\n", what);
 		assert_string_equal(hashed(f, "secret", now, argc, lines[i]), out);
 	}
-	assert_string_equal(f->sv->logs.sv_logdir->string, ".");
-	assert_int_equal(f->sv->rcon.sv_crypt_rcon->value, 1);
-	assert_int_equal(f->sv->rcon.sv_timestamplen->value, 60);
+	assert_string_equal(f->sv->logs->sv_logdir->string, ".");
+	assert_int_equal(f->sv->rcon->sv_crypt_rcon->value, 1);
+	assert_int_equal(f->sv->rcon->sv_timestamplen->value, 60);
 	/* the console may */
 	srvfix_command(f, "sv_timestamplen 30", out, sizeof(out));
-	assert_int_equal(f->sv->rcon.sv_timestamplen->value, 30);
+	assert_int_equal(f->sv->rcon->sv_timestamplen->value, 30);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -95,7 +95,7 @@ static void test_players_on_threads(void **state)
  * measured, and the pool uses that many workers.  The checks seen. */
 static int until_size(struct srvfix *f, int want)
 {
-	const struct sv_autopool *a = &f->sv->autopool;
+	const struct sv_autopool *a = f->sv->autopool;
 	struct pool_predictor mine = a->pr;
 	unsigned checks = a->checks;
 	int seen = 0;
@@ -130,7 +130,7 @@ static void test_auto_pool(void **state)
 	f->threads_auto = true;
 	f->threads_max = 2;
 	srvfix_start(f, 16);
-	assert_true(f->sv->autopool.on);
+	assert_true(f->sv->autopool->on);
 	assert_int_equal(pool_threads(f->sv->pool), 2);
 	assert_int_equal(pool_active(f->sv->pool), 1);
 	srvfix_command(f, "threads", out, sizeof(out));
@@ -142,7 +142,7 @@ static void test_auto_pool(void **state)
 	srvfix_command(f, "set sv_threads_high 0", out, sizeof(out));
 	srvfix_command(f, "set sv_threads_low 0", out, sizeof(out));
 	assert_true(until_size(f, 2) >= 1);
-	assert_int_equal(f->sv->autopool.pr.changes, 1);
+	assert_int_equal(f->sv->autopool->pr.changes, 1);
 	assert_int_equal(srvfix_log_count(f, "-> 2 workers"), 1);
 	srvfix_command(f, "threads", out, sizeof(out));
 	assert_non_null(strstr(out, "auto, 2 active of 2"));
@@ -165,14 +165,14 @@ static void test_auto_pool(void **state)
 	srvfix_command(f, "set sv_threads_high 1000", out, sizeof(out));
 	srvfix_command(f, "set sv_threads_low 1000", out, sizeof(out));
 	assert_true(until_size(f, 1) >= 1);
-	assert_int_equal(f->sv->autopool.pr.changes, 2);
+	assert_int_equal(f->sv->autopool->pr.changes, 2);
 	assert_int_equal(srvfix_log_count(f, "2 -> 1 workers"), 1);
-	unsigned checks = f->sv->autopool.checks;
+	unsigned checks = f->sv->autopool->checks;
 
 	srvfix_run(f, 0.3, true);
-	assert_true(f->sv->autopool.checks > checks);
+	assert_true(f->sv->autopool->checks > checks);
 	assert_int_equal(pool_active(f->sv->pool), 1);
-	assert_int_equal(f->sv->autopool.pr.changes, 2);
+	assert_int_equal(f->sv->autopool->pr.changes, 2);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(c[i]->q.state, QWC_ACTIVE);
 }

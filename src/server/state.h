@@ -1,7 +1,7 @@
 /*
- * src/server/internal.h -- the server's state and what its files share;
- * for the files of src/server/ and the tests only (the rest of qwd and
- * the tools see qwd/server.h).
+ * src/server/state.h -- the server's state: struct server, struct client
+ * and the types in them; for the files of src/server/ and the tests only
+ * (the rest of qwd and the tools see qwd/server.h).
  *
  * Design note
  *   One struct server holds everything; every function takes it (and the
@@ -17,22 +17,20 @@
  *   back through struct game_services (services.c) for sounds, temp
  *   entities, prints and frags.
  *
- *   The files and what they own: frame.c the loop, start-up and shutdown;
- *   oob.c the connectionless requests; user.c a client's packets and
- *   commands; send.c the replies (players.c their players' entries and
- *   the player grid); reliable.c each client's reliable
- *   stream; level.c the level and the signon; console.c, rcon.c, bans.c,
- *   master.c, logfile.c, loglimit.c, compat.c, profcmd.c, record.c the
- *   operator's side; spectate.c the spectators (their slots and
- *   passwords, ptrack, join and observe, clc_tmove); download.c and
- *   transfer.c the files served to clients; services.c what the game
- *   calls back; pause.c the pause; demo.c, mvd.c,
- *   mvdframe.c (with mvdwriter.h) and qtv.c the demos and their live
- *   stream.
+ *   This header holds data only; what each layer of the module offers is
+ *   in its own header (docs/ARCHITECTURE.md, "Inside the server"):
+ *   base.h the base (cvars and commands, the feature registry of hooks.h,
+ *   the log limit, the socket and the clock), core.h the core (the frame,
+ *   clients, receive, execute, send, the level), and one header per
+ *   feature (bans.h, demo.h, downloads.h, ...).  The state a feature keeps
+ *   for itself (its bans, its log files) is its own header's type, held
+ *   here by a pointer the feature sets at registration: the core holds it
+ *   and never looks inside.  What the core keeps for a feature in struct
+ *   client (a download's place) is the core's, and the feature's header
+ *   says which fields it touches.
  */
-#ifndef QWD_SERVER_INTERNAL_H
-#define QWD_SERVER_INTERNAL_H
-
+#ifndef QWD_SERVER_STATE_H
+#define QWD_SERVER_STATE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +47,8 @@
 #include "qwd/server.h"
 #include "qwd/world.h"
 
+#include "hooks.h"
+
 enum {
 	SV_MAX_CLIENTS = 2048,		/* hard cap of maxclients */
 	SV_MAX_ENTITIES = 8192,		/* entities of a level, players included */
@@ -60,6 +60,7 @@ enum {
 	SV_RELIABLE_EXT = 720,		/* extension clients' reliable message */
 	SV_PATH = 256,
 	SV_CVAR_MAX = 160,
+	SV_COMMANDS_MAX = 96,		/* console commands (cvar.c) */
 	SV_GRID_CELL = 256,		/* player grid cell, units (grows for big maps) */
 	SV_GRID_DIM = 64,		/* at most 64 x 64 cells */
 	SV_REPLY_PLAYERS = 64,		/* players in one extension reply */
@@ -111,20 +112,12 @@ struct cvar {
 	unsigned modified;	/* counts the stores: "has it changed since" */
 };
 
-/* ---- the predicted pool (autopool.c, qwd -threads auto) ---------------- */
-
-/* One check period's figures and the predictor they feed; all zero
- * (off) unless -threads auto with more than one thread. */
-struct sv_autopool {
-	bool on;
-	struct pool_predictor pr;	/* pr.size: the workers active now */
-	struct cvar *period, *alpha, *high, *low;
-	double period_start;		/* sv->realtime the period began */
-	uint64_t busy_ns;		/* the frames' busy time (all but idle) */
-	uint64_t parallel_ns;		/* of which the pool's runs, wall */
-	double work_ns;			/* the workers' time in the runs' items */
-	double need;			/* the last closed period's */
-	unsigned checks;		/* periods closed */
+/* A console command: cvar.c's table, which the features fill with theirs
+ * at registration.  Output goes to out (stdout, or rcon's buffer). */
+struct sv_command {
+	const char *name;
+	void (*fn)(struct server *sv, const struct net_args *a, FILE *out);
+	const char *help;
 };
 
 /* ---- entities --------------------------------------------------------- */
@@ -402,70 +395,6 @@ struct oob_budget {
 	bool ready;
 };
 
-/* ---- the operator's tools: bans, master servers, log files, rcon ------ */
-
-enum {
-	SV_MAX_MASTERS = 8,		/* setmaster's list (MVDSV's MAX_MASTERS) */
-	SV_RCON_SEEN = 4096		/* hashed rcon digests remembered */
-};
-
-/* addip and its kin (bans.c): the filters, checked for every packet */
-struct sv_bans {
-	struct ipfilter list;
-	struct cvar *filterban;
-	unsigned filterban_applied;	/* its `modified` the clients were
-					 * last checked against */
-	struct ratelimit answers;	/* the "banned." replies */
-	double next_expiry;		/* realtime of the next expiry pass */
-	uint64_t refused;		/* packets from refused addresses */
-};
-
-/* setmaster (master.c) */
-struct sv_masters {
-	struct net_addr addr[SV_MAX_MASTERS];
-	char name[SV_MAX_MASTERS][64];	/* as the operator gave it */
-	int count;
-	int sequence;			/* of the last heartbeat */
-	double last_sent;		/* realtime; < 0: one is due now */
-	int players_sent;		/* the count the last one carried */
-	uint64_t heartbeats;
-};
-
-/* logfile, logrcon, fraglogfile (logfile.c) */
-enum sv_log_kind { SV_LOG_CONSOLE, SV_LOG_RCON, SV_LOG_FRAGS, SV_LOG_KINDS };
-
-struct sv_log_file {
-	FILE *fp;			/* NULL: off */
-	char path[2 * SV_PATH + 64];	/* the base directory, sv_logdir, name */
-	int number;			/* NNNN of its name */
-	uint64_t size;			/* bytes in the file */
-	int64_t next_day;		/* Unix time of the next local midnight */
-};
-
-struct sv_logs {
-	struct sv_log_file file[SV_LOG_KINDS];
-	struct cvar *sv_logdir, *sv_maxlogsize, *sv_logdaily, *frag_log_type;
-	/* the console log is a sink in front of the server's own: the one
-	 * it passes every line on to */
-	void (*next_sink)(void *ctx, int level, const char *line);
-	void *next_ctx;
-};
-
-/* hashed and plain rcon (rcon.c) */
-struct sv_rcon_digest {
-	uint8_t sha1[20];
-	int64_t client_time;		/* Unix time the client stamped */
-	bool used;
-};
-
-struct sv_rcon {
-	struct cvar *sv_crypt_rcon, *sv_timestamplen;
-	/* digests accepted within the window: a second use is a replay */
-	struct sv_rcon_digest seen[SV_RCON_SEEN];
-	bool running;			/* a command from rcon is running */
-	uint64_t accepted, refused, replays;
-};
-
 /* ---- the server ------------------------------------------------------- */
 
 /* Log lines a remote source drives (loglimit.c): a token bucket per
@@ -661,6 +590,11 @@ struct server {
 
 	struct cvar cvars[SV_CVAR_MAX];
 	int num_cvars;
+	struct sv_command commands[SV_COMMANDS_MAX];	/* cvar.c */
+	int num_commands;
+	bool rcon_running;		/* a line from rcon runs (cvar.c asks
+					 * the features what it may do) */
+	struct sv_hooks hooks;		/* the features (hooks.h) */
 	char user_cvar_names[SV_USER_CVARS][32];	/* made by "set" */
 	int num_user_cvars;
 	struct cvar *sys_ticrate;
@@ -733,6 +667,8 @@ struct server {
 	double load_window_start, load_busy;
 	bool load_backlog, load_backlog_now;
 	int overloaded_windows;
+	double frame_start;		/* the clock the frame's work began */
+	bool frame_backlog;		/* its receive left packets waiting */
 	bool quit;
 	char quit_reason[32];		/* why the server stops ("SIGTERM"),
 					 * told to clients; "" a plain quit */
@@ -803,7 +739,7 @@ struct server {
 	struct pool *pool;
 	struct sv_reply_worker *workers;
 	/* qwd -threads auto: how many of them the runs use (autopool.c) */
-	struct sv_autopool autopool;
+	struct sv_autopool *autopool;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
@@ -817,10 +753,11 @@ struct server {
 	int32_t *visible;		/* entity numbers of one reply */
 
 	struct server_stats stats;
-	struct sv_bans bans;
-	struct sv_masters masters;
-	struct sv_logs logs;
-	struct sv_rcon rcon;
+	/* the features' own state (their headers), set at registration */
+	struct sv_bans *bans;		/* bans.h */
+	struct sv_masters *masters;	/* master.h */
+	struct sv_logs *logs;		/* logfile.h */
+	struct sv_rcon *rcon;		/* rcon.h */
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
@@ -833,470 +770,5 @@ struct server {
 	uint64_t batch_ns;		/* receive time of the current batch */
 };
 
-/* ---- set-up in place (server_create and the tests) -------------------- */
-
-/* Set up a server in sv's memory (socket, buffers, cvars); no level yet.
- * Returns 0, or -1 with the reason logged; server_shutdown is due either
- * way (it frees what was set up). */
-int server_init(struct server *sv, const struct server_options *opt);
-void server_shutdown(struct server *sv);
-
-/* cvars */
-struct cvar *cvar_get(struct server *sv, const char *name);
-struct cvar *cvar_register(struct server *sv, const char *name,
-			   const char *value, int flags, const char *help);
-int cvar_set(struct server *sv, const char *name, const char *value);
-/* the server's own store into a cvar, read-only ones too (sv_paused) */
-void cvar_force(struct server *sv, struct cvar *v, const char *value);
-
-/* ---- internals shared between the server's files ---------------------- */
-
-/* oob.c */
-void sv_connectionless(struct server *sv, const struct net_addr *from,
-		       struct msg_buf *msg);
-/* the cvar of a kind's budget, its default and what it means */
-const char *sv_oob_cvar_name(int kind);
-const char *sv_oob_cvar_default(int kind);
-const char *sv_oob_cvar_help(int kind);
-/* "ping", "status", ... */
-const char *sv_oob_kind_name(int kind);
-/* user.c */
-/* antilag: MVDSV's rewind time for cl's move packet (user.c) */
-#define SV_LAG_MAX_PREDICTION 0.02	/* s past the reply a client predicts */
-#define SV_LAG_PHYSFPS 77.0		/* MVDSV's sv_maxfps default */
-void sv_antilag_aim(struct server *sv, struct client *cl);
-void sv_client_packet(struct server *sv, struct client *cl,
-		      struct msg_buf *msg);
-void sv_drop_client(struct server *sv, struct client *cl, const char *why);
-void sv_client_setup(struct server *sv, struct client *cl);
-void sv_userinfo_changed(struct server *sv, struct client *cl);
-/* frame.c: one datagram now, outside the reply batch (connectionless
- * answers, a last disconnect); captured when a capture runs */
-void sv_send_raw(struct server *sv, const struct net_addr *to,
-		 const void *data, size_t len);
-/* frame.c: the server's clock now (the real one, or its driver's) */
-double sv_clock(const struct server *sv);
-/* pause.c (MVDSV's pause): the cvars (pausable, sv_paused); pause or
- * resume the game (false: it already was so), msg (or NULL) printed to
- * everyone; a client's "pause" command (pausable, not a spectator); the
- * console's; the upkeep's release when no player is left */
-void sv_pause_register(struct server *sv);
-bool sv_pause_set(struct server *sv, bool paused, const char *msg);
-void sv_pause_client(struct server *sv, struct client *cl);
-void sv_cmd_pause(struct server *sv, const struct net_args *a, FILE *out);
-void sv_pause_upkeep(struct server *sv);
-/* a level loads unpaused, its clock starting now (MVDSV: sv.paused
- * cleared by the spawn; the clients' new serverdata clears theirs) */
-void sv_pause_level(struct server *sv);
-/* frame.c: rebuild the (address, qport) lookup after a connect or drop */
-void sv_rehash_clients(struct server *sv);
-const char *sv_bad_name(int kind);
-void sv_log_bad_counts(struct server *sv);
-/* frame.c: the defences' counters as one line of text (status, shutdown) */
-/* overload.c: the load meter (once a frame: when its work began and ended,
- * and whether the receive left a backlog; a window closes at now with the
- * busy seconds gathered in sv->load_busy), admission for a connect (false:
- * refused, why says so), and letting the newest n players go */
-void sv_load_frame(struct server *sv, double busy_from, double now,
-		   bool backlog);
-void sv_load_window(struct server *sv, double now);
-bool sv_load_admits(struct server *sv, bool extended, char *why, size_t size);
-int sv_overload_shed(struct server *sv, int n);
-
-void sv_defence_counts(const struct server *sv, char *out, size_t size);
-/* send.c: the replies of the frame; the player grid */
-void sv_send_replies(struct server *sv);
-/* -threads-max: max when above 0, else the online CPUs (1 ..
- * POOL_MAX_THREADS) */
-int sv_threads_max(int max);
-/* the reply phase's workers: threads of them (<= 1: one, no thread),
- * pinned to cpus when given (qwd/pool.h); 0, or -1 with the reason
- * logged; sv_reply_workers_free frees what was made either way */
-int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
-			  int num_cpus);
-void sv_reply_workers_free(struct server *sv);
-/* every ring's states forgotten: no frame before is a delta base */
-void sv_rings_forget(struct server *sv);
-/* a new reply phase: the world is taken to stay as it is until the next
- * one (entity states, player entries and the list of sendable entities
- * are made once per phase); sv_send_replies starts one */
-void sv_reply_phase(struct server *sv);
-/* execute.c: the parallel EXECUTE (docs/parallel.md) */
-int sv_exec_init(struct server *sv);
-void sv_exec_free(struct server *sv);
-/* moves are queued now: made, sv_threads_execute, no schedule instrument */
-bool sv_exec_active(const struct server *sv);
-/* queue a spawned client's n commands (speed-checked); false: run them
- * now (after sv_exec_flush) */
-bool sv_exec_queue(struct server *sv, struct client *cl,
-		   const struct usercmd *cmds, int n);
-/* run the queued moves (nothing queued: nothing) */
-void sv_exec_flush(struct server *sv);
-/* user.c: one command through the game, the player grid after it */
-void sv_run_game_cmd(struct server *sv, struct client *cl,
-		     const struct usercmd *cmd);
-
-/* sched.c: the schedule instrument (docs/parallel.md) */
-int sv_sched_init(struct server *sv);
-void sv_sched_free(struct server *sv);
-/* cmd of cl is about to run: its action list joins the frame's graph */
-void sv_sched_cmd(struct server *sv, struct client *cl,
-		  const struct usercmd *cmd);
-/* the thread's CPU time, ns: a move's cost without the time the thread
- * was not running (another process on the core) */
-uint64_t sv_sched_clock(void);
-/* cl's moves took ns more */
-void sv_sched_cost(struct server *sv, struct client *cl, uint64_t ns);
-/* the end of RECEIVE+EXECUTE: the frame's jobs, then a fresh graph */
-void sv_sched_frame(struct server *sv);
-/* players.c: the players' entries and the player grid */
-void sv_grid_init(struct server *sv);
-
-/* The players in the grid's cells around cell (cx, cy), ring by ring
- * outward (ring 0 is the cell itself), `rings` rings at most, each given
- * to fn until it returns false.  Inlined into each caller with its fn, so
- * the walk costs no call per player. */
-static inline __attribute__((always_inline)) void
-sv_grid_visit(const struct sv_grid *g, int cx, int cy, int rings,
-	      bool (*fn)(void *ctx, int slot), void *ctx)
-{
-	for (int r = 0; r < rings; r++) {
-		for (int y = cy - r; y <= cy + r; y++) {
-			if (y < 0 || y >= g->ny)
-				continue;
-			/* the ring: full rows at the top and bottom, two
-			 * cells in between */
-			int step = (y == cy - r || y == cy + r) ? 1 : 2 * r;
-
-			for (int x = cx - r; x <= cx + r; x += step ? step : 1) {
-				if (x < 0 || x >= g->nx)
-					continue;
-				for (int j = g->head[y * g->nx + x]; j >= 0; j = g->next[j])
-					if (!fn(ctx, j))
-						return;
-			}
-		}
-	}
-}
-void sv_grid_move(struct server *sv, int slot, const vec3_t org);
-void sv_grid_remove(struct server *sv, int slot);
-/* player j's svc_playerinfo as client cl sees it; false when it did not
- * fit (m unchanged) */
-bool sv_write_player(struct server *sv, struct client *cl, int j,
-		     struct msg_buf *m);
-/* every player client cl sees from pvs, as many as fit in m */
-void sv_write_players(struct server *sv, struct client *cl,
-		      const uint8_t *pvs, struct msg_buf *m);
-/* player j's cached entry brought up to this reply phase (the parallel
- * phase does it for every player before the workers only read them) */
-void sv_player_entry_refresh(struct server *sv, int j);
-
-/* an object touches a leaf of pvs (the replies' visibility test) */
-static inline __attribute__((always_inline)) bool
-sv_obj_visible(const struct world_obj *o, const uint8_t *pvs)
-{
-	if (o->leaf1 >= 0)
-		return bsp_vis_test(pvs, o->leaf1);
-	if (o->leafs_overflow)
-		return true;
-	for (int i = 0; i < o->num_leafs; i++)
-		if (bsp_vis_test(pvs, o->leafnums[i]))
-			return true;
-	return false;
-}
-/* reliable.c: the scoreboard's pings and losses to one client */
-void sv_send_pings(struct server *sv, struct client *cl);
-/* the same to a stock client, in a reply phase (made once per phase) */
-void sv_send_stock_pings(struct server *sv, struct client *cl);
-int sv_client_ping(const struct client *c);
-/* reliable.c: the reliable stream */
-void sv_reliable_write(struct client *cl, const void *data, size_t len);
-/* the next reliable message of a packet, from the backlog and the pending
- * sets (send.c, before the reply is built) */
-void sv_reliable_fill(struct server *sv, struct client *cl);
-/* the message just queued makes the client forget its entity frames: no
- * reply sent before it has read it can be a delta base */
-void sv_reliable_mark_reset(struct client *cl);
-void sv_reliable_printf(struct client *cl, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void sv_reliable_stufftext(struct client *cl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* other players' traffic, which never overflows a client's backlog: a
- * text that does not fit under its mark is dropped for that client and
- * counted (false); infos, frags and light styles wait in pending sets, the
- * newest state of each sent as the channel has room */
-bool sv_reliable_text(struct server *sv, struct client *cl, const void *data,
-		      size_t len);
-void sv_broadcast_client_info(struct server *sv, struct client *who);
-/* true when newly marked, false when it folded into a pending one */
-bool sv_info_mark(struct client *to, int slot);
-bool sv_frags_mark(struct client *to, int slot);
-/* the pending sets forgotten: the signon is about to send every state */
-void sv_pending_clear(struct client *cl);
-void sv_write_client_info(struct server *sv, struct client *to,
-			  struct client *who, struct msg_buf *m);
-/* send.c: protocol 28's layouts, shared with the demo writer: one
- * entity's update (force: written even when nothing changed, as for an
- * entity new to the list), a removal, a spike's six bytes of svc_nails */
-void sv_write_entity_delta(const struct entity_state *from,
-			   const struct entity_state *to, struct msg_buf *m,
-			   bool force);
-void sv_write_entity_remove(struct msg_buf *m, int number);
-void sv_write_nail(const struct server *sv, int num, struct msg_buf *m);
-/* level.c */
-int sv_player_entity(const struct server *sv, int slot);
-void sv_entity_state(const struct server *sv, int num, struct entity_state *st);
-/* an entity that replies and demos carry in their entity lists (or in
- * svc_nails): in use, drawn, neither static nor a player */
-static inline bool sv_entity_sendable(const struct game_entity *e)
-{
-	return e->inuse && e->modelindex && !e->is_static && e->client < 0;
-}
-/* the folder of the bundled maps (QWD_MAPDIR) */
-const char *sv_bundled_map_dir(void);
-/* level.c: precache list index of a name (added when new), 0 when full */
-int sv_add_model(struct server *sv, const char *name);
-int sv_add_sound(struct server *sv, const char *name);
-/* level.c: one page of the model or sound list from start, as the signon
- * sends it (svc_modellist/svc_soundlist, the start, names up to half a
- * message, an empty name, the next page's start); returns that start, 0
- * when this page ends the list */
-int sv_write_list_page(const struct server *sv, bool models, int start,
-		       struct msg_buf *m);
-/* level.c: append a message to the signon buffers */
-void sv_signon_add(struct server *sv, const uint8_t *data, size_t len);
-/* download.c: open a served file by its checked relative name (the map
- * being played, then the game folder, id1, the bundled maps); read len
- * bytes at offset (fewer at the end; 0 on error or past it); close (a
- * closed file may be closed again) */
-bool sv_file_open(struct server *sv, struct sv_file *f, const char *name);
-/* download.c: open NAME (a plain file name) in the demo folder,
- * <basedir>/<gamedir>/<sv_demoDir> */
-bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name);
-size_t sv_file_read(struct server *sv, struct sv_file *f, size_t offset,
-		    void *buf, size_t len);
-void sv_file_close(struct sv_file *f);
-/* transfer.c: the download commands ("download NAME", "nextdl [CHUNK
- * PERCENT NUMBER]", "stopdl"/"stopdownload"), the stock form or FTE's
- * chunked one as the client negotiated */
-void sv_cmd_download(struct server *sv, struct client *cl,
-		     const struct net_args *a);
-void sv_cmd_nextdl(struct server *sv, struct client *cl,
-		   const struct net_args *a);
-void sv_cmd_stopdownload(struct server *sv, struct client *cl);
-/* transfer.c: refuse a download of name (missing: no such file, else
- * not allowed), in the form the client's download speaks */
-void sv_download_refuse(struct client *cl, const char *name, bool missing);
-/* transfer.c: the level changed under a client (level.c): its download
- * goes on (ezQuake ignores "reconnect" while it downloads) and is told to
- * reconnect at its end; a file served from the old level's memory is
- * opened again by name, or the download ends */
-void sv_download_level_changed(struct server *sv, struct client *cl);
-/* transfer.c: end the client's download, if any, silently */
-void sv_download_stop(struct server *sv, struct client *cl);
-/* transfer.c: the client's rates from its userinfo: the channel's is its
- * "rate" bounded by sv_maxrate (the game's; while a stock download is
- * open, the download's, as its blocks ride in the channel); a chunked
- * download's own is "drate" bounded by sv_maxdownloadrate (else
- * sv_maxrate) */
-void sv_apply_rate(struct server *sv, struct client *cl);
-/* every client's rates bounded again when sv_maxrate or
- * sv_maxdownloadrate changed since the last call (MVDSV does it when
- * either is set); the frame's upkeep calls it */
-void sv_rates_upkeep(struct server *sv);
-/* transfer.c: the oldest chunk a client waits for into its reply, if
- * there is room and its download rate and the server's budget allow;
- * the bytes it added (0: none), which the caller gives back to the
- * channel once the reply is sent (send.c, building the reply) */
-size_t sv_download_datagram(struct server *sv, struct client *cl,
-			    struct msg_buf *m);
-/* transfer.c: more chunks out of band, as each client's download rate
- * and the server-wide budget allow (send.c, after the replies, into the
- * same send batch) */
-void sv_download_pump(struct server *sv);
-/* services.c: fill sv->game_svc */
-void sv_game_services(struct server *sv);
-/* services.c: svc_updatefrags of slot to everyone who may see it */
-void sv_send_frags(struct server *sv, int slot);
-/* loglimit.c: a log line driven by a remote source, rate-limited per
- * source address and in all (sv_lograte, sv_logburst, sv_logtotal) */
-void sv_log_limit_init(struct server *sv);
-void sv_log_from(struct server *sv, const struct net_addr *from, int level,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* loglimit.c: the "N similar lines suppressed" summaries, every few
- * seconds (frame.c's upkeep) and at shutdown (force) */
-void sv_log_summaries(struct server *sv, bool force);
-/* spectate.c: the cvars (maxspectators, spectator_password,
- * sv_spectalk, sv_sayteam_to_spec) and the serverinfo's "*z_ext" */
-void sv_spectate_init(struct server *sv);
-/* spectate.c: clients in a slot (state >= CS_CONNECTED) that are
- * spectators, or players */
-int sv_count_clients(const struct server *sv, bool spectators);
-/* spectate.c: may a connect with this userinfo come in as a spectator
- * (true, and *spectator set) or a player: the passwords and the limits of
- * each side; false with the refusal's text in why.  The userinfo's
- * "spectator" (MVDSV: the spectator password) and "password" keys are
- * removed, "*spectator" set for a spectator. */
-bool sv_spectate_admit(struct server *sv, char *userinfo, size_t size,
-		       bool *spectator, char *why, size_t whylen);
-/* spectate.c: "ptrack [N]", "join", "observe" (true: it was one of them) */
-bool sv_spectate_command(struct server *sv, struct client *cl,
-			 const struct net_args *a);
-/* spectate.c: maxspectators, bounded to 0..SV_SPECTATOR_SLOTS */
-int sv_spectator_limit(const struct server *sv);
-/* spectate.c: the slot whose stats and view a client gets (the tracked
- * player of a tracking spectator, else its own) */
-int sv_view_slot(const struct server *sv, const struct client *cl);
-/* spectate.c: clc_tmove: a spectator's origin moved (a player's is
- * ignored and counted) */
-void sv_spectate_tmove(struct server *sv, struct client *cl, const vec3_t org);
-/* spectate.c: the client leaves its side (drop, join, observe): nobody
- * tracks it any more */
-void sv_spectate_untrack(struct server *sv, const struct client *cl);
-/* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
- * (once per name) and return true; false for a name it does not know */
-bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);
-/* compat.c: "floodprot MESSAGES SECONDS SILENCE" (MVDSV's command) */
-void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out);
-/* record.c: "cmdrecord start FILE [MAXMB] [client USERID]" /
- * "cmdrecord stop" / "cmdrecord" (console and rcon) */
-void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out);
-/* record.c: a command the server is about to run for cl (user.c) */
-void sv_record_cmd(struct server *sv, struct client *cl,
-		   const struct usercmd *cmd);
-/* record.c: close the recording, if any (shutdown); says so on out */
-void sv_record_stop(struct server *sv, FILE *out);
-/* profcmd.c: "stats ..." and "counters ..." over a profiler (argv[0] the
- * command's name; output to out; 0, or -1 with the usage printed), and
- * the console's entry, which adds the defences' counters to "stats" */
-int sv_prof_command(struct prof *p, int argc, const char *const *argv,
-		    FILE *out);
-void sv_cmd_prof(struct server *sv, const struct net_args *a, FILE *out);
-
-/* ---- demos and QTV (docs/demos.md) ------------------------------------ */
-
-/* demo.c: the demo cvars, the writer and the QTV listener set up (-1: out
- * of memory); the end of all of it at shutdown */
-int sv_demo_init(struct server *sv);
-void sv_demo_shutdown(struct server *sv);
-/* demo.c: sv_demoDir's value names a folder inside the game folder
- * (relative, no "..", plain characters); downloads of demos/ check it too */
-bool sv_demo_dir_ok(const char *dir);
-/* demo.c: once a frame, after the replies: QTV connections, automatic
- * recording, the demo frame */
-void sv_demo_frame(struct server *sv);
-/* demo.c: the console commands (record, easyrecord, stop, cancel,
- * demolist, rmdemo, and their sv_demo* names; qtv_list, qtv_close) */
-bool sv_demo_command(struct server *sv, const struct net_args *a, FILE *out);
-void sv_demo_help(FILE *out);
-
-/* how a demo file ends (MVDSV's words to the players differ) */
-enum sv_demo_stop {
-	DEMO_STOP_DONE,		/* stop, a level change */
-	DEMO_STOP_CANCEL,	/* cancel: the file removed */
-	DEMO_STOP_FULL,		/* sv_demoMaxSize reached */
-	DEMO_STOP_ERROR,	/* it could not be written */
-	DEMO_STOP_QUIET		/* shutdown: nobody to tell */
-};
-
-/* mvd.c: the writer (mvdframe.c's design note says what goes in a demo) */
-int sv_mvd_init(struct server *sv);
-void sv_mvd_free(struct server *sv);
-/* something is recording or streaming */
-bool sv_mvd_active(const struct server *sv);
-/* an event for the demo's next frame: to everyone's view (slot < 0) or
- * one player's (svc messages of protocol 28, whole) */
-void sv_mvd_message(struct server *sv, int slot, const void *data, size_t len);
-/* an event for the views of the players of mask (bit N: slot N; MVD's
- * "multiple" record), as MVDSV writes a say_team */
-void sv_mvd_message_mask(struct server *sv, uint32_t mask, const void *data,
-			 size_t len);
-/* svc_setangle as a demo holds it (with the player's number) */
-void sv_mvd_setangle(struct server *sv, int slot, const vec3_t angles);
-/* after the replies: the demo frame when due, the files and streams fed */
-void sv_mvd_frame(struct server *sv);
-/* before a level is replaced; and at shutdown */
-void sv_mvd_level_end(struct server *sv);
-void sv_mvd_shutdown(struct server *sv);
-/* the demo file: opened at path (name: as listed), closed (the bytes
- * written, -1 when it failed or none was open); its name and size */
-int sv_mvd_open_file(struct server *sv, const char *path, const char *name,
-		     char *err, size_t errlen);
-long long sv_mvd_stop_file(struct server *sv, enum sv_demo_stop why);
-const char *sv_mvd_file(const struct server *sv, uint64_t *bytes);
-/* QTV streams: a connection that passed the handshake joins (false: no
- * room, the caller closes fd); count, list, close (id < 0: all) */
-bool sv_mvd_add_stream(struct server *sv, int fd, const char *peer);
-int sv_mvd_streams(const struct server *sv);
-void sv_mvd_list_streams(const struct server *sv, FILE *out);
-int sv_mvd_close_stream(struct server *sv, int id);
-/* frames, bytes, cost a frame */
-void sv_mvd_figures(const struct server *sv, FILE *out);
-
-/* qtv.c: the TCP listener on qtv_streamport and the handshakes */
-int sv_qtv_init(struct server *sv);
-void sv_qtv_free(struct server *sv);
-void sv_qtv_poll(struct server *sv);
-void sv_qtv_status(const struct server *sv, FILE *out);
-
-/* ---- the operator's tools (bans.c, master.c, logfile.c, rcon.c) -------- */
-
-/* autopool.c: the predicted pool's cvars; on with -threads auto (the
- * pool made, max workers in it): one worker active to start with */
-void sv_autopool_init(struct server *sv, bool on);
-/* autopool.c: a pool run of the reply phase (send.c) or of the EXECUTE
- * phase (execute.c) took ns of wall time; the workers' time in its items
- * is taken from the pool */
-void sv_autopool_run(struct server *sv, uint64_t ns);
-/* autopool.c: after each frame's prof_frame_end: its busy time into the
- * period; at the period's end the need, the prediction, the new size */
-void sv_autopool_frame(struct server *sv);
-/* autopool.c: "threads": active, max, need, prediction, changes */
-void sv_cmd_threads(struct server *sv, const struct net_args *a, FILE *out);
-
-/* each registers its cvars and sets up its state (server_init) */
-void sv_bans_init(struct server *sv);
-void sv_masters_init(struct server *sv);
-void sv_logs_init(struct server *sv);
-void sv_rcon_init(struct server *sv);
-/* bans.c: a packet from a refused address is answered "banned." (within
- * a budget) and dropped: true.  Runs for every received packet. */
-bool sv_ban_filter(struct server *sv, const struct net_addr *from);
-/* bans.c: would an address be refused now */
-bool sv_banned(const struct server *sv, const struct net_addr *from);
-/* bans.c: exec the game folder's listip.cfg, if any (start-up) */
-void sv_bans_load(struct server *sv);
-/* bans.c: expiries, and the clients a filterban change now refuses */
-void sv_bans_upkeep(struct server *sv);
-/* bans.c: addip, removeip, listip, writeip */
-void sv_cmd_bans(struct server *sv, const struct net_args *a, FILE *out);
-/* master.c: setmaster, heartbeat */
-void sv_cmd_master(struct server *sv, const struct net_args *a, FILE *out);
-/* master.c: a heartbeat when one is due (upkeep) */
-void sv_masters_frame(struct server *sv);
-/* master.c: "C\n" to every master (shutdown) */
-void sv_masters_shutdown(struct server *sv);
-/* master.c: is this address one of the masters */
-bool sv_is_master(const struct server *sv, const struct net_addr *a);
-/* logfile.c: logfile, logrcon, fraglogfile */
-void sv_cmd_logs(struct server *sv, const struct net_args *a, FILE *out);
-/* logfile.c: a line for the rcon log (when it is on) */
-void sv_log_rcon(struct server *sv, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* logfile.c: killer fragged victim (the same slot: a suicide), for the
- * frag log; a new level starts ("\newmap\" in frag_log_type 1) */
-void sv_log_frag(struct server *sv, int killer, int victim);
-void sv_log_newmap(struct server *sv);
-/* logfile.c: close every log file (shutdown) */
-void sv_logs_close(struct server *sv);
-/* rcon.c: a connectionless "rcon ..." that passed its budget; returns
- * the bytes sent in answer */
-size_t sv_rcon(struct server *sv, const struct net_addr *from,
-	       const struct net_args *args);
-/* rcon.c: names a command or cvar that rcon may not run or set (the
- * logs and the rcon rules themselves; console.c asks) */
-bool sv_rcon_forbidden(const char *name);
 
 #endif

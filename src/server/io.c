@@ -1,0 +1,118 @@
+/*
+ * io.c -- the server's clock, one datagram out of the reply batch, the
+ * clients by address, the clients' sides.
+ *
+ * Design note
+ *   A base file (base.h): small functions every layer of the module needs
+ *   and that call nothing of the server.  The clock is the real one, or
+ *   the driver's when a link drives the server in-process (tests,
+ *   framebench).  A datagram sent outside the reply batch (connectionless
+ *   answers, a last disconnect) goes through sv_send_raw so that a
+ *   capture sees it.  The (address, qport) table is rebuilt whole when a
+ *   client connects or leaves (rare), so a packet's lookup is a probe or
+ *   two.  The sides: players and spectators counted, maxspectators
+ *   bounded, the slot a client's view is (a tracking spectator's is the
+ *   tracked player's).
+ */
+#include "base.h"
+
+#include <time.h>
+
+double server_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the server's time: the real clock, or its driver's (struct server_link) */
+double sv_clock(const struct server *sv)
+{
+	return sv->link ? sv->link->now : server_clock();
+}
+
+void sv_send_raw(struct server *sv, const struct net_addr *to,
+		 const void *data, size_t len)
+{
+	if (sv->link)
+		net_mem_send(sv->link->out, to, data, len, &sv->net);
+	else
+		net_udp_send(sv->sock, to, data, len, &sv->net);
+	if (sv->capture)
+		capture_out(sv->capture, to, data, len, sv->realtime);
+}
+
+static uint32_t client_hash(const struct server *sv, uint32_t ip, uint16_t qport)
+{
+	uint64_t x = ((uint64_t)ip << 16 | qport) * 0x9E3779B97F4A7C15ull;
+
+	return (uint32_t)(x >> 40) & (sv->hash_size - 1);
+}
+
+/* Rebuilt whole when a client connects or leaves (rare); lookups per
+ * packet are then a probe or two. */
+void sv_rehash_clients(struct server *sv)
+{
+	for (uint32_t i = 0; i < sv->hash_size; i++)
+		sv->hash[i] = -1;
+	for (int i = 0; i < sv->maxclients; i++) {
+		const struct client *cl = &sv->clients[i];
+		uint32_t h;
+
+		if (cl->state < CS_CONNECTED)
+			continue;
+		h = client_hash(sv, cl->chan.remote.ip, cl->chan.qport);
+		while (sv->hash[h] >= 0)
+			h = (h + 1) & (sv->hash_size - 1);
+		sv->hash[h] = i;
+	}
+}
+
+struct client *sv_find_client(struct server *sv, const struct net_addr *from,
+				  uint16_t qport)
+{
+	uint32_t h = client_hash(sv, from->ip, qport);
+
+	for (uint32_t n = 0; n < sv->hash_size; n++, h = (h + 1) & (sv->hash_size - 1)) {
+		int slot = sv->hash[h];
+		struct client *cl;
+
+		if (slot < 0)
+			return NULL;
+		cl = &sv->clients[slot];
+		if (cl->state >= CS_CONNECTED && cl->chan.remote.ip == from->ip &&
+		    cl->chan.qport == qport)
+			return cl;
+	}
+	return NULL;
+}
+
+int sv_count_clients(const struct server *sv, bool spectators)
+{
+	int n = 0;
+
+	for (int i = 0; i < sv->maxclients; i++)
+		if (sv->clients[i].state >= CS_CONNECTED &&
+		    sv->clients[i].spectator == spectators)
+			n++;
+	return n;
+}
+
+int sv_spectator_limit(const struct server *sv)
+{
+	int n = (int)sv->maxspectators->value;
+
+	return n < 0 ? 0 : n > SV_SPECTATOR_SLOTS ? SV_SPECTATOR_SLOTS : n;
+}
+
+int sv_view_slot(const struct server *sv, const struct client *cl)
+{
+	if (cl->spectator && cl->spec_track > 0 && cl->spec_track <= sv->maxclients) {
+		const struct client *t = &sv->clients[cl->spec_track - 1];
+
+		if (t->state == CS_SPAWNED && !t->spectator)
+			return t->slot;
+	}
+	return cl->slot;
+}
