@@ -73,6 +73,7 @@ void sv_pause_upkeep(struct server *sv);
 void sv_pause_level(struct server *sv);
 const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
+/* frame.c: the defences' counters as one line of text (status, shutdown) */
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);

@@ -1,7 +1,7 @@
 /*
  * mvdwriter.h -- the demo writer's state, shared by its two files:
  * mvd.c (records, destinations, events, the entry points declared in
- * internal.h) and mvdframe.c (what a demo holds: the gamestate and a
+ * demo.h) and mvdframe.c (what a demo holds: the gamestate and a
  * frame's state).  For those two files only.
  *
  * Design note

@@ -12,7 +12,6 @@
 
 #include "core.h"
 
-/* frame.c: the defences' counters as one line of text (status, shutdown) */
 /* overload.c: the load meter (once a frame: when its work began and ended,
  * and whether the receive left a backlog; a window closes at now with the
  * busy seconds gathered in sv->load_busy), admission for a connect (false:
