@@ -22,10 +22,10 @@ BUILD   ?= build
 ifeq ($(origin CC),default)
 CC      := gcc
 endif
-PKGS    := libbsd libmd cmocka libpcap nettle
+PKGS    := libbsd libmd cmocka libpcap nettle libcurl jansson
 # pkg-config may not exist before deps.sh has run: guard every call
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs libbsd libmd libpcap nettle 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs libbsd libmd libpcap nettle libcurl jansson 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -99,6 +99,8 @@ $(BUILD)/tests/%.o: DIR_CFLAGS := -Itests -Itools/lib
 # from; the tests also find their sources (maps/*.map)
 MAPDIR := $(CURDIR)/build/maps
 $(BUILD)/src/server/level.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"'
+# the Agones tests start the sidecar stand-in from the source tree
+$(BUILD)/tests/agones/%.o: EXTRA_DEFS := -DQWD_SRCDIR='"$(CURDIR)"'
 $(BUILD)/tests/harness.o: EXTRA_DEFS := -DQWD_MAPDIR='"$(MAPDIR)"' \
 	-DQWD_MAPSRC='"$(CURDIR)/maps"'
 

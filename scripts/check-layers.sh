@@ -20,7 +20,10 @@
 #     sched   the parallel frame's SCHEDULE as pure functions (union-find,
 #             LPT): nothing at all; handed node ids and weights, never a
 #             client or an entity.
-# and server, the top, may use prof, capture, pool, sched beside the chain.  The
+#     agones  the Agones sidecar's client (libcurl, jansson): common only;
+#             handed calls and a port, it hands back answers and the
+#             GameServer's changes, never sees a client or a level.
+# and server, the top, may use prof, capture, pool, sched, agones beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -54,6 +57,7 @@ header_module() {
 	client.h) echo client ;;
 	pool.h) echo pool ;;
 	sched.h) echo sched ;;
+	agones.h) echo agones ;;
 	*) echo "?" ;;
 	esac
 }
@@ -65,12 +69,13 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched" ;;
+	server) echo "common net world game server prof capture pool sched agones" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	pool) echo "common pool" ;;
 	sched) echo "sched" ;;
+	agones) echo "common agones" ;;
 	*) echo "" ;;
 	esac
 }

@@ -7,7 +7,7 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      pkg-config)
+#                      libcurl, jansson, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
@@ -28,6 +28,8 @@ build)
 	need libcmocka-dev pkg-config --exists cmocka
 	need libpcap-dev pkg-config --exists libpcap
 	need nettle-dev pkg-config --exists nettle
+	need libcurl4-openssl-dev pkg-config --exists libcurl
+	need libjansson-dev pkg-config --exists jansson
 	;;
 fuzz)
 	need clang command -v clang

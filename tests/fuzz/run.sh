@@ -6,8 +6,8 @@
 # runs this from the repository root.  The map loader stages keep half of
 # N, the packet targets share the other half:
 #   loader  N/2: bsp-small N/8, bsp N/8, ent N/4
-#   packets N/2: oob, game, client, stringcmd, console, mapsrc and
-#               actions N/14 each
+#   packets N/2: oob, game, client, stringcmd, console, mapsrc,
+#               actions and agones N/16 each
 # Each run is one in-process libFuzzer (the same as -jobs=1 -workers=1,
 # without the fork and the fuzz-0.log indirection), with -rss_limit_mb=4096
 # (also the largest single malloc allowed) and -timeout=30 s per input.
@@ -45,6 +45,9 @@
 #              tests/qwmap/maps/*.map).
 #   actions    fuzz_actions, corpus fuzz-out/corpus-actions, max_len 4096:
 #              the action-file reader (seeds: tests/fuzz/seeds/actions).
+#   agones     fuzz_agones, corpus fuzz-out/corpus-agones, max_len 16384:
+#              the Agones sidecar's answers and watch lines (seeds:
+#              tests/fuzz/seeds/agones; the first byte picks the call).
 # The targets that write files (console's fuzz.cfg, the download tests of
 # the packet targets) do so under TMPDIR, /dev/shm here when it is
 # writable (FUZZ_TMPDIR overrides): on a disk the writes take 40% of the
@@ -96,7 +99,7 @@ half=$((secs / 2))
 quarter=$((half / 4))
 packets=$((secs - half))
 [ "$packets" -ge 7 ] || packets=7
-seventh=$((packets / 7))
+seventh=$((packets / 8))
 
 build=${FUZZ_BUILD:-build/fuzz}
 out=${FUZZ_OUT:-fuzz-out}
@@ -122,12 +125,12 @@ fi
 # --- seeds ---------------------------------------------------------------
 for c in corpus-bsp-small corpus-bsp corpus-ent corpus-oob corpus-game \
 	corpus-client corpus-stringcmd corpus-console corpus-mapsrc \
-	corpus-actions; do
+	corpus-actions corpus-agones; do
 	mkdir -p "$out/$c" || exit 2
 done
 # the committed seeds (copied, so the corpora may grow): the text targets'
 # and the packet sessions of fixed findings
-for t in game stringcmd console actions; do
+for t in game stringcmd console actions agones; do
 	cp -n tests/fuzz/seeds/$t/* "$out/corpus-$t/" || exit 2
 done
 for m in maps/*.map tests/qwmap/maps/*.map; do
@@ -283,6 +286,8 @@ run_target mapsrc "$build/fuzz_mapsrc" "$seventh" 16384 \
 	"" "$out/corpus-mapsrc"
 run_target actions "$build/fuzz_actions" "$seventh" 4096 \
 	"" "$out/corpus-actions"
+run_target agones "$build/fuzz_agones" "$seventh" 16384 \
+	"" "$out/corpus-agones"
 
 if [ $status -ne 0 ]; then
 	echo "fuzz: FINDINGS (see above and $out/*.log)"
