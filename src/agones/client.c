@@ -15,9 +15,11 @@
  *   A slot owns one easy handle (reused, curl_easy_reset) and its body
  *   buffer, both made at agones_open; the queue is a ring of fixed
  *   requests.  The queue's head starts only when no transfer of its group
- *   (state changes, health, metadata, players, reads) is in flight, so the
+ *   (state changes, health, metadata, players) is in flight, so the
  *   sidecar sees each group's calls in the order they were made (a player's
- *   connect before its disconnect).  Until the sidecar has answered once
+ *   connect before its disconnect); a read (the GameServer, the player
+ *   counts) starts only when nothing is in flight, so it sees every
+ *   earlier call's effect.  Until the sidecar has answered once
  *   (it may start after the server) one transfer runs at a time; a refused
  *   connection puts the request back at the head and holds the queue for a
  *   backoff doubling from AGONES_BACKOFF_MIN to AGONES_BACKOFF_MAX.
@@ -329,6 +331,10 @@ static void push_front(struct agones *a, const struct req *r)
 
 static bool group_busy(const struct agones *a, enum group g)
 {
+	if (g == G_READ)	/* a read waits for every earlier call */
+		for (int i = 0; i < AGONES_INFLIGHT; i++)
+			if (a->x[i].busy)
+				return true;
 	for (int i = 0; i < AGONES_INFLIGHT; i++)
 		if (a->x[i].busy && group_of(a->x[i].req.call) == g)
 			return true;
