@@ -136,17 +136,6 @@ _Static_assert(offsetof(struct entity_state, effects) + 1 -
 	       offsetof(struct entity_state, modelindex) == 15,
 	       "entity_state: padding between modelindex and effects");
 
-/* ---- files served to clients (download.c) ---------------------------- */
-
-/* An open file: on disk (fd) or the loaded map's bytes (mem).  All-zero
- * is closed. */
-struct sv_file {
-	bool open;
-	int fd;
-	const uint8_t *mem;
-	size_t size;
-};
-
 /* ---- the reply phase's workers (send.c) ------------------------------- */
 
 /* Entity states of replies: a ring per worker, shared by the clients
@@ -343,25 +332,13 @@ struct client {
 	enum sv_reset_state reset_state;
 	size_t reset_backlog_end;
 
-	/* download in progress (the map or a served file), read a chunk at a
-	 * time (transfer.c): the stock download at dl_pos; a chunked one
-	 * (FTE) answers the chunk numbers queued in dl_want, oldest first */
-	struct sv_file dl;
-	size_t dl_pos;
-	char dl_name[128];
 	uint32_t fte;		/* FTE extensions negotiated at connect */
-	int32_t dl_want[SV_DL_QUEUE];	/* a ring: dl_head, dl_count */
-	int dl_head, dl_count;
-	int32_t dl_number;	/* the client's download number (nextdl) */
-	uint64_t dl_frame;	/* the frame dl_frame_chunks counts */
-	int dl_frame_chunks;	/* chunks sent to it in that frame */
-	uint32_t dl_sent;	/* chunks sent of this download */
-	/* a chunked download's own rate, apart from the game's channel: the
-	 * client's drate bounded as MVDSV bounds it (bytes/s), and the clock
-	 * its chunks are paid on (transfer.c) */
-	int dl_rate;
-	double dl_clear;
-	int dl_level;		/* the spawncount it began on */
+	/* set by the downloads feature (downloads.h), read by the reply
+	 * phase: a transfer that rides the channel is open (its replies may
+	 * be choked like a spawned client's), and chunks wait for its reply
+	 * (built on the frame's thread, after the workers') */
+	bool transfer_open;
+	bool transfer_pending;
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -639,14 +616,6 @@ struct server {
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
 	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
-	int dl_queued;			/* chunk requests queued, all clients */
-	/* the server-wide download budget's clock (transfer.c): when all the
-	 * chunks sent so far are paid for at sv_maxdownloadtotal */
-	double dl_budget_clear;
-	int dl_turn;			/* the slot the next pump starts at */
-	/* the `modified` stamps of sv_maxrate and sv_maxdownloadrate the
-	 * clients' rates were last bounded by (transfer.c) */
-	unsigned maxrate_applied, maxdlrate_applied;
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -758,6 +727,7 @@ struct server {
 	struct sv_masters *masters;	/* master.h */
 	struct sv_logs *logs;		/* logfile.h */
 	struct sv_rcon *rcon;		/* rcon.h */
+	struct sv_downloads *downloads;	/* downloads.h */
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
