@@ -60,6 +60,7 @@ struct sv_downloads {
 	/* the `modified` stamps of sv_maxrate and sv_maxdownloadrate the
 	 * clients' rates were last bounded by */
 	unsigned maxrate_applied, maxdlrate_applied;
+	struct cvar *demodir;		/* the demo feature's sv_demoDir */
 };
 
 /* download.c: open a served file by its checked relative name (the map

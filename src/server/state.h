@@ -586,7 +586,7 @@ struct server {
 		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout,
 		*sv_maxdownloadrate, *sv_downloadchunksperframe,
 		*sv_maxdownloadtotal,
-		*allow_download_demos, *sv_demodir;
+		*allow_download_demos;
 	/* spectators and chat (spectate.c, user.c) */
 	struct cvar *maxspectators, *spectator_password, *sv_spectalk,
 		*sv_sayteam_to_spec, *teamplay;
@@ -610,7 +610,7 @@ struct server {
 	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
-	uint64_t compat_said[SV_COMPAT_WORDS];	/* compat.c: said once */
+	struct sv_compat *compat;	/* compat.h: names said once */
 	int exec_depth;			/* nested exec: a config may not loop */
 	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
@@ -733,9 +733,7 @@ struct server {
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
 	struct sv_qtv *qtv;		/* the QTV listener (qtv.c) */
 	struct sv_demo *demo;		/* demo commands and folder (demo.c) */
-	struct recorder *recorder;	/* one client's usercmds, or NULL */
-	int record_userid;		/* whose; 0: the first to move */
-	int record_spawncount;		/* its level; -1 until the first command */
+	struct sv_record *record;	/* record.h (cmdrecord) */
 	FILE *stats_file;		/* -stats FILE, or NULL */
 	uint64_t batch_ns;		/* receive time of the current batch */
 };

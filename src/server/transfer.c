@@ -651,7 +651,7 @@ int sv_downloads_register(struct server *sv)
 		return -1;
 	/* the demo folder is the demo feature's cvar (demo.c registers it
 	 * first); downloads of demos/ read it */
-	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
+	sv->downloads->demodir = cvar_get(sv, "sv_demoDir");
 	c = sv_client_command_add(sv, "download", sv_cmd_download, BUDGET_DOWNLOAD);
 	c->refused = download_refused;
 	/* nextdl asks for the next chunk each time one arrives (a map is a
