@@ -11,7 +11,8 @@
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
-#                      xdotool, MVDSV with KTX, tshark (dissects captures)
+#                      xdotool, MVDSV with KTX, tshark (dissects captures),
+#                      PyYAML (reads deploy/agones/)
 set -eu
 
 want=""
@@ -44,6 +45,7 @@ interop)
 	need mvdsv sh -c 'dpkg -s mvdsv'
 	need ktx sh -c 'dpkg -s ktx'
 	need tshark command -v tshark
+	need python3-yaml python3 -c 'import yaml'
 	;;
 *)
 	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2
