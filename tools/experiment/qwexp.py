@@ -1221,6 +1221,25 @@ def cmd_fleet(args):
                                if r["response_rate"] is not None), default=None), 4),
                report.fmt(max((r["response_rate"] for r in tog
                                if r["response_rate"] is not None), default=None), 4)))
+    # the figure: alone against together per configuration
+    summary = os.path.join(out, "fleet-summary.csv")
+    with open(summary, "w") as f:
+        f.write("config,alone_us,together_us,alone_p99,together_p99\n")
+        for config in configs:
+            a = [r for r in rows if r["config"] == config and r["phase"] == "alone"]
+            t = [r for r in rows if r["config"] == config and r["phase"] == "together"]
+            f.write("%s,%s,%s,%s,%s\n" % (config, *(
+                "%.3f" % v if v is not None else "NaN" for v in (
+                    fleet_mean(a, "cpu_us_per_reply"), fleet_mean(t, "cpu_us_per_reply"),
+                    fleet_mean(a, "rt_p99_ms"), fleet_mean(t, "rt_p99_ms")))))
+    figure = ""
+    if plots.ensure_gnuplot(say):
+        desc = "%d servers x %d players, %d req/s each, map %s" % (
+            args.servers, per, args.rate, name)
+        if plots.gnuplot(os.path.join(HERE, "fleet.gp"),
+                         [("csv", summary), ("outdir", out), ("desc", desc),
+                          ("hw", report.machine_line(m))], os.path.join(out, "gnuplot.log")):
+            figure = "![fleet](fig-fleet.png)\n\n"
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("# qwd fleet\n\n*%s*\n\n" % report.machine_line(m))
         f.write("Command: `tools/experiment/qwexp.py %s`\n\n" % " ".join(sys.argv[1:]))
@@ -1232,7 +1251,7 @@ def cmd_fleet(args):
                 "by the replies qwbots counted in it.\n\n"
                 % (per, args.rate, args.bots_cpu, args.duration, args.warmup,
                    args.servers, ",".join(str(c) for c in fleet_cpus(args))))
-        f.write("".join("- %s\n" % v for v in verdict) + "\n" + table)
+        f.write("".join("- %s\n" % v for v in verdict) + "\n" + figure + table)
     for v in verdict:
         say(v)
     say("report: %s" % os.path.join(out, "report.md"))
