@@ -149,6 +149,12 @@ struct metrics_http_stats {
 
 struct metrics;
 
+/* The operator's "ADDR:PORT" or "PORT" (qwd -metrics): addr (dotted IPv4,
+ * "127.0.0.1" when only a port is given: loopback by default) into
+ * addr[size], the port 0..65535; false with the reason in err. */
+bool metrics_parse_listen(const char *s, char *addr, size_t size, int *port,
+			  char *err, size_t errsize);
+
 /* Listen on addr (dotted IPv4, "127.0.0.1" when NULL or "") and port (0:
  * any; metrics_port says which) and answer with page_fn(ctx, ...) into a
  * buffer of page_size bytes allocated here.  NULL with err on failure. */

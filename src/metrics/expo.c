@@ -9,15 +9,16 @@
  *   page as it was and sets p->truncated; from then on every call returns
  *   at once.  So a truncated page still ends on a line boundary, and the
  *   HTTP side can refuse it (500) instead of serving half a histogram.
- *   No allocation and no locale: numbers are printed with %llu, or %.17g
- *   for fractions (enough digits to read back the same double), which the
- *   "C" locale the server runs in writes with a '.'.
+ *   No allocation and no locale: numbers are printed with %llu, or %.15g
+ *   for fractions (%.17g when 15 digits do not read back as the same
+ *   double), which the "C" locale the server runs in writes with a '.'.
  */
 #include "qwd/metrics.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void metrics_page_init(struct metrics_page *p, char *buf, size_t size)
@@ -30,13 +31,21 @@ void metrics_page_init(struct metrics_page *p, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
+/* the line being built does not fit: the page ends at its last whole
+ * line (the bytes of this one past the terminator are left over) */
+static bool stop(struct metrics_page *p)
+{
+	p->truncated = true;
+	if (p->size > 0)
+		p->buf[p->len] = '\0';
+	return false;
+}
+
 /* the part of a line being built: bytes from p->len + *at on */
 static bool put(struct metrics_page *p, size_t *at, const char *s, size_t n)
 {
-	if (p->truncated || p->len + *at + n >= p->size) {
-		p->truncated = true;
-		return false;
-	}
+	if (p->truncated || p->len + *at + n >= p->size)
+		return stop(p);
 	memcpy(p->buf + p->len + *at, s, n);
 	*at += n;
 	return true;
@@ -58,10 +67,8 @@ static bool putf(struct metrics_page *p, size_t *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		p->truncated = true;
-		return false;
-	}
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return stop(p);
 	return put(p, at, tmp, (size_t)n);
 }
 
@@ -115,10 +122,8 @@ static bool put_label_value(struct metrics_page *p, size_t *at, const char *v)
 		return false;
 	room = p->size - p->len - *at;
 	n = metrics_escape_label(v, strlen(v), p->buf + p->len + *at, room);
-	if (n >= room) {
-		p->truncated = true;
-		return false;
-	}
+	if (n >= room)
+		return stop(p);
 	*at += n;
 	return true;
 }
@@ -150,13 +155,19 @@ static bool put_name(struct metrics_page *p, size_t *at, const char *name,
 
 static bool put_double(struct metrics_page *p, size_t *at, double v)
 {
+	char tmp[32];
+
 	if (isnan(v))
 		return puts_(p, at, "NaN");
 	if (isinf(v))
 		return puts_(p, at, v > 0 ? "+Inf" : "-Inf");
 	if (v == floor(v) && fabs(v) < 9007199254740992.0)
 		return putf(p, at, "%lld", (long long)v);
-	return putf(p, at, "%.17g", v);
+	/* the shortest of 15 or 17 digits that reads back as v */
+	snprintf(tmp, sizeof(tmp), "%.15g", v);
+	if (strtod(tmp, NULL) != v)
+		snprintf(tmp, sizeof(tmp), "%.17g", v);
+	return puts_(p, at, tmp);
 }
 
 /* HELP text: backslash and newline escaped (quotes stay) */

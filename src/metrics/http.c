@@ -88,6 +88,39 @@ int metrics_route_status(enum metrics_route r)
 	return 500;
 }
 
+bool metrics_parse_listen(const char *s, char *addr, size_t size, int *port,
+			  char *err, size_t errsize)
+{
+	const char *colon = strrchr(s, ':');
+	const char *ps = colon ? colon + 1 : s;
+	size_t alen = colon ? (size_t)(colon - s) : 0;
+	struct in_addr a;
+	long long v;
+
+	if (!qwd_parse_int(ps, 0, 65535, false, &v)) {
+		snprintf(err, errsize, "metrics: \"%s\": the port is not a "
+			 "number 0..65535 (ADDR:PORT or PORT)", s);
+		return false;
+	}
+	if (!colon) {
+		snprintf(addr, size, "127.0.0.1");
+	} else if (alen == 0 || alen >= size || alen >= INET_ADDRSTRLEN) {
+		snprintf(err, errsize, "metrics: \"%s\": no IPv4 address "
+			 "before the ':'", s);
+		return false;
+	} else {
+		memcpy(addr, s, alen);
+		addr[alen] = '\0';
+		if (inet_pton(AF_INET, addr, &a) != 1) {
+			snprintf(err, errsize, "metrics: \"%s\": '%s' is not "
+				 "an IPv4 address", s, addr);
+			return false;
+		}
+	}
+	*port = (int)v;
+	return true;
+}
+
 static void count_error(void *cls, const char *fmt, va_list ap)
 {
 	struct metrics *m = cls;

@@ -92,7 +92,7 @@ static void test_histogram(void **state)
 		"qwd_t_seconds_bucket{phase=\"world\",le=\"0.001\"} 2\n"
 		"qwd_t_seconds_bucket{phase=\"world\",le=\"1\"} 3\n"
 		"qwd_t_seconds_bucket{phase=\"world\",le=\"+Inf\"} 4\n"
-		"qwd_t_seconds_sum{phase=\"world\"} 30.003002500000001\n"
+		"qwd_t_seconds_sum{phase=\"world\"} 30.0030025\n"
 		"qwd_t_seconds_count{phase=\"world\"} 4\n");
 	metrics_page_init(&p, buf, sizeof(buf));
 	metrics_histogram(&p, "qwd_b_bytes", NULL, 0, &h, le, 1, 1.0);
@@ -115,6 +115,13 @@ static void test_truncated(void **state)
 	assert_true(p.truncated);
 	assert_string_equal(small, "qwd_a 1\nqwd_b 2\n");
 	assert_int_equal(p.len, 16);
+	/* a label value that runs past the end: the page still ends there */
+	metrics_page_init(&p, small, sizeof(small));
+	metrics_sample_u64(&p, "qwd_a", NULL, 0, 1);
+	metrics_sample_u64(&p, "qwd_b", &(struct metrics_label){"v",
+			   "a long value past the end"}, 1, 2);
+	assert_true(p.truncated);
+	assert_string_equal(small, "qwd_a 1\n");
 }
 
 /* a page with every kind of family, as the server writes them */
