@@ -51,11 +51,13 @@ FEATURES = {
     "overload": ["overload.h", "overload.c"],
     "profcmd": ["profcmd.h", "profcmd.c"],
     "autopool": ["autopool.h", "autopool.c"],
+    "metrics": ["metrics.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
+    "metrics": ["demo"],	# the demo recorded and the QTV viewers
 }
 TOP = ["features.h", "server.c", "main.c"]
 
