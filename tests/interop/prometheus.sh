@@ -7,7 +7,8 @@
 # scrapes a running qwd every second while 4 qwbots play, and the values
 # are read back through Prometheus' own HTTP API (/api/v1/query), not from
 # the page.  Checked, one line each:
-#   - promtool check metrics has nothing to say about the live page;
+#   - promtool check metrics has nothing to say about the live page, and
+#     docs/metrics.md names every family on it;
 #   - Prometheus' target is up (its scrape parsed the page);
 #   - qwd_players through Prometheus is the bot count, which is what qwd's
 #     own page says at that moment (and 0 before the bots came);
@@ -29,7 +30,7 @@ bots=4
 
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
 	echo "$suite: prometheus/promtool not installed (Debian's prometheus; scripts/deps.sh interop)"
-	finish ", 7 skipped (prometheus not installed)"
+	finish ", 8 skipped (prometheus not installed)"
 fi
 [ -x "$build/qwd" ] && [ -x "$build/qwbots" ] || { check "$build/qwd and qwbots exist (make first)" false; finish; }
 [ -f build/maps/small.bsp ] || { check "build/maps/small.bsp exists (make maps)" false; finish; }
@@ -94,6 +95,12 @@ status=$?
 cat "$work/promtool.txt"
 check "promtool check metrics: silent on the live page ($(wc -l <"$work/page.txt") lines, status $status)" \
 	test $status -eq 0 -a ! -s "$work/promtool.txt"
+undocumented=""
+for f in $(awk '$1 == "#" && $2 == "TYPE" { print $3 }' "$work/page.txt"); do
+	grep -q "\`$f[\`{]" docs/metrics.md || undocumented="$undocumented $f"
+done
+check "every family on the page is in docs/metrics.md (missing:${undocumented:- none})" \
+	test -z "$undocumented"
 
 cat >"$work/prometheus.yml" <<EOF
 global:
