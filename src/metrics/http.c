@@ -98,21 +98,21 @@ bool metrics_parse_listen(const char *s, char *addr, size_t size, int *port,
 	long long v;
 
 	if (!qwd_parse_int(ps, 0, 65535, false, &v)) {
-		snprintf(err, errsize, "metrics: \"%s\": the port is not a "
+		snprintf(err, errsize, "\"%s\": the port is not a "
 			 "number 0..65535 (ADDR:PORT or PORT)", s);
 		return false;
 	}
 	if (!colon) {
 		snprintf(addr, size, "127.0.0.1");
 	} else if (alen == 0 || alen >= size || alen >= INET_ADDRSTRLEN) {
-		snprintf(err, errsize, "metrics: \"%s\": no IPv4 address "
+		snprintf(err, errsize, "\"%s\": no IPv4 address "
 			 "before the ':'", s);
 		return false;
 	} else {
 		memcpy(addr, s, alen);
 		addr[alen] = '\0';
 		if (inet_pton(AF_INET, addr, &a) != 1) {
-			snprintf(err, errsize, "metrics: \"%s\": '%s' is not "
+			snprintf(err, errsize, "\"%s\": '%s' is not "
 				 "an IPv4 address", s, addr);
 			return false;
 		}
@@ -272,16 +272,16 @@ struct metrics *metrics_open(const char *addr, int port, size_t page_size,
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
-		snprintf(err, errsize, "metrics: '%s' is not an IPv4 address",
+		snprintf(err, errsize, "'%s' is not an IPv4 address",
 			 addr);
 		return NULL;
 	}
 	if (port < 0 || port > 65535) {
-		snprintf(err, errsize, "metrics: port %d is out of range", port);
+		snprintf(err, errsize, "port %d is out of range", port);
 		return NULL;
 	}
 	if (page_size < 64 || !page_fn) {
-		snprintf(err, errsize, "metrics: no page to serve");
+		snprintf(err, errsize, "no page to serve");
 		return NULL;
 	}
 	sa.sin_port = htons((uint16_t)port);
@@ -289,7 +289,7 @@ struct metrics *metrics_open(const char *addr, int port, size_t page_size,
 	if (m)
 		m->page_buf = malloc(page_size);
 	if (!m || !m->page_buf) {
-		snprintf(err, errsize, "metrics: out of memory");
+		snprintf(err, errsize, "out of memory");
 		goto err;
 	}
 	m->page_size = page_size;
@@ -304,7 +304,7 @@ struct metrics *metrics_open(const char *addr, int port, size_t page_size,
 	m->fixed[FIXED_TRUNCATED] = fixed("the page did not fit its buffer\n");
 	for (int i = 0; i < 4; i++)
 		if (!m->fixed[i]) {
-			snprintf(err, errsize, "metrics: out of memory");
+			snprintf(err, errsize, "out of memory");
 			goto err;
 		}
 	MHD_add_response_header(m->fixed[FIXED_BAD_METHOD], "Allow",
@@ -323,7 +323,7 @@ struct metrics *metrics_open(const char *addr, int port, size_t page_size,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, m,
 		MHD_OPTION_END);
 	if (!m->daemon) {
-		snprintf(err, errsize, "metrics: cannot listen on %s:%d (%s)",
+		snprintf(err, errsize, "cannot listen on %s:%d (%s)",
 			 addr, port, errno ? strerror(errno) : "libmicrohttpd");
 		goto err;
 	}
