@@ -4,7 +4,8 @@
  * Design note
  *   server_frame() is the whole frame, top-down, one call per phase:
  *
- *     wait     select() on the socket (and the console) until a packet
+ *     wait     select() on the socket, the console and the features'
+ *              descriptors (their fds hook; io runs them) until a packet
  *              arrives or `wait` runs out; with sys_ticrate > 0 a frame
  *              first sleeps until that long after the previous one, so
  *              that one wakeup serves the requests that came meanwhile
@@ -19,8 +20,9 @@
  *              and the world is not run
  *     RECEIVE  drain the socket with recvmmsg, NET_BATCH datagrams a call,
  *              at most RECV_ROUNDS calls a frame so replies are not starved;
- *              a datagram from an address the bans refuse stops there
- *              (bans.c, a hash probe or two); each other goes to the
+ *              the features' packet hook sees each datagram first (a
+ *              refused address stops there: bans.c, a hash probe or
+ *              two; a master's answer: master.c); each other goes to the
  *              connectionless handler or to its client (found by address
  *              and qport through a hash table, O(1) per packet), through
  *              the netchan, and is parsed
@@ -29,12 +31,18 @@
  *              weapons), string commands in order
  *     SCHEDULE measured only (server_sched_enable, sched.c): the jobs the
  *              frame's requests make, for a parallel frame's schedule
- *     REPLY    one reply to each client that sent a request, sendmmsg
- *     load     the share of wall time the loop works (overload.c: joins
- *              refused while too busy, the newest players let go when
- *              saturated)
- *     upkeep   timeouts and zombies, ban expiries, heartbeats to the
- *              master servers, a few times a second
+ *     REPLY    one reply to each client that sent a request, sendmmsg;
+ *              then the features' frame hook (the demo's frame, QTV)
+ *     upkeep   timeouts and zombies, the pause's release, and the
+ *              features' upkeep (ban expiries, rates, heartbeats to the
+ *              master servers), a few times a second
+ *     end      the features' frame_end (the load meter, overload.c) and,
+ *              after the profiler closed the frame, frame_closed (the
+ *              predicted pool, autopool.c)
+ *
+ *   The core's part of start-up and shutdown is here (sv_core_init,
+ *   sv_core_stop, sv_core_shutdown); server.c puts the features around
+ *   it, and this file reaches them only through the hooks (hooks.h).
  *
  *   Everything the loop uses was allocated by server_init: the receive and
  *   send batches, the clients, the game and its entities, the reply
@@ -672,6 +680,21 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 	}
 }
 
+/* A linked server's look at the features' descriptors: select() without
+ * a wait, on them alone. */
+static void features_poll(struct server *sv, fd_set *fds, fd_set *wfds)
+{
+	struct timeval tv = {0, 0};
+	double wait = 0;
+	int maxfd = -1;
+
+	sv_hooks_fds(sv, fds, wfds, &maxfd, &wait);
+	if (maxfd >= 0 && select(maxfd + 1, fds, wfds, NULL, &tv) < 0) {
+		FD_ZERO(fds);
+		FD_ZERO(wfds);
+	}
+}
+
 void server_frame(struct server *sv, double wait)
 {
 	fd_set fds, wfds;
@@ -680,9 +703,12 @@ void server_frame(struct server *sv, double wait)
 
 	FD_ZERO(&fds);
 	FD_ZERO(&wfds);
-	/* driven in-process (a link): nothing to wait for */
+	/* driven in-process (a link): nothing to wait for, but the
+	 * features' descriptors are looked at */
 	if (!sv->link)
 		frame_wait(sv, wait, &fds, &wfds);
+	else
+		features_poll(sv, &fds, &wfds);
 
 	/* WORLD */
 	prof_switch(sv->prof, PROF_WORLD);
@@ -745,8 +771,7 @@ void server_frame(struct server *sv, double wait)
 	prof_switch(sv->prof, PROF_WORLD);
 	if (sv->console_fd >= 0 && FD_ISSET(sv->console_fd, &fds))
 		read_console(sv);
-	if (!sv->link)
-		sv_hooks_io(sv, &fds, &wfds);
+	sv_hooks_io(sv, &fds, &wfds);
 	if (now - sv->last_upkeep > 0.1) {
 		check_timeouts(sv);
 		sv_pause_upkeep(sv);

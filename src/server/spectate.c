@@ -1,6 +1,6 @@
 /*
  * spectate.c -- spectators as MVDSV keeps them: slots of their own and a
- * password of their own, ptrack, join and observe, clc_tmove.
+ * password of their own, ptrack, join and observe.
  *
  * Design note
  *   Connect.  A client whose userinfo has "spectator" set (not "0")
@@ -26,7 +26,10 @@
  *   entry whatever its PVS says, with the weapon frame (send.c), and its
  *   camera moves the spectator's origin with clc_tmove, so the PVS its
  *   replies are filtered by is where the player is.  A player who leaves
- *   or changes side is tracked by nobody.
+ *   or changes side is tracked by nobody.  (clc_tmove is read and
+ *   applied with the rest of the client's packet, in user.c; the counts of
+ *   each side, maxspectators and the slot a client views are io.c's, for
+ *   every layer.)
  *
  *   Sides.  "join" and "observe" turn a spectator into a player and back
  *   without a reconnect, for clients that say they can ("*z_ext" with
@@ -35,6 +38,10 @@
  *   goes to, and not with a password that side needs (the client must
  *   reconnect with it), nor in its first 5 seconds: MVDSV's rules and
  *   words.
+ *
+ *   In the core above user.c (core.h): ptrack, join and observe are
+ *   registered in the client command table at start-up, and a side change
+ *   runs the userinfo's consequences (user.c).
  */
 #include "core.h"
 
