@@ -57,7 +57,8 @@ FEATURES = {
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
-    "metrics": ["demo"],	# the demo recorded and the QTV viewers
+    "metrics": ["demo", "downloads"],	# the demo recorded, QTV viewers,
+    					# downloads in progress
 }
 TOP = ["features.h", "server.c", "main.c"]
 

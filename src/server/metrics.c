@@ -14,7 +14,8 @@
  *     the profiler         time per frame phase, and its total scope's
  *                          histograms (frame busy time, request time,
  *                          reply size, requests per frame)
- *     the clients          players, spectators, downloads in progress
+ *     the clients          players, spectators
+ *     the downloads feature  downloads in progress (its slots' files)
  *     the demo feature     the demo being recorded, the QTV viewers
  *     the level            map, game time, paused, limits
  *     the endpoint         its own requests and refusals
@@ -31,6 +32,7 @@
  */
 #include "features.h"
 #include "demo.h"
+#include "downloads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +82,8 @@ static void page_clients(const struct server *sv, struct metrics_page *p)
 		else
 			players++;
 		spawned += cl->state == CS_SPAWNED;
-		downloads += cl->dl.open;
+		downloads += sv->downloads &&
+			     sv->downloads->slot[i].file.open;
 	}
 	metrics_gauge(p, "qwd_players", "Players connected (in the game or "
 		      "in their signon).", players);
