@@ -20,7 +20,11 @@
 #     sched   the parallel frame's SCHEDULE as pure functions (union-find,
 #             LPT): nothing at all; handed node ids and weights, never a
 #             client or an entity.
-# and server, the top, may use prof, capture, pool, sched beside the chain.  The
+#     metrics the Prometheus page's writer and its HTTP endpoint: common
+#             only (the histogram); handed numbers and names by the
+#             server's page builder, never a client or a map.
+# and server, the top, may use prof, capture, pool, sched, metrics beside
+# the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -54,6 +58,7 @@ header_module() {
 	client.h) echo client ;;
 	pool.h) echo pool ;;
 	sched.h) echo sched ;;
+	metrics.h) echo metrics ;;
 	*) echo "?" ;;
 	esac
 }
@@ -65,12 +70,13 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched" ;;
+	server) echo "common net world game server prof capture pool sched metrics" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	pool) echo "common pool" ;;
 	sched) echo "sched" ;;
+	metrics) echo "common metrics" ;;
 	*) echo "" ;;
 	esac
 }

@@ -7,12 +7,13 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      pkg-config)
+#                      libmicrohttpd, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
 #                      xdotool, MVDSV with KTX, tshark (dissects captures),
-#                      PyYAML (reads deploy/agones/)
+#                      PyYAML (reads deploy/agones/), Prometheus and
+#                      promtool (scrape the metrics page)
 set -eu
 
 want=""
@@ -29,6 +30,7 @@ build)
 	need libcmocka-dev pkg-config --exists cmocka
 	need libpcap-dev pkg-config --exists libpcap
 	need nettle-dev pkg-config --exists nettle
+	need libmicrohttpd-dev pkg-config --exists libmicrohttpd
 	;;
 fuzz)
 	need clang command -v clang
@@ -46,6 +48,7 @@ interop)
 	need ktx sh -c 'dpkg -s ktx'
 	need tshark command -v tshark
 	need python3-yaml python3 -c 'import yaml'
+	need prometheus command -v prometheus
 	;;
 *)
 	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2

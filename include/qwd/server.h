@@ -72,6 +72,9 @@ struct server_options {
 	const int *cpus;	/* -cpus LIST: CPUs to pin them to (the
 				 * frame's thread to the first), or NULL */
 	int num_cpus;
+	const char *metrics;	/* -metrics ADDR:PORT or PORT: the
+				 * Prometheus endpoint (qwd/metrics.h),
+				 * loopback when no ADDR; NULL: off */
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */

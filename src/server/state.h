@@ -709,6 +709,8 @@ struct server {
 	struct sv_reply_worker *workers;
 	/* qwd -threads auto: how many of them the runs use (autopool.c) */
 	struct sv_autopool *autopool;
+	/* qwd -metrics: the Prometheus endpoint (metrics.c), or NULL */
+	struct sv_metrics *metrics;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
