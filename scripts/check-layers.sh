@@ -20,10 +20,14 @@
 #     sched   the parallel frame's SCHEDULE as pure functions (union-find,
 #             LPT): nothing at all; handed node ids and weights, never a
 #             client or an entity.
+#     metrics the Prometheus page's writer and its HTTP endpoint: common
+#             only (the histogram); handed numbers and names by the
+#             server's page builder, never a client or a map.
 #     agones  the Agones sidecar's client (libcurl, jansson): common only;
 #             handed calls and a port, it hands back answers and the
 #             GameServer's changes, never sees a client or a level.
-# and server, the top, may use prof, capture, pool, sched, agones beside the chain.  The
+# and server, the top, may use prof, capture, pool, sched, metrics, agones
+# beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -57,6 +61,7 @@ header_module() {
 	client.h) echo client ;;
 	pool.h) echo pool ;;
 	sched.h) echo sched ;;
+	metrics.h) echo metrics ;;
 	agones.h) echo agones ;;
 	*) echo "?" ;;
 	esac
@@ -69,12 +74,13 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched agones" ;;
+	server) echo "common net world game server prof capture pool sched metrics agones" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	pool) echo "common pool" ;;
 	sched) echo "sched" ;;
+	metrics) echo "common metrics" ;;
 	agones) echo "common agones" ;;
 	*) echo "" ;;
 	esac

@@ -7,11 +7,13 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      libcurl, jansson, pkg-config)
+#                      libmicrohttpd, libcurl, jansson, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
-#                      xdotool, MVDSV with KTX, tshark (dissects captures)
+#                      xdotool, MVDSV with KTX, tshark (dissects captures),
+#                      PyYAML (reads deploy/agones/), Prometheus and
+#                      promtool (scrape the metrics page)
 set -eu
 
 want=""
@@ -28,6 +30,7 @@ build)
 	need libcmocka-dev pkg-config --exists cmocka
 	need libpcap-dev pkg-config --exists libpcap
 	need nettle-dev pkg-config --exists nettle
+	need libmicrohttpd-dev pkg-config --exists libmicrohttpd
 	need libcurl4-openssl-dev pkg-config --exists libcurl
 	need libjansson-dev pkg-config --exists jansson
 	;;
@@ -46,6 +49,8 @@ interop)
 	need mvdsv sh -c 'dpkg -s mvdsv'
 	need ktx sh -c 'dpkg -s ktx'
 	need tshark command -v tshark
+	need python3-yaml python3 -c 'import yaml'
+	need prometheus command -v prometheus
 	;;
 *)
 	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2

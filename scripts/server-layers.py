@@ -51,11 +51,14 @@ FEATURES = {
     "overload": ["overload.h", "overload.c"],
     "profcmd": ["profcmd.h", "profcmd.c"],
     "autopool": ["autopool.h", "autopool.c"],
+    "metrics": ["metrics.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
+    "metrics": ["demo", "downloads"],	# the demo recorded, QTV viewers,
+    					# downloads in progress
 }
 TOP = ["features.h", "server.c", "main.c"]
 

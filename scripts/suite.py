@@ -366,6 +366,16 @@ def program_stage(suite, build, jobs):
     return good
 
 
+def said_failure(text):
+    """A job's output names a failed check (a tally with failures, a
+    cmocka or script FAILED line)."""
+    for line in text.splitlines():
+        m = TOTALS.match(line)
+        if (m and int(m.group(2)) > 0) or FAILS.search(line):
+            return True
+    return False
+
+
 def make_list(make, build, what):
     """A list the Makefile owns (make list-tests: the test programs)."""
     out = subprocess.run([make, "--no-print-directory", "-s", "BUILD=" + build, what],
@@ -451,6 +461,11 @@ def cmd_test(args):
     for j in suite.jobs:
         if j.state != "passed":
             suite.emit("suite: %s %s (exit %s)" % (j.name, j.state, j.rc))
+        if j.state == "failed" and not said_failure(j.output or ""):
+            # it ended badly without a failed check of its own (a crash,
+            # an abort, a sanitizer's report): one failure in the totals
+            suite.emit("%s: 0 passed, 1 failed (exit %s and no failed check: "
+                       "a crash or an abort)" % (j.name, j.rc))
     for b in (build, "build/san"):
         if stages.get(b):
             good = program_stage(suite, b, stages[b]) and good

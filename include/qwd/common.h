@@ -165,6 +165,12 @@ uint64_t qwd_hist_quantile(const struct qwd_hist *h, double q);
 void qwd_hist_summarize(const struct qwd_hist *h, struct qwd_hist_summary *out);
 /* the mean, 0 when empty */
 double qwd_hist_mean(const struct qwd_hist *h);
+/* The number of values in the buckets that lie wholly at or below bound
+ * (a Prometheus histogram's cumulative `le` count, qwd/metrics.h): exact
+ * when bound + 1 starts a bucket (every value below 64, and 64 + k, k <
+ * 64, times a power of two), else short by the values of the one bucket
+ * that straddles bound (at most 1/64 of bound wide). */
+uint64_t qwd_hist_count_le(const struct qwd_hist *h, uint64_t bound);
 
 /* ---- seeded random numbers (rng.c: splitmix64, state owned by the caller) */
 

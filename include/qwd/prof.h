@@ -329,6 +329,20 @@ struct prof_stats {
 /* Figures of a scope (computed now; a few microseconds). */
 void prof_get_stats(struct prof *p, enum prof_scope scope,
 		    struct prof_stats *out);
+/* The histograms behind the total scope's summaries (since start or the
+ * last prof_reset), for a reader that wants the distribution itself: the
+ * metrics page (src/server/metrics.c) draws its Prometheus histograms
+ * from them.  Request and frame times in ns, reply sizes in bytes. */
+enum prof_hist_kind {
+	PROF_HIST_REQUEST_TIME = 0,	/* prof_request_done */
+	PROF_HIST_REPLY_BYTES,		/* prof_reply */
+	PROF_HIST_REQUESTS_PER_FRAME,
+	PROF_HIST_FRAME_BUSY,		/* frame time minus idle */
+	PROF_HISTS
+};
+/* NULL for a kind out of range */
+const struct qwd_hist *prof_total_hist(const struct prof *p,
+				       enum prof_hist_kind kind);
 /* The record of the last finished frame: ns per phase, requests, replies. */
 struct prof_frame_record {
 	uint64_t seq;			/* frame number, from 1 */

@@ -1,8 +1,9 @@
 /*
  * qwd/server.h -- the dedicated server as a whole: start it, give it a
  * level, turn its loop, stop it.  What the qwd binary (src/server/main.c)
- * needs; the server's state and the parts its files share are
- * src/server/internal.h.
+ * needs; the server's state is src/server/state.h, and what its layers
+ * share their own headers (base.h, core.h, hooks.h, one per feature:
+ * docs/ARCHITECTURE.md, "Inside the server").
  *
  * Design note
  *   The frame (server_frame, src/server/frame.c), as the studies measure it:
@@ -71,6 +72,9 @@ struct server_options {
 	const int *cpus;	/* -cpus LIST: CPUs to pin them to (the
 				 * frame's thread to the first), or NULL */
 	int num_cpus;
+	const char *metrics;	/* -metrics ADDR:PORT or PORT: the
+				 * Prometheus endpoint (qwd/metrics.h),
+				 * loopback when no ADDR; NULL: off */
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */

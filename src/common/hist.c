@@ -139,3 +139,17 @@ void qwd_hist_summarize(const struct qwd_hist *h, struct qwd_hist_summary *out)
 	out->p99 = qwd_hist_quantile(h, 0.99);
 	out->max = h->count ? h->max : 0;
 }
+
+uint64_t qwd_hist_count_le(const struct qwd_hist *h, uint64_t bound)
+{
+	uint64_t n = 0, low, width;
+
+	/* the top bucket has no upper end: it is only ever in +Inf */
+	for (unsigned b = 0; b + 1 < QWD_HIST_BUCKETS; b++) {
+		bucket_range(b, &low, &width);
+		if (low + width - 1 > bound)
+			break;
+		n += h->bucket[b];
+	}
+	return n;
+}

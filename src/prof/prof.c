@@ -507,6 +507,24 @@ void prof_get_stats(struct prof *p, enum prof_scope scope, struct prof_stats *ou
 	}
 }
 
+const struct qwd_hist *prof_total_hist(const struct prof *p,
+				       enum prof_hist_kind kind)
+{
+	switch (kind) {
+	case PROF_HIST_REQUEST_TIME:
+		return &p->total.request_time;
+	case PROF_HIST_REPLY_BYTES:
+		return &p->total.reply_bytes;
+	case PROF_HIST_REQUESTS_PER_FRAME:
+		return &p->total.per_frame;
+	case PROF_HIST_FRAME_BUSY:
+		return &p->total.frame_busy;
+	case PROF_HISTS:
+		break;
+	}
+	return NULL;
+}
+
 /* ---- intervals ---------------------------------------------------------- */
 
 bool prof_periodic(struct prof *p)

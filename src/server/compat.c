@@ -19,6 +19,7 @@
 #include "compat.h"
 #include "features.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -156,8 +157,8 @@ bool sv_compat_ignore(struct server *sv, const char *name, FILE *out)
 	if (i < 0)
 		return false;
 	bit = 1ull << (i % 64);
-	if (!(sv->compat_said[i / 64] & bit)) {
-		sv->compat_said[i / 64] |= bit;
+	if (!(sv->compat->said[i / 64] & bit)) {
+		sv->compat->said[i / 64] |= bit;
 		if (compat[i].prefix)
 			fprintf(out, "\"%s\": not used by qwd (%s); said once for every %s*\n",
 				name, compat[i].why, compat[i].name);
@@ -189,13 +190,23 @@ void sv_cmd_floodprot(struct server *sv, const struct net_args *a, FILE *out)
 		cvar_set(sv, names[k], net_args_argv(a, k + 1));
 }
 
+static void compat_free(struct server *sv)
+{
+	free(sv->compat);
+	sv->compat = NULL;
+}
+
 static const struct sv_feature compat_feature = {
 	.name = "compat",
 	.unknown = sv_compat_ignore,
+	.free = compat_free,
 };
 
 int sv_compat_register(struct server *sv)
 {
+	sv->compat = calloc(1, sizeof(*sv->compat));
+	if (!sv->compat)
+		return -1;
 	sv_command_add(sv, "floodprot", sv_cmd_floodprot,
 		       "floodprot MESSAGES SECONDS SILENCE: MVDSV's chat flood protection (the fp_* cvars)");
 	sv_feature_add(sv, &compat_feature);

@@ -12,6 +12,11 @@
 
 #include "core.h"
 
+/* the MVDSV and KTX names already answered (a bit each, by table row) */
+struct sv_compat {
+	uint64_t said[SV_COMPAT_WORDS];
+};
+
 /* compat.c: name is MVDSV's or KTX's and not used by qwd: say so on out
  * (once per name) and return true; false for a name it does not know */
 bool sv_compat_ignore(struct server *sv, const char *name, FILE *out);

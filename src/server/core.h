@@ -73,7 +73,17 @@ void sv_pause_upkeep(struct server *sv);
 void sv_pause_level(struct server *sv);
 const char *sv_bad_name(int kind);
 void sv_log_bad_counts(struct server *sv);
-/* frame.c: the defences' counters as one line of text (status, shutdown) */
+/* frame.c: the defences' counters (server_stats' fields), one table: the
+ * metrics page's label, the words of status's line, the field */
+enum { SV_DEFENCE_COUNTERS = 13 };
+struct sv_defence_counter {
+	const char *name;		/* "texts_dropped" */
+	const char *text;		/* "texts dropped" */
+	size_t offset;			/* a uint64_t in struct server_stats */
+};
+extern const struct sv_defence_counter sv_defence_counters[SV_DEFENCE_COUNTERS];
+uint64_t sv_defence_count(const struct server *sv, int i);
+/* the defences' counters as one line of text (status, shutdown) */
 void sv_defence_counts(const struct server *sv, char *out, size_t size);
 /* send.c: the replies of the frame; the player grid */
 void sv_send_replies(struct server *sv);

@@ -84,10 +84,10 @@ bool sv_file_open_demo(struct server *sv, struct sv_file *f, const char *name)
 
 	sv_file_close(f);
 	/* the demo module's rule for the folder: inside the game folder */
-	if (!sv_demo_dir_ok(sv->sv_demodir->string))
+	if (!sv_demo_dir_ok(sv->downloads->demodir->string))
 		return false;
 	n = snprintf(path, sizeof(path), "%s/%s/%s/%s", sv->basedir, sv->gamedir,
-		     sv->sv_demodir->string, name);
+		     sv->downloads->demodir->string, name);
 	/* a cut path would name another file */
 	return n > 0 && (size_t)n < sizeof(path) && open_path(f, path);
 }

@@ -8,14 +8,60 @@
  *   (the datagram hook) and more out of band after the replies
  *   (replies_sent); the rates from the userinfo (userinfo hook) and when
  *   sv_maxrate changes (upkeep); a level change under a download
- *   (level_client); a dropped client's download closed (client_drop).  Of
- *   the core's state it touches each client's dl_* fields, rate and
- *   channel, and sv->dl_*.
+ *   (level_client); a dropped client's download closed (client_drop).  Its
+ *   state is its own (struct sv_downloads, one struct sv_download per
+ *   slot); of the core's it touches each client's channel rate and the
+ *   two flags the reply phase reads (transfer_open, transfer_pending),
+ *   and reads the client's FTE extensions and userinfo.
  */
 #ifndef QWD_SERVER_DOWNLOADS_H
 #define QWD_SERVER_DOWNLOADS_H
 
 #include "core.h"
+
+/* An open file: on disk (fd) or the loaded map's bytes (mem).  All-zero
+ * is closed. */
+struct sv_file {
+	bool open;
+	int fd;
+	const uint8_t *mem;
+	size_t size;
+};
+
+/* One slot's download in progress (the map or a served file), read a
+ * chunk at a time: the stock download at pos; a chunked one (FTE)
+ * answers the chunk numbers queued in want, oldest first.  All-zero is
+ * none (a slot's is cleared when its client is dropped). */
+struct sv_download {
+	struct sv_file file;
+	size_t pos;
+	char name[128];
+	int32_t want[SV_DL_QUEUE];	/* a ring: head, count */
+	int head, count;
+	int32_t number;		/* the client's download number (nextdl) */
+	uint64_t frame;		/* the frame frame_chunks counts */
+	int frame_chunks;	/* chunks sent to it in that frame */
+	uint32_t sent;		/* chunks sent of this download */
+	/* a chunked download's own rate, apart from the game's channel: the
+	 * client's drate bounded as MVDSV bounds it (bytes/s), and the clock
+	 * its chunks are paid on */
+	int rate;
+	double clear;
+	int level;		/* the spawncount it began on */
+};
+
+struct sv_downloads {
+	struct sv_download *slot;	/* maxclients */
+	int queued;			/* chunk requests queued, all clients */
+	/* the server-wide download budget's clock: when all the chunks sent
+	 * so far are paid for at sv_maxdownloadtotal */
+	double budget_clear;
+	int turn;			/* the slot the next pump starts at */
+	/* the `modified` stamps of sv_maxrate and sv_maxdownloadrate the
+	 * clients' rates were last bounded by */
+	unsigned maxrate_applied, maxdlrate_applied;
+	struct cvar *demodir;		/* the demo feature's sv_demoDir */
+};
 
 /* download.c: open a served file by its checked relative name (the map
  * being played, then the game folder, id1, the bundled maps); read len

@@ -36,5 +36,6 @@ int sv_record_register(struct server *sv);	/* record.c */
 int sv_overload_register(struct server *sv);	/* overload.c */
 int sv_profcmd_register(struct server *sv);	/* profcmd.c */
 int sv_autopool_register(struct server *sv, bool on);	/* autopool.c */
+int sv_metrics_register(struct server *sv, const char *listen); /* metrics.c */
 
 #endif

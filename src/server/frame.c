@@ -461,30 +461,53 @@ void sv_core_shutdown(struct server *sv)
 	sv_log_bad_counts(sv);
 }
 
+/* the defences' counters: status's words and the metrics page's label
+ * (docs/security.md says what each defence is) */
+#define DEFENCE(field, name, text) \
+	{name, text, offsetof(struct server_stats, field)}
+const struct sv_defence_counter sv_defence_counters[SV_DEFENCE_COUNTERS] = {
+	DEFENCE(prints_dropped, "texts_dropped", "texts dropped"),
+	DEFENCE(infos_folded, "updates_folded", "updates folded"),
+	DEFENCE(cmds_ignored, "commands_ignored", "commands ignored"),
+	DEFENCE(says_muted, "chat_muted", "chat muted"),
+	DEFENCE(mutes, "clients_muted", "clients muted"),
+	DEFENCE(flood_drops, "flood_drops", "flood drops"),
+	DEFENCE(log_suppressed, "log_lines_suppressed", "log lines suppressed"),
+	DEFENCE(busy_refusals, "connects_refused_load", "connects refused for load"),
+	DEFENCE(overload_drops, "overload_drops", "players let go in overload"),
+	DEFENCE(tmoves_ignored, "tmoves_ignored", "player tmoves ignored"),
+	DEFENCE(uploads_refused, "uploads_refused", "uploads refused"),
+	DEFENCE(chunk_budget_waits, "download_budget_waits",
+		"download chunks held by the server-wide budget"),
+	DEFENCE(chunk_requests_dropped, "chunk_requests_dropped",
+		"chunk requests dropped"),
+};
+#undef DEFENCE
+
+uint64_t sv_defence_count(const struct server *sv, int i)
+{
+	const char *base = (const char *)&sv->stats;
+	uint64_t v;
+
+	memcpy(&v, base + sv_defence_counters[i].offset, sizeof(v));
+	return v;
+}
+
 void sv_defence_counts(const struct server *sv, char *out, size_t size)
 {
-	const struct server_stats *st = &sv->stats;
+	size_t len = 0;
 
-	snprintf(out, size, "texts dropped %llu, updates folded %llu, "
-		 "commands ignored %llu, chat muted %llu (%llu mutes), "
-		 "flood drops %llu, log lines suppressed %llu, "
-		 "connects refused for load %llu, players let go in overload %llu, "
-		 "player tmoves ignored %llu, uploads refused %llu, "
-		 "download chunks held by the server-wide budget %llu, "
-		 "chunk requests dropped %llu",
-		 (unsigned long long)st->prints_dropped,
-		 (unsigned long long)st->infos_folded,
-		 (unsigned long long)st->cmds_ignored,
-		 (unsigned long long)st->says_muted,
-		 (unsigned long long)st->mutes,
-		 (unsigned long long)st->flood_drops,
-		 (unsigned long long)st->log_suppressed,
-		 (unsigned long long)st->busy_refusals,
-		 (unsigned long long)st->overload_drops,
-		 (unsigned long long)st->tmoves_ignored,
-		 (unsigned long long)st->uploads_refused,
-		 (unsigned long long)st->chunk_budget_waits,
-		 (unsigned long long)st->chunk_requests_dropped);
+	if (size)
+		out[0] = '\0';
+	for (int i = 0; i < SV_DEFENCE_COUNTERS && len < size; i++) {
+		int n = snprintf(out + len, size - len, "%s%s %llu",
+				 i ? ", " : "", sv_defence_counters[i].text,
+				 (unsigned long long)sv_defence_count(sv, i));
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
 }
 
 static const char *const bad_names[BAD_KINDS] = {

@@ -9,13 +9,13 @@
  *   send and the clock), the core (the frame, clients and their sessions,
  *   receive, execute, send, the level) and the features (console
  *   commands, bans, logs, demos and QTV, masters, downloads, rcon, compat,
- *   overload, the predicted pool, cmdrecord, stats).  A feature calls the
- *   core; the core never calls a feature by name.  Instead each feature,
- *   at start-up (server.c, the module's top, lists them), registers its
- *   cvars and commands (cvar.c), its client and connectionless commands
- *   (below) and one struct sv_feature: the hooks it wants, any of them
- *   NULL.  The core calls every registered feature's hook at its point,
- *   in registration order.
+ *   overload, the predicted pool, cmdrecord, stats, metrics).  A feature
+ *   calls the core; the core never calls a feature by name.  Instead each
+ *   feature, at start-up (server.c, the module's top, lists them),
+ *   registers its cvars and commands (cvar.c), its client and
+ *   connectionless commands (below) and one struct sv_feature: the hooks
+ *   it wants, any of them NULL.  The core calls every registered
+ *   feature's hook at its point, in registration order.
  *
  *   The hooks are the points where the core used to call a feature: the
  *   frame's select and its upkeep, the level's end and start, a client's

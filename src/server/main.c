@@ -19,6 +19,8 @@
  *   counters; -notimers turns the phase timers off (no clock read per
  *   phase or packet: the baseline of the overhead benchmark, qwexp
  *   overhead); "stats" and "counters" on the console and over rcon.
+ *   -metrics [ADDR:]PORT serves the Prometheus page at /metrics (on
+ *   127.0.0.1 unless ADDR says otherwise; docs/metrics.md).
  *   -threads N builds the replies of each frame on N workers (the frame's
  *   thread and N-1 more, docs/parallel.md); 1, the default, is the
  *   sequential frame with no thread.  -cpus LIST ("0,1", "0-3") pins the
@@ -97,7 +99,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
-		"           [-threads N|auto] [-threads-max N] [-cpus LIST]\n"
+		"           [-threads N|auto] [-threads-max N] [-cpus LIST] [-metrics [ADDR:]PORT]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -147,6 +149,9 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-statsinterval") && v) {
 			opt.stats_interval = atof(v);
+			i++;
+		} else if (!strcmp(a, "-metrics") && v) {
+			opt.metrics = v;
 			i++;
 		} else if (!strcmp(a, "-statsline")) {
 			opt.stats_console = true;

@@ -47,7 +47,7 @@ static void print_stats(const struct server *sv, FILE *out, const char *what)
 {
 	struct recorder_stats st;
 
-	recorder_get_stats(sv->recorder, &st);
+	recorder_get_stats(sv->record->rec, &st);
 	fprintf(out, "%s: %llu commands, %.1f s, %llu of %llu bytes, %llu dropped%s%s\n",
 		what, (unsigned long long)st.commands, st.seconds,
 		(unsigned long long)st.bytes, (unsigned long long)st.max_bytes,
@@ -57,13 +57,13 @@ static void print_stats(const struct server *sv, FILE *out, const char *what)
 
 void sv_record_stop(struct server *sv, FILE *out)
 {
-	if (!sv->recorder)
+	if (!sv->record->rec)
 		return;
 	if (out)
 		print_stats(sv, out, "cmdrecord stopped");
-	if (recorder_close(sv->recorder) != 0 && out)
+	if (recorder_close(sv->record->rec) != 0 && out)
 		fprintf(out, "cmdrecord: the file could not be written whole\n");
-	sv->recorder = NULL;
+	sv->record->rec = NULL;
 }
 
 void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out)
@@ -76,7 +76,7 @@ void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out)
 	char err[256], source[160];
 
 	if (!strcmp(verb, "stop")) {
-		if (!sv->recorder)
+		if (!sv->record->rec)
 			fprintf(out, "no command recording running\n");
 		sv_record_stop(sv, out);
 		return;
@@ -84,12 +84,12 @@ void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out)
 	if (strcmp(verb, "start") != 0) {
 		if (verb[0]) {
 			fprintf(out, "usage: cmdrecord start FILE [MAXMB] [client USERID] | cmdrecord stop | cmdrecord\n");
-		} else if (!sv->recorder) {
+		} else if (!sv->record->rec) {
 			fprintf(out, "no command recording running (cmdrecord start FILE [MAXMB] [client USERID])\n");
 		} else {
 			print_stats(sv, out, "cmdrecord");
-			if (sv->record_userid)
-				fprintf(out, "cmdrecord: userid %d\n", sv->record_userid);
+			if (sv->record->userid)
+				fprintf(out, "cmdrecord: userid %d\n", sv->record->userid);
 			else
 				fprintf(out, "waiting for the first client to move\n");
 		}
@@ -127,14 +127,14 @@ void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out)
 			 who->name, who->userid);
 	else
 		snprintf(source, sizeof(source), "qwd server-side recording");
-	sv->recorder = recorder_open(file, max, sv->mapname, source, &sv->log, err,
+	sv->record->rec = recorder_open(file, max, sv->mapname, source, &sv->log, err,
 				     sizeof(err));
-	if (!sv->recorder) {
+	if (!sv->record->rec) {
 		fprintf(out, "cmdrecord: %s\n", err);
 		return;
 	}
-	sv->record_userid = who ? who->userid : 0;
-	sv->record_spawncount = -1;	/* the level of the first command */
+	sv->record->userid = who ? who->userid : 0;
+	sv->record->spawncount = -1;	/* the level of the first command */
 	fprintf(out, "cmdrecord: usercmds to %s%s%s\n", file, who ? " for " : " (the first client to move)",
 		who ? who->name : "");
 }
@@ -143,25 +143,25 @@ void sv_record_cmd(struct server *sv, struct client *cl, const struct usercmd *c
 {
 	int ent;
 
-	if (!sv->recorder)
+	if (!sv->record->rec)
 		return;
-	if (sv->record_spawncount >= 0 && sv->record_spawncount != sv->spawncount) {
+	if (sv->record->spawncount >= 0 && sv->record->spawncount != sv->spawncount) {
 		qwd_logf(&sv->log, QWD_LOG_INFO,
 			 "cmdrecord: the level changed, recording closed (one map per action file)");
 		sv_record_stop(sv, NULL);
 		return;
 	}
-	if (!sv->record_userid)
-		sv->record_userid = cl->userid;	/* the first to move */
-	if (cl->userid != sv->record_userid)
+	if (!sv->record->userid)
+		sv->record->userid = cl->userid;	/* the first to move */
+	if (cl->userid != sv->record->userid)
 		return;
-	if (sv->record_spawncount < 0) {
+	if (sv->record->spawncount < 0) {
 		/* "+cmdrecord start" runs before the first level loads */
-		sv->record_spawncount = sv->spawncount;
-		recorder_set_map(sv->recorder, sv->mapname);
+		sv->record->spawncount = sv->spawncount;
+		recorder_set_map(sv->record->rec, sv->mapname);
 	}
 	ent = game_player_entity(sv->game, cl->slot);
-	recorder_cmd(sv->recorder, sv->realtime, ent > 0 ? sv->objs[ent].origin : NULL, cmd);
+	recorder_cmd(sv->record->rec, sv->realtime, ent > 0 ? sv->objs[ent].origin : NULL, cmd);
 }
 
 static void record_shutdown(struct server *sv)
@@ -169,14 +169,24 @@ static void record_shutdown(struct server *sv)
 	sv_record_stop(sv, NULL);
 }
 
+static void record_free(struct server *sv)
+{
+	free(sv->record);
+	sv->record = NULL;
+}
+
 static const struct sv_feature record_feature = {
 	.name = "cmdrecord",
 	.usercmd = sv_record_cmd,
 	.stop = record_shutdown,
+	.free = record_free,
 };
 
 int sv_record_register(struct server *sv)
 {
+	sv->record = calloc(1, sizeof(*sv->record));
+	if (!sv->record)
+		return -1;
 	sv_command_add(sv, "cmdrecord", sv_cmd_cmdrecord,
 		       "cmdrecord start FILE [MAXMB] [client ID] | stop: usercmds to an action file");
 	sv_feature_add(sv, &record_feature);

@@ -12,6 +12,13 @@
 
 #include "core.h"
 
+/* the recording: one client's usercmds (src/capture), or none */
+struct sv_record {
+	struct recorder *rec;		/* NULL: none */
+	int userid;			/* whose; 0: the first to move */
+	int spawncount;			/* its level; -1 until the first command */
+};
+
 /* record.c: "cmdrecord start FILE [MAXMB] [client USERID]" /
  * "cmdrecord stop" / "cmdrecord" (console and rcon) */
 void sv_cmd_cmdrecord(struct server *sv, const struct net_args *a, FILE *out);

@@ -589,7 +589,7 @@ reply_due(struct server *sv, struct client *cl, bool pings)
 	 * the rest of the signon always goes, a chunked download's too (its
 	 * chunks are paced in transfer.c) */
 	if ((cl->state == CS_SPAWNED ||
-	     (cl->dl.open && !(cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS))) &&
+	     cl->transfer_open) &&
 	    !netchan_can_packet(&cl->chan, sv->realtime)) {
 		cl->chokecount++;
 		sv->stats.chokes++;
@@ -705,7 +705,7 @@ static void send_replies_parallel(struct server *sv)
 
 		if (!reply_due(sv, cl, pings))
 			continue;
-		if (cl->dl_count > 0)
+		if (cl->transfer_pending)
 			sv->reply_list[--later] = i;
 		else
 			sv->reply_list[n++] = i;

@@ -136,17 +136,6 @@ _Static_assert(offsetof(struct entity_state, effects) + 1 -
 	       offsetof(struct entity_state, modelindex) == 15,
 	       "entity_state: padding between modelindex and effects");
 
-/* ---- files served to clients (download.c) ---------------------------- */
-
-/* An open file: on disk (fd) or the loaded map's bytes (mem).  All-zero
- * is closed. */
-struct sv_file {
-	bool open;
-	int fd;
-	const uint8_t *mem;
-	size_t size;
-};
-
 /* ---- the reply phase's workers (send.c) ------------------------------- */
 
 /* Entity states of replies: a ring per worker, shared by the clients
@@ -343,25 +332,13 @@ struct client {
 	enum sv_reset_state reset_state;
 	size_t reset_backlog_end;
 
-	/* download in progress (the map or a served file), read a chunk at a
-	 * time (transfer.c): the stock download at dl_pos; a chunked one
-	 * (FTE) answers the chunk numbers queued in dl_want, oldest first */
-	struct sv_file dl;
-	size_t dl_pos;
-	char dl_name[128];
 	uint32_t fte;		/* FTE extensions negotiated at connect */
-	int32_t dl_want[SV_DL_QUEUE];	/* a ring: dl_head, dl_count */
-	int dl_head, dl_count;
-	int32_t dl_number;	/* the client's download number (nextdl) */
-	uint64_t dl_frame;	/* the frame dl_frame_chunks counts */
-	int dl_frame_chunks;	/* chunks sent to it in that frame */
-	uint32_t dl_sent;	/* chunks sent of this download */
-	/* a chunked download's own rate, apart from the game's channel: the
-	 * client's drate bounded as MVDSV bounds it (bytes/s), and the clock
-	 * its chunks are paid on (transfer.c) */
-	int dl_rate;
-	double dl_clear;
-	int dl_level;		/* the spawncount it began on */
+	/* set by the downloads feature (downloads.h), read by the reply
+	 * phase: a transfer that rides the channel is open (its replies may
+	 * be choked like a spawned client's), and chunks wait for its reply
+	 * (built on the frame's thread, after the workers') */
+	bool transfer_open;
+	bool transfer_pending;
 };
 
 /* Players by map cell (x, y), so a reply looks at the players near its
@@ -609,7 +586,7 @@ struct server {
 		*sv_execlimit, *sv_maxclientsperip, *sv_signontimeout,
 		*sv_maxdownloadrate, *sv_downloadchunksperframe,
 		*sv_maxdownloadtotal,
-		*allow_download_demos, *sv_demodir;
+		*allow_download_demos;
 	/* spectators and chat (spectate.c, user.c) */
 	struct cvar *maxspectators, *spectator_password, *sv_spectalk,
 		*sv_sayteam_to_spec, *teamplay;
@@ -633,20 +610,12 @@ struct server {
 	struct sv_log_limit loglimit;	/* remote-driven log lines */
 	struct net_args oob_args;	/* tokenizer scratch, reused */
 	const char *parse_strings[NET_MAX_UDP_PACKET / 2]; /* one packet's */
-	uint64_t compat_said[SV_COMPAT_WORDS];	/* compat.c: said once */
+	struct sv_compat *compat;	/* compat.h: names said once */
 	int exec_depth;			/* nested exec: a config may not loop */
 	int exec_run, exec_limit;	/* lines one exec chain ran, may run */
 	bool exec_cut;			/* the chain hit exec_limit (said once) */
 	bool exec_too_deep;		/* it nested too deep (said once) */
 	struct net_args cmd_args;
-	int dl_queued;			/* chunk requests queued, all clients */
-	/* the server-wide download budget's clock (transfer.c): when all the
-	 * chunks sent so far are paid for at sv_maxdownloadtotal */
-	double dl_budget_clear;
-	int dl_turn;			/* the slot the next pump starts at */
-	/* the `modified` stamps of sv_maxrate and sv_maxdownloadrate the
-	 * clients' rates were last bounded by (transfer.c) */
-	unsigned maxrate_applied, maxdlrate_applied;
 
 	/* time */
 	double realtime;		/* monotonic seconds */
@@ -740,6 +709,8 @@ struct server {
 	struct sv_reply_worker *workers;
 	/* qwd -threads auto: how many of them the runs use (autopool.c) */
 	struct sv_autopool *autopool;
+	/* qwd -metrics: the Prometheus endpoint (metrics.c), or NULL */
+	struct sv_metrics *metrics;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
@@ -758,14 +729,13 @@ struct server {
 	struct sv_masters *masters;	/* master.h */
 	struct sv_logs *logs;		/* logfile.h */
 	struct sv_rcon *rcon;		/* rcon.h */
+	struct sv_downloads *downloads;	/* downloads.h */
 	struct prof *prof;		/* phase timers, histograms, counters */
 	struct capture *capture;	/* traffic to a pcap file, or NULL */
 	struct sv_mvd *mvd;		/* the demo record stream (mvd.c) */
 	struct sv_qtv *qtv;		/* the QTV listener (qtv.c) */
 	struct sv_demo *demo;		/* demo commands and folder (demo.c) */
-	struct recorder *recorder;	/* one client's usercmds, or NULL */
-	int record_userid;		/* whose; 0: the first to move */
-	int record_spawncount;		/* its level; -1 until the first command */
+	struct sv_record *record;	/* record.h (cmdrecord) */
 	FILE *stats_file;		/* -stats FILE, or NULL */
 	uint64_t batch_ns;		/* receive time of the current batch */
 };

@@ -98,14 +98,30 @@ enum {
 #define LEAD_GAME 0.02
 #define LEAD_BUDGET 0.05
 
+/* a client's download, kept by slot */
+static struct sv_download *dl_of(const struct server *sv, const struct client *cl)
+{
+	return &sv->downloads->slot[cl->slot];
+}
+
 static bool chunked(const struct client *cl)
 {
 	return (cl->fte & FTE_PEXT_CHUNKEDDOWNLOADS) != 0;
 }
 
-static size_t chunks_of(const struct client *cl)
+/* what the reply phase reads of a client's download (state.h): a stock
+ * download rides the channel; chunks wait for its reply */
+static void dl_flags(struct server *sv, struct client *cl)
 {
-	return (cl->dl.size + FTE_CHUNK - 1) / FTE_CHUNK;
+	const struct sv_download *d = dl_of(sv, cl);
+
+	cl->transfer_open = d->file.open && !chunked(cl);
+	cl->transfer_pending = d->count > 0;
+}
+
+static size_t chunks_of(const struct sv_download *d)
+{
+	return (d->file.size + FTE_CHUNK - 1) / FTE_CHUNK;
 }
 
 /* ---- rates ------------------------------------------------------------- */
@@ -132,23 +148,24 @@ static int bound_rate(const struct server *sv, bool dl, int r)
 
 void sv_apply_rate(struct server *sv, struct client *cl)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	char v[16];
 	int rate;
 
 	info_value_for_key(cl->userinfo, "rate", v, sizeof(v));
 	rate = bound_rate(sv, false, v[0] ? atoi(v) : NETCHAN_DEFAULT_RATE);
 	info_value_for_key(cl->userinfo, "drate", v, sizeof(v));
-	cl->dl_rate = bound_rate(sv, true, v[0] ? atoi(v) : DRATE_DEFAULT);
-	netchan_set_rate(&cl->chan, cl->dl.open && !chunked(cl) ? cl->dl_rate : rate);
+	d->rate = bound_rate(sv, true, v[0] ? atoi(v) : DRATE_DEFAULT);
+	netchan_set_rate(&cl->chan, d->file.open && !chunked(cl) ? d->rate : rate);
 }
 
 void sv_rates_upkeep(struct server *sv)
 {
-	if (sv->maxrate_applied == sv->sv_maxrate->modified &&
-	    sv->maxdlrate_applied == sv->sv_maxdownloadrate->modified)
+	if (sv->downloads->maxrate_applied == sv->sv_maxrate->modified &&
+	    sv->downloads->maxdlrate_applied == sv->sv_maxdownloadrate->modified)
 		return;
-	sv->maxrate_applied = sv->sv_maxrate->modified;
-	sv->maxdlrate_applied = sv->sv_maxdownloadrate->modified;
+	sv->downloads->maxrate_applied = sv->sv_maxrate->modified;
+	sv->downloads->maxdlrate_applied = sv->sv_maxdownloadrate->modified;
 	for (int i = 0; i < sv->maxclients; i++)
 		if (sv->clients[i].state >= CS_CONNECTED)
 			sv_apply_rate(sv, &sv->clients[i]);
@@ -165,7 +182,7 @@ static int chunks_per_slot(const struct server *sv)
 /* the server's budget lets one more chunk go now */
 static bool budget_allows(struct server *sv)
 {
-	if (sv->dl_budget_clear < sv->realtime + LEAD_BUDGET)
+	if (sv->downloads->budget_clear < sv->realtime + LEAD_BUDGET)
 		return true;
 	sv->stats.chunk_budget_waits++;
 	return false;
@@ -175,14 +192,15 @@ static bool budget_allows(struct server *sv)
  * one more chunk go now (the server's budget is asked apart) */
 static bool rate_allows(const struct server *sv, struct client *cl)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	double lead = cl->state == CS_SPAWNED ? LEAD_GAME : LEAD_SIGNON;
 
-	if (cl->dl_frame != sv->stats.frames) {
-		cl->dl_frame = sv->stats.frames;
-		cl->dl_frame_chunks = 0;
+	if (d->frame != sv->stats.frames) {
+		d->frame = sv->stats.frames;
+		d->frame_chunks = 0;
 	}
-	return cl->dl_frame_chunks < CHUNKS_PER_FRAME_MAX &&
-	       cl->dl_clear < sv->realtime + lead;
+	return d->frame_chunks < CHUNKS_PER_FRAME_MAX &&
+	       d->clear < sv->realtime + lead;
 }
 
 /* a chunk of `bytes` on the wire was sent: paid on the download's clock
@@ -190,17 +208,18 @@ static bool rate_allows(const struct server *sv, struct client *cl)
  * banked on either */
 static void chunk_paid(struct server *sv, struct client *cl, size_t bytes)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	double now = sv->realtime, total = sv->sv_maxdownloadtotal->value;
 
 	if (total < BUDGET_MIN)
 		total = BUDGET_MIN;
-	if (cl->dl_clear < now)
-		cl->dl_clear = now;
-	cl->dl_clear += (double)bytes / ((double)cl->dl_rate * chunks_per_slot(sv));
-	if (sv->dl_budget_clear < now)
-		sv->dl_budget_clear = now;
-	sv->dl_budget_clear += (double)bytes / total;
-	cl->dl_frame_chunks++;
+	if (d->clear < now)
+		d->clear = now;
+	d->clear += (double)bytes / ((double)d->rate * chunks_per_slot(sv));
+	if (sv->downloads->budget_clear < now)
+		sv->downloads->budget_clear = now;
+	sv->downloads->budget_clear += (double)bytes / total;
+	d->frame_chunks++;
 	sv->stats.chunk_bytes += bytes;
 }
 
@@ -208,25 +227,30 @@ static void chunk_paid(struct server *sv, struct client *cl, size_t bytes)
 
 static void enqueue(struct server *sv, struct client *cl, int32_t chunk)
 {
-	for (int i = 0; i < cl->dl_count; i++)
-		if (cl->dl_want[(cl->dl_head + i) % SV_DL_QUEUE] == chunk)
+	struct sv_download *d = dl_of(sv, cl);
+
+	for (int i = 0; i < d->count; i++)
+		if (d->want[(d->head + i) % SV_DL_QUEUE] == chunk)
 			return;
-	if (cl->dl_count == SV_DL_QUEUE) {
+	if (d->count == SV_DL_QUEUE) {
 		sv->stats.chunk_requests_dropped++;
 		return;
 	}
-	cl->dl_want[(cl->dl_head + cl->dl_count) % SV_DL_QUEUE] = chunk;
-	cl->dl_count++;
-	sv->dl_queued++;
+	d->want[(d->head + d->count) % SV_DL_QUEUE] = chunk;
+	d->count++;
+	sv->downloads->queued++;
+	dl_flags(sv, cl);
 }
 
 static int32_t dequeue(struct server *sv, struct client *cl)
 {
-	int32_t chunk = cl->dl_want[cl->dl_head];
+	struct sv_download *d = dl_of(sv, cl);
+	int32_t chunk = d->want[d->head];
 
-	cl->dl_head = (cl->dl_head + 1) % SV_DL_QUEUE;
-	cl->dl_count--;
-	sv->dl_queued--;
+	d->head = (d->head + 1) % SV_DL_QUEUE;
+	d->count--;
+	sv->downloads->queued--;
+	dl_flags(sv, cl);
 	return chunk;
 }
 
@@ -234,20 +258,21 @@ static int32_t dequeue(struct server *sv, struct client *cl)
  * sent on to the new one */
 static void finished(struct server *sv, struct client *cl)
 {
-	if (cl->dl_level != sv->spawncount)
+	if (dl_of(sv, cl)->level != sv->spawncount)
 		sv_reliable_stufftext(cl, "changing\nreconnect\n");
 	sv_download_stop(sv, cl);
 }
 
 void sv_download_level_changed(struct server *sv, struct client *cl)
 {
-	size_t size = cl->dl.size;
-	char name[sizeof(cl->dl_name)];
+	struct sv_download *d = dl_of(sv, cl);
+	size_t size = d->file.size;
+	char name[sizeof(d->name)];
 
-	if (!cl->dl.open || !cl->dl.mem)
+	if (!d->file.open || !d->file.mem)
 		return;
-	strlcpy(name, cl->dl_name, sizeof(name));
-	if (sv_file_open(sv, &cl->dl, name) && cl->dl.size == size)
+	strlcpy(name, d->name, sizeof(name));
+	if (sv_file_open(sv, &d->file, name) && d->file.size == size)
 		return;
 	qwd_logf(&sv->log, QWD_LOG_INFO, "client %d: download %s ended: the "
 		 "level changed", cl->slot, name);
@@ -256,13 +281,15 @@ void sv_download_level_changed(struct server *sv, struct client *cl)
 
 void sv_download_stop(struct server *sv, struct client *cl)
 {
-	bool was_open = cl->dl.open;
+	struct sv_download *d = dl_of(sv, cl);
+	bool was_open = d->file.open;
 
-	sv_file_close(&cl->dl);
-	cl->dl_name[0] = '\0';
-	sv->dl_queued -= cl->dl_count;
-	cl->dl_count = 0;
-	cl->dl_head = 0;
+	sv_file_close(&d->file);
+	d->name[0] = '\0';
+	sv->downloads->queued -= d->count;
+	d->count = 0;
+	d->head = 0;
+	dl_flags(sv, cl);
 	if (was_open && cl->state >= CS_CONNECTED)
 		sv_apply_rate(sv, cl);
 }
@@ -272,14 +299,15 @@ void sv_download_stop(struct server *sv, struct client *cl)
  * could not be read; the download is then over. */
 static bool write_chunk(struct server *sv, struct client *cl, struct msg_buf *m)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	uint8_t data[FTE_CHUNK];
 	int32_t chunk = dequeue(sv, cl);
-	size_t n = sv_file_read(sv, &cl->dl, (size_t)chunk * FTE_CHUNK, data,
+	size_t n = sv_file_read(sv, &d->file, (size_t)chunk * FTE_CHUNK, data,
 				sizeof(data));
 
 	if (n == 0) {	/* the file shrank or went away under us */
 		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read "
-			 "failed at chunk %d", cl->slot, cl->dl_name, (int)chunk);
+			 "failed at chunk %d", cl->slot, d->name, (int)chunk);
 		sv_download_stop(sv, cl);
 		return false;
 	}
@@ -287,7 +315,7 @@ static bool write_chunk(struct server *sv, struct client *cl, struct msg_buf *m)
 	msg_write_byte(m, svc_download);
 	msg_write_long(m, chunk);
 	msg_write_data(m, data, sizeof(data));
-	cl->dl_sent++;
+	d->sent++;
 	/* a download in the signon is progress: the deadline to enter the
 	 * game counts from the last chunk */
 	cl->signon_since = sv->realtime;
@@ -299,7 +327,7 @@ size_t sv_download_datagram(struct server *sv, struct client *cl,
 {
 	size_t before = m->cursize;
 
-	if (cl->dl_count == 0 || m->overflowed ||
+	if (dl_of(sv, cl)->count == 0 || m->overflowed ||
 	    m->cursize + CHUNK_MSG > m->maxsize || !rate_allows(sv, cl) ||
 	    !budget_allows(sv) || !write_chunk(sv, cl, m))
 		return 0;
@@ -320,7 +348,7 @@ static bool send_oob_chunk(struct server *sv, struct client *cl)
 	msg_write_long(&m, -1);
 	msg_write_byte(&m, A2C_PRINT);
 	msg_write_data(&m, FTE_CHUNK_OOB_TAG, sizeof(FTE_CHUNK_OOB_TAG) - 1);
-	msg_write_long(&m, cl->dl_number);
+	msg_write_long(&m, dl_of(sv, cl)->number);
 	if (!write_chunk(sv, cl, &m))
 		return false;
 	if (sv->capture)
@@ -334,27 +362,29 @@ static bool send_oob_chunk(struct server *sv, struct client *cl)
 
 /* ezQuake drops out-of-band chunks of a download number below 1, as
  * MVDSV sends none then: those go in replies only */
-static bool pumped(const struct client *cl)
+static bool pumped(struct server *sv, const struct client *cl)
 {
-	return cl->dl_count > 0 && cl->state >= CS_CONNECTED && cl->dl_number >= 1;
+	struct sv_download *d = dl_of(sv, cl);
+
+	return d->count > 0 && cl->state >= CS_CONNECTED && d->number >= 1;
 }
 
 void sv_download_pump(struct server *sv)
 {
-	int n = sv->maxclients, next = sv->dl_turn;
+	int n = sv->maxclients, next = sv->downloads->turn;
 
-	if (sv->dl_queued == 0 || n < 1)
+	if (sv->downloads->queued == 0 || n < 1)
 		return;
 	/* passes of one chunk per client, from the turn on, while any went
 	 * and the budget lasts */
 	for (int pass = 0; pass < CHUNKS_PER_FRAME_MAX; pass++) {
 		bool any = false;
 
-		for (int k = 0; k < n && sv->dl_queued > 0; k++) {
-			int slot = (sv->dl_turn + k) % n;
+		for (int k = 0; k < n && sv->downloads->queued > 0; k++) {
+			int slot = (sv->downloads->turn + k) % n;
 			struct client *cl = &sv->clients[slot];
 
-			if (!pumped(cl) || !rate_allows(sv, cl))
+			if (!pumped(sv, cl) || !rate_allows(sv, cl))
 				continue;
 			if (!budget_allows(sv))
 				goto out;
@@ -363,11 +393,11 @@ void sv_download_pump(struct server *sv)
 				next = (slot + 1) % n;
 			}
 		}
-		if (!any || sv->dl_queued == 0)
+		if (!any || sv->downloads->queued == 0)
 			break;
 	}
 out:
-	sv->dl_turn = next;
+	sv->downloads->turn = next;
 }
 
 /* ---- the stock download ------------------------------------------------ */
@@ -375,28 +405,29 @@ out:
 /* the next block of the file, read now from its offset */
 static void stock_block(struct server *sv, struct client *cl)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	uint8_t buf[MAX_MSGLEN], data[STOCK_BLOCK];
 	struct msg_buf m;
-	size_t n = sv_file_read(sv, &cl->dl, cl->dl_pos, data, sizeof(data));
+	size_t n = sv_file_read(sv, &d->file, d->pos, data, sizeof(data));
 	int percent;
 
 	if (n == 0) {	/* the file shrank or went away under us */
 		qwd_logf(&sv->log, QWD_LOG_WARN, "client %d: download %s: read failed at %zu",
-			 cl->slot, cl->dl_name, cl->dl_pos);
+			 cl->slot, d->name, d->pos);
 		sv_download_stop(sv, cl);
 		return;
 	}
 	cl->signon_since = sv->realtime;
-	cl->dl_pos += n;
-	cl->dl_sent++;
-	percent = (int)(cl->dl_pos * 100 / cl->dl.size);
+	d->pos += n;
+	d->sent++;
+	percent = (int)(d->pos * 100 / d->file.size);
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_download);
 	msg_write_short(&m, (int)n);
 	msg_write_byte(&m, percent);
 	msg_write_data(&m, data, n);
 	sv_reliable_write(cl, m.data, m.cursize);
-	if (cl->dl_pos >= cl->dl.size) {
+	if (d->pos >= d->file.size) {
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete", cl->slot);
 		finished(sv, cl);
 	}
@@ -451,11 +482,12 @@ void sv_download_refuse(struct client *cl, const char *name, bool missing)
 void sv_cmd_download(struct server *sv, struct client *cl,
 		     const struct net_args *a)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	const char *name = net_args_argv(a, 1);
 	enum fetch_kind kind;
 	bool found;
 
-	if (cl->dl.open && strcmp(name, cl->dl_name) == 0) {
+	if (d->file.open && strcmp(name, d->name) == 0) {
 		sv->stats.download_repeats++;
 		return;
 	}
@@ -467,60 +499,63 @@ void sv_cmd_download(struct server *sv, struct client *cl,
 		sv_download_refuse(cl, name, false);
 		return;
 	}
-	found = kind == FETCH_DEMO ? sv_file_open_demo(sv, &cl->dl, name + 6)
-				   : sv_file_open(sv, &cl->dl, name);
+	found = kind == FETCH_DEMO ? sv_file_open_demo(sv, &d->file, name + 6)
+				   : sv_file_open(sv, &d->file, name);
 	/* chunk numbers and sizes are longs on the wire */
-	if (!found || cl->dl.size > INT32_MAX) {
-		sv_file_close(&cl->dl);
+	if (!found || d->file.size > INT32_MAX) {
+		sv_file_close(&d->file);
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s: no such file",
 			 cl->slot, name);
 		sv_download_refuse(cl, name, true);
 		return;
 	}
-	strlcpy(cl->dl_name, name, sizeof(cl->dl_name));
-	cl->dl_pos = 0;
-	cl->dl_sent = 0;
-	cl->dl_number = 0;
-	cl->dl_level = sv->spawncount;
+	strlcpy(d->name, name, sizeof(d->name));
+	d->pos = 0;
+	d->sent = 0;
+	d->number = 0;
+	d->level = sv->spawncount;
+	dl_flags(sv, cl);
 	sv_apply_rate(sv, cl);
 	sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: downloading %s (%zu bytes, %s)",
-		 cl->slot, name, cl->dl.size, chunked(cl) ? "chunked" : "stock");
+		 cl->slot, name, d->file.size, chunked(cl) ? "chunked" : "stock");
 	if (!chunked(cl)) {
 		stock_block(sv, cl);
 		return;
 	}
-	uint8_t buf[16 + sizeof(cl->dl_name)];
+	uint8_t buf[16 + sizeof(d->name)];
 	struct msg_buf m;
 
 	msg_init(&m, buf, sizeof(buf));
 	msg_write_byte(&m, svc_download);
 	msg_write_long(&m, -1);
-	msg_write_long(&m, (int32_t)cl->dl.size);
-	msg_write_string(&m, cl->dl_name);
+	msg_write_long(&m, (int32_t)d->file.size);
+	msg_write_string(&m, d->name);
 	sv_reliable_write(cl, m.data, m.cursize);
 }
 
 /* the client says a chunked download is over */
 static void chunked_end(struct server *sv, struct client *cl)
 {
-	size_t all = chunks_of(cl);
+	struct sv_download *d = dl_of(sv, cl);
+	size_t all = chunks_of(d);
 
-	if (cl->dl_sent >= all)
+	if (d->sent >= all)
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download complete "
-			 "(%u chunks sent for %zu)", cl->slot, cl->dl_sent, all);
+			 "(%u chunks sent for %zu)", cl->slot, d->sent, all);
 	else
 		sv_log_from(sv, &cl->chan.remote, QWD_LOG_INFO, "client %d: download %s ended by "
 			 "the client after %u of %zu chunks", cl->slot,
-			 cl->dl_name, cl->dl_sent, all);
+			 d->name, d->sent, all);
 	finished(sv, cl);
 }
 
 void sv_cmd_nextdl(struct server *sv, struct client *cl,
 		   const struct net_args *a)
 {
+	struct sv_download *d = dl_of(sv, cl);
 	long chunk;
 
-	if (!cl->dl.open)
+	if (!d->file.open)
 		return;
 	if (!chunked(cl)) {
 		stock_block(sv, cl);
@@ -535,11 +570,11 @@ void sv_cmd_nextdl(struct server *sv, struct client *cl,
 		chunked_end(sv, cl);
 		return;
 	}
-	if ((size_t)chunk >= chunks_of(cl)) {
+	if ((size_t)chunk >= chunks_of(d)) {
 		sv->stats.chunk_requests_bad++;
 		return;
 	}
-	cl->dl_number = (int32_t)strtol(net_args_argv(a, 3), NULL, 10);
+	d->number = (int32_t)strtol(net_args_argv(a, 3), NULL, 10);
 	enqueue(sv, cl, (int32_t)chunk);
 }
 
@@ -548,7 +583,7 @@ void sv_cmd_nextdl(struct server *sv, struct client *cl,
  * take any answer for the end of the next one */
 void sv_cmd_stopdownload(struct server *sv, struct client *cl)
 {
-	if (!cl->dl.open)
+	if (!dl_of(sv, cl)->file.open)
 		return;
 	if (chunked(cl))
 		chunked_end(sv, cl);
@@ -573,24 +608,50 @@ static void download_refused(struct server *sv, struct client *cl,
 	sv_download_refuse(cl, net_args_argv(a, 1), false);
 }
 
+/* a dropped client's slot starts the next one's afresh */
+static void downloads_drop(struct server *sv, struct client *cl)
+{
+	sv_download_stop(sv, cl);
+	memset(dl_of(sv, cl), 0, sizeof(struct sv_download));
+}
+
+static void downloads_free(struct server *sv)
+{
+	if (sv->downloads) {
+		for (int i = 0; i < sv->maxclients; i++)
+			sv_file_close(&sv->downloads->slot[i].file);
+		free(sv->downloads->slot);
+	}
+	free(sv->downloads);
+	sv->downloads = NULL;
+}
+
 static const struct sv_feature downloads_feature = {
 	.name = "downloads",
 	.datagram = sv_download_datagram,
 	.replies_sent = sv_download_pump,
 	.upkeep = sv_rates_upkeep,
 	.level_client = sv_download_level_changed,
-	.client_drop = sv_download_stop,
+	.client_drop = downloads_drop,
 	.client_new = sv_download_stop,
 	.userinfo = sv_apply_rate,
+	.free = downloads_free,
 };
 
 int sv_downloads_register(struct server *sv)
 {
 	struct sv_client_command *c;
 
+	sv_feature_add(sv, &downloads_feature);	/* its free runs whatever follows */
+	sv->downloads = calloc(1, sizeof(*sv->downloads));
+	if (!sv->downloads)
+		return -1;
+	sv->downloads->slot = calloc((size_t)sv->maxclients, sizeof(struct sv_download));
+	if (!sv->downloads->slot)
+		return -1;
 	/* the demo folder is the demo feature's cvar (demo.c registers it
 	 * first); downloads of demos/ read it */
-	sv->sv_demodir = cvar_get(sv, "sv_demoDir");
+	sv->downloads->demodir = cvar_get(sv, "sv_demoDir");
 	c = sv_client_command_add(sv, "download", sv_cmd_download, BUDGET_DOWNLOAD);
 	c->refused = download_refused;
 	/* nextdl asks for the next chunk each time one arrives (a map is a
@@ -599,6 +660,5 @@ int sv_downloads_register(struct server *sv)
 	sv_client_command_add(sv, "nextdl", sv_cmd_nextdl, -1);
 	sv_client_command_add(sv, "stopdl", cmd_stopdl, BUDGET_CMD);
 	sv_client_command_add(sv, "stopdownload", cmd_stopdl, BUDGET_CMD);
-	sv_feature_add(sv, &downloads_feature);
 	return 0;
 }

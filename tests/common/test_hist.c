@@ -226,6 +226,32 @@ static void test_seconds(void **state)
 	assert_int_equal(hist.bucket[QWD_HIST_BUCKETS - 1], 1);
 }
 
+/* the cumulative count at a bound: exact at bucket edges, never counting a
+ * value above the bound, short by at most one straddling bucket */
+static void test_count_le(void **state)
+{
+	static const uint64_t v[] = {0, 5, 63, 64, 100, 1000, 1023, 1024,
+				     999999, 1000000, 1ull << 40};
+	uint64_t exact;
+
+	(void)state;
+	qwd_hist_clear(&hist);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		qwd_hist_add(&hist, v[i]);
+	assert_int_equal(qwd_hist_count_le(&hist, 0), 1);
+	assert_int_equal(qwd_hist_count_le(&hist, 63), 3);
+	assert_int_equal(qwd_hist_count_le(&hist, 64), 4);
+	assert_int_equal(qwd_hist_count_le(&hist, 1023), 7);	/* 1023 + 1: an edge */
+	assert_int_equal(qwd_hist_count_le(&hist, UINT64_MAX), 10); /* top: +Inf only */
+	for (uint64_t b = 1; b < 2000000; b = b * 3 + 1) {
+		exact = 0;
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			exact += v[i] <= b;
+		assert_true(qwd_hist_count_le(&hist, b) <= exact);
+		assert_true(qwd_hist_count_le(&hist, b + b / 64 + 1) >= exact);
+	}
+}
+
 static const struct CMUnitTest hist_tests[] = {
 	cmocka_unit_test(test_log_uniform_times),
 	cmocka_unit_test(test_cluster_and_bimodal),
@@ -235,6 +261,7 @@ static const struct CMUnitTest hist_tests[] = {
 	cmocka_unit_test(test_merge),
 	cmocka_unit_test(test_mean_and_summary),
 	cmocka_unit_test(test_seconds),
+	cmocka_unit_test(test_count_le),
 };
 
 QWD_TEST_GROUP(prof_hist, hist_tests, NULL, NULL)

@@ -22,6 +22,8 @@
 #   build/fuzz/fuzz_mapsrc     qwmap's .map reader and compiler; its
 #                              objects are tools/qwmap's, instrumented too
 #   build/fuzz/fuzz_actions    the action-file reader (src/common/actions.c)
+#   build/fuzz/fuzz_metrics    the metrics endpoint's own parts: label
+#                              escaping, a page line, the request dispatch
 #   build/fuzz/fuzz_agones     the Agones sidecar's answers (src/agones/parse.c)
 #   build/fuzz/mkpackets       packet seeds from a real in-process session
 # The packet targets and mkpackets share tests/fuzz/netfix.c (a server on a
@@ -40,13 +42,14 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wvla -Wformat=2 -Wno-format-nonliteral
 BASE    := -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fno-omit-frame-pointer -Iinclude \
            $(shell pkg-config --cflags libbsd 2>/dev/null)
-LIBS    := $(shell pkg-config --libs libbsd libmd libpcap nettle libcurl jansson 2>/dev/null) -lm
+LIBS    := $(shell pkg-config --libs libbsd libmd libpcap nettle libmicrohttpd libcurl jansson 2>/dev/null) -lm
 
 LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
 TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities \
-           $(FUZZ_BUILD)/fuzz_actions $(FUZZ_BUILD)/fuzz_agones
+           $(FUZZ_BUILD)/fuzz_actions $(FUZZ_BUILD)/fuzz_metrics \
+           $(FUZZ_BUILD)/fuzz_agones
 NET_TARGETS := $(FUZZ_BUILD)/fuzz_oob $(FUZZ_BUILD)/fuzz_game \
                $(FUZZ_BUILD)/fuzz_client $(FUZZ_BUILD)/fuzz_console
 TOOL_TARGETS := $(FUZZ_BUILD)/fuzz_mapsrc

@@ -286,7 +286,9 @@ static void game_restore(void)
 		struct game_player *p = &game->pl[i];
 		struct client *cl = &sv->clients[p->slot];
 
-		sv_file_close(&cl->dl);	/* the copy has no download going */
+		/* the copy has no download going */
+		sv_file_close(&sv->downloads->slot[p->slot].file);
+		memset(&sv->downloads->slot[p->slot], 0, sizeof(struct sv_download));
 		*cl = p->cl;
 		cl->chan.message.data = cl->chan.message_buf;
 	}

@@ -6,8 +6,8 @@
 # runs this from the repository root.  The map loader stages keep half of
 # N, the packet targets share the other half:
 #   loader  N/2: bsp-small N/8, bsp N/8, ent N/4
-#   packets N/2: oob, game, client, stringcmd, console, mapsrc,
-#               actions and agones N/16 each
+#   packets N/2: oob, game, client, stringcmd, console, mapsrc, actions,
+#               metrics and agones N/18 each
 # Each run is one in-process libFuzzer (the same as -jobs=1 -workers=1,
 # without the fork and the fuzz-0.log indirection), with -rss_limit_mb=4096
 # (also the largest single malloc allowed) and -timeout=30 s per input.
@@ -45,6 +45,10 @@
 #              tests/qwmap/maps/*.map).
 #   actions    fuzz_actions, corpus fuzz-out/corpus-actions, max_len 4096:
 #              the action-file reader (seeds: tests/fuzz/seeds/actions).
+#   metrics    fuzz_metrics, corpus fuzz-out/corpus-metrics, max_len 4096:
+#              the metrics page's label escaping and the endpoint's request
+#              dispatch (seeds: tests/fuzz/seeds/metrics); a ninth of the
+#              packet targets' half like actions.
 #   agones     fuzz_agones, corpus fuzz-out/corpus-agones, max_len 16384:
 #              the Agones sidecar's answers and watch lines (seeds:
 #              tests/fuzz/seeds/agones; the first byte picks the call).
@@ -98,8 +102,8 @@ half=$((secs / 2))
 [ "$half" -ge 4 ] || half=4
 quarter=$((half / 4))
 packets=$((secs - half))
-[ "$packets" -ge 7 ] || packets=7
-seventh=$((packets / 8))
+[ "$packets" -ge 9 ] || packets=9
+ninth=$((packets / 9))
 
 build=${FUZZ_BUILD:-build/fuzz}
 out=${FUZZ_OUT:-fuzz-out}
@@ -125,12 +129,12 @@ fi
 # --- seeds ---------------------------------------------------------------
 for c in corpus-bsp-small corpus-bsp corpus-ent corpus-oob corpus-game \
 	corpus-client corpus-stringcmd corpus-console corpus-mapsrc \
-	corpus-actions corpus-agones; do
+	corpus-actions corpus-metrics corpus-agones; do
 	mkdir -p "$out/$c" || exit 2
 done
 # the committed seeds (copied, so the corpora may grow): the text targets'
 # and the packet sessions of fixed findings
-for t in game stringcmd console actions agones; do
+for t in game stringcmd console actions metrics agones; do
 	cp -n tests/fuzz/seeds/$t/* "$out/corpus-$t/" || exit 2
 done
 for m in maps/*.map tests/qwmap/maps/*.map; do
@@ -272,21 +276,23 @@ run_target bsp "$build/fuzz_bsp" "$quarter" "$bsp_max" \
 	tests/fuzz/bsp.dict "$out/corpus-bsp"
 run_target ent "$build/fuzz_entities" "$((half - 2 * quarter))" "$ent_max" \
 	tests/fuzz/entities.dict "$out/corpus-ent"
-run_target oob "$build/fuzz_oob" "$seventh" 2048 \
+run_target oob "$build/fuzz_oob" "$ninth" 2048 \
 	tests/fuzz/oob.dict "$out/corpus-oob"
-run_target game "$build/fuzz_game" "$seventh" 1500 \
+run_target game "$build/fuzz_game" "$ninth" 1500 \
 	tests/fuzz/game.dict "$out/corpus-game"
-run_target client "$build/fuzz_client" "$seventh" 1600 \
+run_target client "$build/fuzz_client" "$ninth" 1600 \
 	tests/fuzz/client.dict "$out/corpus-client"
-run_target stringcmd "$build/fuzz_stringcmd" "$seventh" 1400 \
+run_target stringcmd "$build/fuzz_stringcmd" "$ninth" 1400 \
 	"" "$out/corpus-stringcmd"
-run_target console "$build/fuzz_console" "$seventh" 8192 \
+run_target console "$build/fuzz_console" "$ninth" 8192 \
 	"" "$out/corpus-console"
-run_target mapsrc "$build/fuzz_mapsrc" "$seventh" 16384 \
+run_target mapsrc "$build/fuzz_mapsrc" "$ninth" 16384 \
 	"" "$out/corpus-mapsrc"
-run_target actions "$build/fuzz_actions" "$seventh" 4096 \
+run_target actions "$build/fuzz_actions" "$ninth" 4096 \
 	"" "$out/corpus-actions"
-run_target agones "$build/fuzz_agones" "$seventh" 16384 \
+run_target metrics "$build/fuzz_metrics" "$ninth" 4096 \
+	"" "$out/corpus-metrics"
+run_target agones "$build/fuzz_agones" "$ninth" 16384 \
 	"" "$out/corpus-agones"
 
 if [ $status -ne 0 ]; then

@@ -13,6 +13,9 @@
 #              test environment file, passes `systemd-analyze verify` with
 #              no warning at all (verify exits 0 on unknown keys: any
 #              output is a failure here)
+#   agones     deploy/agones/ (GameServer, Fleet, FleetAutoscaler): read
+#              and checked against Agones' fields and qwd's options, and
+#              qwd run with the manifests' args (lib/agones_check.py)
 #   container  deploy/Containerfile builds when a container engine runs
 #              and Debian 12's base image is there (no network here to
 #              pull it); otherwise skipped, saying which
@@ -80,6 +83,18 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	check "the unit runs qwd without a console, in the instance's base directory" $?
 else
 	skip "no systemd-analyze (Debian package systemd)"
+fi
+
+# --- Agones -------------------------------------------------------------------
+# deploy/agones/: the manifests' fields and values against Agones' CRDs
+# and qwd's own options, qwd started with their args (lib/agones_check.py)
+python3 "$(dirname "$0")/lib/agones_check.py" "$build/qwd" deploy/agones >"$work/agones.log" 2>&1
+rc=$?
+cat "$work/agones.log"
+if [ $rc -eq 2 ]; then
+	skip "no PyYAML (Debian package python3-yaml) to read deploy/agones/"
+else
+	check "deploy/agones/: $(grep -c ': ok:' "$work/agones.log") checks of the GameServer, Fleet and FleetAutoscaler" $rc
 fi
 
 # --- container ------------------------------------------------------------------

@@ -14,7 +14,9 @@
 # the multiple (none where it did not: the runner's rule).  When gnuplot
 # is there (qwexp.py installs gnuplot-nox itself when root), the seven scaling
 # figures must be real PNG files under 100 KB; without it those checks are
-# skipped.  Bounded: about 15 s.  The report and CSVs are kept in
+# skipped.  Then the fleet experiment, smallest (2 servers of 2 players,
+# pinned): a row alone and one per server together, each sane, and the
+# report's ratios.  Bounded: about 30 s.  The report and CSVs are kept in
 # build/artifacts/qwexp-smoke/.
 # Prints "qwexp-smoke: N passed, M failed" as its last line.
 set -u
@@ -137,6 +139,24 @@ else
 	skipped=7
 fi
 
+# the fleet experiment, smallest: 2 servers of 2 players, pinned only
+fw=$work/fleet
+python3 tools/experiment/qwexp.py fleet --servers 2 --players 4 --duration 2 --warmup 1 \
+	--pin pinned --build "$build" --out "$fw" >"$work/fleet.log" 2>&1
+status=$?
+[ $status -eq 0 ] || tail -5 "$work/fleet.log"
+check "qwexp fleet exits 0 (status $status)" $status
+# a row for the server alone and one per server together, each with every
+# bot in the game, replies near 2 x 30/s, a p99 and a CPU per reply
+bad=$(awk -F, 'NR > 1 && !($6 == 2 && $7 > 50 && $7 < 70 && $10 > 0 && $12 > 0) {print NR}' \
+	"$fw/fleet.csv" 2>/dev/null | tr '\n' ' ')
+rows=$(($(wc -l <"$fw/fleet.csv" 2>/dev/null || echo 1) - 1))
+check "fleet.csv: 3 rows (alone, 2 together), each sane${bad:+ (bad rows: $bad)}" \
+	"$([ "$rows" -eq 3 ] && [ -z "$bad" ]; echo $?)"
+grep -q "^- pinned: alone .* us of CPU per reply.* 2 together: " "$fw/report.md" 2>/dev/null
+check "the fleet report gives alone and together with their ratios" $?
+
 mkdir -p "$art"
 cp "$work"/*.csv "$work/report.md" "$art/" 2>/dev/null
+cp "$fw/fleet.csv" "$art/" 2>/dev/null
 finish

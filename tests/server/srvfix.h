@@ -90,6 +90,13 @@ struct srvfix {
 	uint16_t child_port;
 };
 
+/* the downloads feature's state of a client's slot (downloads.h) */
+static inline const struct sv_download *srvfix_download(const struct srvfix *f,
+							 const struct client *cl)
+{
+	return &f->sv->downloads->slot[cl->slot];
+}
+
 /* cmocka group set-up and tear-down: a fixture in *state, no server yet,
  * on the project's maps or the community maps */
 int srvfix_setup(void **state);

@@ -177,7 +177,7 @@ static void test_chunked_download_whole(void **state)
 	assert_true(f->sv->stats.download_read <=
 		    (c->q.dl.chunks_inband + c->q.dl.chunks_oob) * FTE_CHUNK);
 	/* the end was said (nextdl -1): the server closed it and says so */
-	assert_false(server_side(f, c)->dl.open);
+	assert_false(srvfix_download(f, server_side(f, c))->file.open);
 	assert_int_equal(srvfix_log_count(f, "downloading maps/big.bsp (61773 bytes, chunked)"), 1);
 	assert_int_equal(srvfix_log_count(f, "download complete"), 1);
 	assert_int_equal(c->q.state, QWC_ACTIVE);
@@ -289,7 +289,7 @@ static void test_queue_frame_cap_and_rate(void **state)
 	assert_true(s.most_in_step >= 1);
 	assert_true(s.most_in_step <= 30);
 	/* the channel kept the game's rate throughout */
-	assert_false(sc->dl.open);
+	assert_false(srvfix_download(f, sc)->file.open);
 	assert_true(sc->chan.rate == 1.0 / 25000);
 
 	/* a client that says drate 3000: its download runs at 3000, one
@@ -303,8 +303,8 @@ static void test_queue_frame_cap_and_rate(void **state)
 	assert_true(qwc_download(&c->q, "maps/cap.bsp"));
 	srvfix_step(f, true);
 	got = chunks_in(f, &s, 1.0);
-	assert_true(sc->dl.open);
-	assert_int_equal(sc->dl_rate, 3000);
+	assert_true(srvfix_download(f, sc)->file.open);
+	assert_int_equal(srvfix_download(f, sc)->rate, 3000);
 	assert_true(sc->chan.rate == 1.0 / 25000);
 	assert_true(got >= 1);
 	assert_true(got <= 4);
@@ -314,8 +314,8 @@ static void test_queue_frame_cap_and_rate(void **state)
 	srvfix_run(f, 0.2, true);
 	assert_true(qwc_download(&c->q, "maps/cap.bsp"));
 	srvfix_run(f, 0.2, true);
-	assert_true(sc->dl.open);
-	assert_int_equal(sc->dl_rate, 2000);
+	assert_true(srvfix_download(f, sc)->file.open);
+	assert_int_equal(srvfix_download(f, sc)->rate, 2000);
 	assert_true(sc->chan.rate == 1.0 / 25000);
 	free(bytes);
 }
@@ -353,8 +353,8 @@ static void test_download_rate_apart_from_game_rate(void **state)
 	assert_true(qwc_download(&c->q, "maps/fast.bsp"));
 	srvfix_step(f, true);
 	one = chunks_in(f, &s, 1.0);
-	assert_true(sc->dl.open);
-	assert_int_equal(sc->dl_rate, 40000);
+	assert_true(srvfix_download(f, sc)->file.open);
+	assert_int_equal(srvfix_download(f, sc)->rate, 40000);
 	/* the channel: the game's rate, not the download's */
 	assert_true(sc->chan.rate == 1.0 / 3000);
 	assert_true(one > 3 * game_most);
@@ -377,12 +377,12 @@ static void test_download_rate_apart_from_game_rate(void **state)
 	 * the game's each by its own */
 	cvar_set(f->sv, "sv_maxdownloadrate", "20000");
 	chunks_in(f, &s, 0.3);
-	assert_int_equal(sc->dl_rate, 20000);
+	assert_int_equal(srvfix_download(f, sc)->rate, 20000);
 	assert_true(sc->chan.rate == 1.0 / 3000);
 	cvar_set(f->sv, "sv_maxrate", "2000");
 	chunks_in(f, &s, 0.3);
 	assert_true(sc->chan.rate == 1.0 / 2000);
-	assert_int_equal(sc->dl_rate, 20000);
+	assert_int_equal(srvfix_download(f, sc)->rate, 20000);
 	free(bytes);
 }
 
@@ -512,7 +512,7 @@ static void test_the_ends_of_a_download(void **state)
 	run_download(f, c, &s, 20.0);
 	srvfix_run(f, 0.2, true);
 	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
-	assert_false(sc->dl.open);
+	assert_false(srvfix_download(f, sc)->file.open);
 	assert_int_equal(srvfix_log_count(f, "download complete"), 1);
 
 	/* "nextdl -1", as ezQuake ends one on MVDSV */
@@ -521,7 +521,7 @@ static void test_the_ends_of_a_download(void **state)
 	run_download(f, c, &s, 20.0);
 	srvfix_run(f, 0.2, true);
 	assert_int_equal(c->q.dl.state, QWC_DL_DONE);
-	assert_false(sc->dl.open);
+	assert_false(srvfix_download(f, sc)->file.open);
 	assert_int_equal(srvfix_log_count(f, "download complete"), 2);
 
 	/* stopped half way: no chunk comes after the server has it */
@@ -531,13 +531,13 @@ static void test_the_ends_of_a_download(void **state)
 		srvfix_step(f, true);
 	assert_true(qwc_stringcmd(&c->q, "stopdownload"));
 	srvfix_run(f, 0.3, true);
-	assert_false(sc->dl.open);
+	assert_false(srvfix_download(f, sc)->file.open);
 	assert_int_equal(srvfix_log_count(f, "ended by the client after"), 1);
 	before = s.count;
 	srvfix_run(f, 0.5, true);
 	assert_int_equal(s.count, before);
 	assert_int_equal(c->q.dl.state, QWC_DL_RUNNING);
-	assert_int_equal(f->sv->dl_queued, 0);
+	assert_int_equal(f->sv->downloads->queued, 0);
 	free(bytes);
 }
 

@@ -76,7 +76,7 @@ static void test_hammered_download_reads_chunks(void **state)
 	srvfix_run(f, 0.5, true);
 	assert_int_equal(sent, 400);
 	/* one open, one chunk sent: the repeats read nothing */
-	assert_true(hs->dl.open);
+	assert_true(srvfix_download(f, hs)->file.open);
 	assert_int_equal(f->sv->stats.download_repeats, 399);
 	assert_true(f->sv->stats.download_read <= CHUNK);
 	assert_true(f->sv->stats.download_read > 0);
@@ -117,16 +117,16 @@ static void test_whole_download_reads_each_byte_once(void **state)
 	cs = &f->sv->clients[c->q.playernum];
 	assert_true(qwc_stringcmd(&c->q, "download progs/thing.mdl"));
 	srvfix_run(f, 0.2, true);
-	assert_true(cs->dl.open);
-	assert_int_equal(cs->dl.size, size);
+	assert_true(srvfix_download(f, cs)->file.open);
+	assert_int_equal(srvfix_download(f, cs)->file.size, size);
 	/* "nextdl" until the server closes it: 21 more chunks, asked at a
 	 * pace a stock client keeps (one after the last came) */
-	for (int round = 0; round < 4000 && cs->dl.open; round++) {
+	for (int round = 0; round < 4000 && srvfix_download(f, cs)->file.open; round++) {
 		if (round % 20 == 0 && qwc_stringcmd(&c->q, "nextdl"))
 			nexts++;
 		srvfix_step(f, true);
 	}
-	assert_false(cs->dl.open);
+	assert_false(srvfix_download(f, cs)->file.open);
 	assert_int_equal(f->sv->stats.download_read, size);
 	assert_true(nexts >= 20);
 	assert_int_equal(srvfix_log_count(f, "download complete"), 1);
@@ -156,14 +156,14 @@ static void test_download_path_checks_hold(void **state)
 		srvfix_run(f, 0.05, true);
 	}
 	srvfix_run(f, 0.2, true);
-	assert_false(f->sv->clients[c->q.playernum].dl.open);
+	assert_false(srvfix_download(f, &f->sv->clients[c->q.playernum])->file.open);
 	assert_int_equal(f->sv->stats.download_read, 0);
 	assert_int_equal(srvfix_log_count(f, "refused") +
 			 srvfix_log_count(f, "no such file"), 7);
 	/* the map being played comes from memory: no read */
 	assert_true(qwc_stringcmd(&c->q, "download maps/small.bsp"));
 	srvfix_run(f, 0.2, true);
-	assert_true(f->sv->clients[c->q.playernum].dl.open);
+	assert_true(srvfix_download(f, &f->sv->clients[c->q.playernum])->file.open);
 	assert_int_equal(f->sv->stats.download_read, 0);
 }
 

@@ -45,6 +45,12 @@ Design note
              of --bots QWDX bots join and vanish at once, alternately
              killed (the server times them all out together) and stopped
              (they leave together).  Are the observers kept?
+  The fleet experiment (the virtualised-server study's question):
+    fleet    --servers N qwd instances on one host, --players split over
+             them (a qwbots each, on the bots' CPU): one server alone,
+             then all N at once, pinned round robin to the servers' CPUs
+             and unpinned; per instance the response rate, p99 and CPU
+             per reply, and their ratios to one alone (the interference)
 
   Measurements per point (qwexplib.measure): the client side from
   qwbots --json; the server's CPU over the window from a sampler thread
@@ -1108,6 +1114,150 @@ def cmd_storm(args):
     say("report: %s" % os.path.join(out, "report.md"))
     return 0 if dropped_obs == 0 and status == 0 else 1
 
+# ---- fleet ----
+
+def fleet_cpus(args):
+    """The CPUs the servers may use: every online one but the bots'
+    (all of them when that leaves none)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    left = [c for c in cpus if c != args.bots_cpu]
+    return left or cpus
+
+
+def fleet_phase(args, ctl, out, bsp, name, config, phase, count, per):
+    """count servers, per bots each, at once: one row per server (its
+    own qwbots' figures and its /proc CPU over the same window)."""
+    d = os.path.join(out, "%s-%s" % (config, phase))
+    os.makedirs(d, exist_ok=True)
+    cpus = fleet_cpus(args)
+    servers, bots, samplers = [], [], []
+    try:
+        for i in range(count):
+            port = ctl.free_port()
+            cpu = cpus[i % len(cpus)] if config == "pinned" else None
+            srv = ctl.start_qwd(d, port, name, max(32, per), cpu=cpu,
+                                sets=[("sv_maxrate", 0)],
+                                log_path=os.path.join(d, "server%d.log" % i))
+            servers.append((srv, port, cpu))
+        for i, (srv, port, cpu) in enumerate(servers):
+            samplers.append(proc.Sampler(srv.pid, 0.5).start())
+            bots.append(ctl.start_bots(d, "bots%d" % i, port, per, args.duration, bsp,
+                                       cpu=args.bots_cpu, rate=args.rate,
+                                       extra=["--warmup", str(args.warmup),
+                                              "--client-rate", "100000",
+                                              "--server-pid", str(srv.pid)]))
+        deadline = time.monotonic() + per / 200.0 + 30 + args.warmup + args.duration + 30
+        status = [exit_status(ctl.wait(b, deadline, say)) for b in bots]
+    finally:
+        samples = [s.stop(final=True) for s in samplers]
+        for srv, _, _ in servers:
+            ctl.stop(srv)
+    rows = []
+    for i, (srv, port, cpu) in enumerate(servers):
+        c = measure.client_figures(series.read_json(os.path.join(d, "bots%d.json" % i)))
+        w = measure.window_figures(samples[i], c.get("window_s"))
+        replies = c.get("replies_per_s")
+        cpu_s = w.get("srv_cpu_s")
+        win = c.get("window_s")
+        rows.append({
+            "config": config, "phase": phase, "servers": count, "instance": i,
+            "cpu": "-" if cpu is None else cpu, "players": per,
+            "in_game": c.get("bots_in_game"), "replies_per_s": replies,
+            "response_rate": c.get("response_rate"), "rt_p50_ms": c.get("rt_p50"),
+            "rt_p99_ms": c.get("rt_p99"),
+            "srv_cpu_pct": measure.ratio(cpu_s, win, 100.0),
+            "cpu_us_per_reply": measure.ratio(cpu_s, (replies or 0) * (win or 0), 1e6)
+            if replies and win else None,
+            "bots_cpu_pct": c.get("cpu_pct"), "status": status[i],
+        })
+    return rows
+
+
+def fleet_mean(rows, key):
+    v = [r[key] for r in rows if r.get(key) is not None]
+    return sum(v) / len(v) if v else None
+
+
+def cmd_fleet(args):
+    out = out_dir(args, "fleet")
+    ctl = runs.Ctl(ROOT, args.build)
+    bsp, name = map_path(args, ctl)
+    m = report.machine(ROOT)
+    if args.servers < 1 or args.players < args.servers:
+        raise runs.RunError("fleet: give at least one server and a player per server")
+    per = args.players // args.servers
+    configs = ["pinned", "unpinned"] if args.pin == "both" else [args.pin]
+    say("fleet: %d servers x %d players on %s, %s; folder %s"
+        % (args.servers, per, name, " and ".join(configs), out))
+    rows = []
+    for config in configs:
+        say("%s: one server alone" % config)
+        rows += fleet_phase(args, ctl, out, bsp, name, config, "alone", 1, per)
+        say("%s: %d servers at once" % (config, args.servers))
+        rows += fleet_phase(args, ctl, out, bsp, name, config, "together", args.servers, per)
+    cols = [("config", "servers pinned"), ("phase", "phase"), ("instance", "server"),
+            ("cpu", "CPU"), ("players", "players"), ("in_game", "in game"),
+            ("replies_per_s", "replies/s"), ("response_rate", "response rate"),
+            ("rt_p50_ms", "p50 ms"), ("rt_p99_ms", "p99 ms"),
+            ("srv_cpu_pct", "server CPU %"), ("cpu_us_per_reply", "CPU us/reply"),
+            ("bots_cpu_pct", "qwbots CPU %"), ("status", "qwbots exit")]
+    table = report.write_table(os.path.join(out, "fleet"), cols, rows,
+                               {"response_rate": 4, "replies_per_s": 0, "srv_cpu_pct": 1,
+                                "cpu_us_per_reply": 1, "bots_cpu_pct": 1})
+    verdict = []
+    for config in configs:
+        alone = [r for r in rows if r["config"] == config and r["phase"] == "alone"]
+        tog = [r for r in rows if r["config"] == config and r["phase"] == "together"]
+        a_cpu, t_cpu = fleet_mean(alone, "cpu_us_per_reply"), fleet_mean(tog, "cpu_us_per_reply")
+        a_p99, t_p99 = fleet_mean(alone, "rt_p99_ms"), fleet_mean(tog, "rt_p99_ms")
+        verdict.append(
+            "%s: alone %s us of CPU per reply, p99 %s ms, response rate %s; %d together: "
+            "%s us per reply (x%s), p99 %s ms (x%s), response rate %s to %s"
+            % (config, report.fmt(a_cpu, 1), report.fmt(a_p99),
+               report.fmt(fleet_mean(alone, "response_rate"), 4), args.servers,
+               report.fmt(t_cpu, 1), report.fmt(measure.ratio(t_cpu, a_cpu)),
+               report.fmt(t_p99), report.fmt(measure.ratio(t_p99, a_p99)),
+               report.fmt(min((r["response_rate"] for r in tog
+                               if r["response_rate"] is not None), default=None), 4),
+               report.fmt(max((r["response_rate"] for r in tog
+                               if r["response_rate"] is not None), default=None), 4)))
+    # the figure: alone against together per configuration
+    summary = os.path.join(out, "fleet-summary.csv")
+    with open(summary, "w") as f:
+        f.write("config,alone_us,together_us,alone_p99,together_p99\n")
+        for config in configs:
+            a = [r for r in rows if r["config"] == config and r["phase"] == "alone"]
+            t = [r for r in rows if r["config"] == config and r["phase"] == "together"]
+            f.write("%s,%s,%s,%s,%s\n" % (config, *(
+                "%.3f" % v if v is not None else "NaN" for v in (
+                    fleet_mean(a, "cpu_us_per_reply"), fleet_mean(t, "cpu_us_per_reply"),
+                    fleet_mean(a, "rt_p99_ms"), fleet_mean(t, "rt_p99_ms")))))
+    figure = ""
+    if plots.ensure_gnuplot(say):
+        desc = "%d servers x %d players, %d req/s each, map %s" % (
+            args.servers, per, args.rate, name)
+        if plots.gnuplot(os.path.join(HERE, "fleet.gp"),
+                         [("csv", summary), ("outdir", out), ("desc", desc),
+                          ("hw", report.machine_line(m))], os.path.join(out, "gnuplot.log")):
+            figure = "![fleet](fig-fleet.png)\n\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("# qwd fleet\n\n*%s*\n\n" % report.machine_line(m))
+        f.write("Command: `tools/experiment/qwexp.py %s`\n\n" % " ".join(sys.argv[1:]))
+        f.write("N qwd instances on one host, %d players each at %d requests/s (qwbots, "
+                "one per server, all on CPU %d), measured %d s after %d s of warm-up: "
+                "first one server alone, then all %d at once. Pinned: server i on the "
+                "i-th of CPUs %s (round robin); unpinned: the kernel places them. CPU "
+                "per reply is the server's /proc CPU time over qwbots' window divided "
+                "by the replies qwbots counted in it.\n\n"
+                % (per, args.rate, args.bots_cpu, args.duration, args.warmup,
+                   args.servers, ",".join(str(c) for c in fleet_cpus(args))))
+        f.write("".join("- %s\n" % v for v in verdict) + "\n" + figure + table)
+    for v in verdict:
+        say(v)
+    say("report: %s" % os.path.join(out, "report.md"))
+    ok = all(r["status"] == 0 and r["in_game"] for r in rows)
+    return 0 if ok else 1
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="qwexp.py", description=__doc__.split("\n\n")[0])
@@ -1146,6 +1296,15 @@ def main(argv=None):
     t.add_argument("--period", type=int, default=20)
     t.add_argument("--timeout", type=int, default=5, help="the server's timeout cvar")
     t.set_defaults(func=cmd_storm)
+
+    fl = sub.add_parser("fleet", help="N servers on one host: each against one alone")
+    common(fl)
+    fl.add_argument("--servers", type=int, default=4)
+    fl.add_argument("--players", type=int, default=128, help="in all, split evenly")
+    fl.add_argument("--pin", choices=("pinned", "unpinned", "both"), default="both")
+    fl.add_argument("--duration", type=int, default=20, help="seconds measured")
+    fl.add_argument("--warmup", type=int, default=5)
+    fl.set_defaults(func=cmd_fleet)
 
     args = ap.parse_args(argv)
     try:
