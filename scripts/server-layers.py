@@ -52,13 +52,15 @@ FEATURES = {
     "profcmd": ["profcmd.h", "profcmd.c"],
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
+    "agones": ["agones.h", "agones.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
-    "metrics": ["demo", "downloads"],	# the demo recorded, QTV viewers,
-    					# downloads in progress
+    "metrics": ["demo", "downloads", "agones"],	# the demo recorded, QTV
+    					# viewers, downloads in progress, the
+    					# Agones client's counters
 }
 TOP = ["features.h", "server.c", "main.c"]
 

@@ -133,6 +133,9 @@ enum agones_failure {
 	AGONES_FAILURES
 };
 
+/* a failure kind's short name ("refused", "queue_full", ...) */
+const char *agones_failure_kind(enum agones_failure f);
+
 struct agones_stats {
 	uint64_t sent[AGONES_CALLS];	/* transfers started */
 	uint64_t answered[AGONES_CALLS];	/* ended ok */
@@ -160,6 +163,12 @@ void agones_fdset(struct agones *a, fd_set *r, fd_set *w, fd_set *e,
 /* Start what is queued, advance the transfers, deliver what ended.  now:
  * the caller's clock in seconds (monotonic). */
 void agones_run(struct agones *a, double now);
+/* For a caller with no select() of its own (the conformance run, the
+ * server's last moment at shutdown): wait up to `wait` seconds on the
+ * client's descriptors alone, then agones_run with the monotonic clock
+ * (the server's own clock: qwd_clock_s(CLOCK_MONOTONIC)).  -1 when
+ * select failed (a signal), else 0. */
+int agones_poll(struct agones *a, double wait);
 
 /* The calls: queued; 0, or -1 when the queue is full (counted). */
 int agones_ready(struct agones *a);
@@ -185,6 +194,14 @@ void agones_watch(struct agones *a);
 /* transfers in flight and requests queued (0 and 0: everything answered) */
 int agones_pending(const struct agones *a);
 const struct agones_stats *agones_stats(const struct agones *a);
+
+/* The SDK conformance sequence (conformance.c), played once against the
+ * sidecar at port as Agones' REST test client plays it: ready, health,
+ * reserve, allocate, gameserver, setlabel, setannotation, the player
+ * calls, the watch, shutdown.  0 when every call answered as expected,
+ * else -1 with the first failing call and why in `why`. */
+int agones_conformance(int port, const struct qwd_log *log, char *why,
+		       size_t size);
 
 /* The readers of the sidecar's bytes (fuzzed: tests/fuzz/fuzz_agones.c).
  * A GameServer, bare or as a watch line's {"result": ...}: 0, or -1 with

@@ -75,6 +75,9 @@ struct server_options {
 	const char *metrics;	/* -metrics ADDR:PORT or PORT: the
 				 * Prometheus endpoint (qwd/metrics.h),
 				 * loopback when no ADDR; NULL: off */
+	int agones_port;	/* the Agones SDK sidecar's HTTP port
+				 * (AGONES_SDK_HTTP_PORT, -agones PORT);
+				 * 0: off */
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */

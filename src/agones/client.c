@@ -94,6 +94,24 @@ static const char *const failure_names[AGONES_FAILURES] = {
 	[AGONES_FAIL_WATCH_ENDED] = "watch stream ended (reopening)",
 };
 
+/* the short names (a metrics label, the console's line) */
+static const char *const failure_kinds[AGONES_FAILURES] = {
+	[AGONES_FAIL_REFUSED] = "refused",
+	[AGONES_FAIL_TRANSFER] = "transfer",
+	[AGONES_FAIL_STATUS] = "status",
+	[AGONES_FAIL_BODY] = "body",
+	[AGONES_FAIL_TOO_LONG] = "too_long",
+	[AGONES_FAIL_QUEUE_FULL] = "queue_full",
+	[AGONES_FAIL_WATCH_ENDED] = "watch_ended",
+};
+
+const char *agones_failure_kind(enum agones_failure f)
+{
+	if ((int)f < 0 || f >= AGONES_FAILURES)
+		return "?";
+	return failure_kinds[f];
+}
+
 static void failure(struct agones *a, enum agones_failure f,
 		    enum agones_call call, const char *detail)
 {
@@ -541,6 +559,25 @@ void agones_fdset(struct agones *a, fd_set *r, fd_set *w, fd_set *e,
 		t = 0;
 	if (t < *timeout)
 		*timeout = t;
+}
+
+int agones_poll(struct agones *a, double wait)
+{
+	fd_set r, w, e;
+	int maxfd = -1, rc;
+	struct timeval tv;
+
+	FD_ZERO(&r);
+	FD_ZERO(&w);
+	FD_ZERO(&e);
+	agones_fdset(a, &r, &w, &e, &maxfd, &wait);
+	if (wait < 0)
+		wait = 0;
+	tv.tv_sec = (time_t)wait;
+	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
+	rc = select(maxfd + 1, &r, &w, &e, &tv);
+	agones_run(a, qwd_clock_s(CLOCK_MONOTONIC));
+	return rc < 0 ? -1 : 0;
 }
 
 int agones_pending(const struct agones *a)

@@ -21,6 +21,12 @@
  *   overhead); "stats" and "counters" on the console and over rcon.
  *   -metrics [ADDR:]PORT serves the Prometheus page at /metrics (on
  *   127.0.0.1 unless ADDR says otherwise; docs/metrics.md).
+ *   Agones (docs/fleet.md): the SDK client is on when
+ *   AGONES_SDK_HTTP_PORT is set (the sidecar's port; Agones sets it) or
+ *   -agones PORT names it; -agones-conformance plays the SDK's
+ *   conformance sequence once against the sidecar (that port, else
+ *   AGONES_DEFAULT_PORT) and exits: 0 when every call answered as
+ *   expected, 1 naming the call that did not (no server is started).
  *   -threads N builds the replies of each frame on N workers (the frame's
  *   thread and N-1 more, docs/parallel.md); 1, the default, is the
  *   sequential frame with no thread.  -cpus LIST ("0,1", "0-3") pins the
@@ -39,6 +45,7 @@
  *   The numbers the handlers store are the only globals here: a signal
  *   handler has no other way to reach the loop.
  */
+#include "qwd/agones.h"
 #include "qwd/net.h"
 #include "qwd/pool.h"
 #include "qwd/protocol.h"
@@ -100,6 +107,7 @@ static void usage(void)
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
 		"           [-threads N|auto] [-threads-max N] [-cpus LIST] [-metrics [ADDR:]PORT]\n"
+		"           [-agones PORT] [-agones-conformance]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -109,7 +117,7 @@ int main(int argc, char **argv)
 	struct server_options opt = {.port = -1, .threads = 1};
 	int cpus[POOL_MAX_THREADS];
 	struct server *sv;
-	bool console = true, have_map = false;
+	bool console = true, have_map = false, conformance = false;
 	char err[512];
 	int i;
 
@@ -153,6 +161,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-metrics") && v) {
 			opt.metrics = v;
 			i++;
+		} else if (!strcmp(a, "-agones") && v) {
+			opt.agones_port = atoi(v);
+			i++;
+			if (opt.agones_port < 1 || opt.agones_port > 65535) {
+				fprintf(stderr, "qwd: -agones: a port, 1 to 65535\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "-agones-conformance")) {
+			conformance = true;
 		} else if (!strcmp(a, "-statsline")) {
 			opt.stats_console = true;
 		} else if (!strcmp(a, "-threads") && v) {
@@ -195,6 +212,25 @@ int main(int argc, char **argv)
 	if (opt.port < -1 || opt.port > 65535 || opt.maxclients < 0) {
 		fprintf(stderr, "qwd: bad -port or maxclients\n");
 		return 2;
+	}
+
+	if (!opt.agones_port) {
+		opt.agones_port = agones_env_port();
+		if (opt.agones_port < 0) {
+			fprintf(stderr, "qwd: AGONES_SDK_HTTP_PORT=\"%s\" is not a port\n",
+				getenv("AGONES_SDK_HTTP_PORT"));
+			return 2;
+		}
+	}
+	if (conformance) {
+		int port = opt.agones_port ? opt.agones_port : AGONES_DEFAULT_PORT;
+
+		if (agones_conformance(port, NULL, err, sizeof(err)) != 0) {
+			fprintf(stderr, "qwd: agones conformance FAILED: %s\n", err);
+			return 1;
+		}
+		printf("agones conformance: passed\n");
+		return 0;
 	}
 
 	sv = server_create(&opt);

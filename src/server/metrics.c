@@ -19,6 +19,7 @@
  *     the demo feature     the demo being recorded, the QTV viewers
  *     the level            map, game time, paused, limits
  *     the endpoint         its own requests and refusals
+ *     the Agones feature   its calls, failures, allocations (agones.h)
  *   Names follow Prometheus' conventions (docs/metrics.md lists them):
  *   the qwd_ prefix, base units in the name (_seconds, _bytes), _total on
  *   counters, one family per meaning with labels for its kinds.  Counters
@@ -33,6 +34,7 @@
 #include "features.h"
 #include "demo.h"
 #include "downloads.h"
+#include "agones.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +317,7 @@ static void build_page(void *ctx, struct metrics_page *p)
 	page_downloads(sv, p);
 	page_demos(sv, p);
 	page_endpoint(sv->metrics, p);
+	sv_agones_metrics(sv, p);
 }
 
 static int metrics_start(struct server *sv)

@@ -27,6 +27,7 @@ suite=prometheus
 bots=4
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/port.sh"
+. "$(dirname "$0")/lib/wait.sh"
 
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
 	echo "$suite: prometheus/promtool not installed (Debian's prometheus; scripts/deps.sh interop)"
@@ -76,19 +77,7 @@ r = d.get("data", {}).get("result", [])
 print(r[0]["value"][1] if d.get("status") == "success" and r else "")
 ' "$work/q.json" 2>/dev/null
 }
-# wait_for SECONDS COMMAND...: until the command succeeds
-wait_for() {
-	n=$(($1 * 4))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.25
-		n=$((n - 1))
-	done
-	return 1
-}
-
-wait_for 10 page /healthz "$work/health.txt"
+wait_until 10 page /healthz "$work/health.txt"
 page /metrics "$work/page.txt"
 promtool check metrics <"$work/page.txt" >"$work/promtool.txt" 2>&1
 status=$?
@@ -117,7 +106,7 @@ prometheus --config.file="$work/prometheus.yml" \
 prom_pid=$!
 
 up_is_1() { [ "$(query 'up{job="qwd"}')" = 1 ]; }
-wait_for 20 up_is_1
+wait_until 20 up_is_1
 check "Prometheus scrapes qwd: up{job=\"qwd\"} = $(query 'up{job="qwd"}')" up_is_1
 before=$(query qwd_players)
 
@@ -128,9 +117,9 @@ bots_pid=$!
 
 # the bots are in when qwd's page says so; then Prometheus' next scrape
 bots_in() { page /metrics "$work/page.txt" && [ "$(on_page qwd_players)" = $bots ]; }
-wait_for 15 bots_in
+wait_until 15 bots_in
 players_seen() { [ "$(query qwd_players)" = $bots ]; }
-wait_for 10 players_seen
+wait_until 10 players_seen
 page /metrics "$work/page.txt"
 seen=$(query qwd_players)
 check "qwd_players through Prometheus: $seen, the bots $bots, qwd's page $(on_page qwd_players) (before the bots: $before)" \
@@ -138,7 +127,7 @@ check "qwd_players through Prometheus: $seen, the bots $bots, qwd's page $(on_pa
 
 positive() { awk -v v="${1:-0}" 'BEGIN { exit !(v + 0 > 0) }'; }
 moved() { positive "$(query qwd_requests_total)" && positive "$(query qwd_request_duration_seconds_count)"; }
-wait_for 5 moved
+wait_until 5 moved
 check "counters through Prometheus: qwd_requests_total $(query qwd_requests_total), request-time histogram count $(query qwd_request_duration_seconds_count)" moved
 p99=$(query 'histogram_quantile(0.99, qwd_request_duration_seconds_bucket)')
 check "histogram_quantile(0.99) of the request time: $p99 s" positive "$p99"
