@@ -17,7 +17,10 @@
 #   - an allocation carrying the annotation qwd.map (the stand-in's
 #     /__allocate) changes the level: qwd's connectionless status names
 #     the new map;
-#   - SIGTERM: qwd exits and the stand-in recorded shutdown.
+#   - one match per server (sv_agones_onematch 1): the allocation's own
+#     level change asks for no Shutdown; the level's end after it (a map
+#     command on its console here, as the game's changelevel would) does;
+#   - SIGTERM: qwd exits, and the Shutdown already sent is not sent again.
 # Ports from lib/port.sh and the stand-in's own (it binds port 0 and prints
 # it); every wait has a deadline, about 20 s in all; everything it started
 # stops on exit.
@@ -42,6 +45,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	exec 3>&-
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,11 +78,16 @@ players() {
 }
 # the map qwd's connectionless status names
 status_map() {
-	python3 - "$port" <<'EOF'
+	oob "status"
+}
+# a connectionless request to qwd; its answer's serverinfo's map
+oob() {
+	python3 - "$port" "$1" <<'EOF'
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(1.0)
-s.sendto(b"\xff\xff\xff\xffstatus\n", ("127.0.0.1", int(sys.argv[1])))
+s.sendto(b"\xff\xff\xff\xff" + sys.argv[2].encode() + b"\n",
+         ("127.0.0.1", int(sys.argv[1])))
 try:
     data = s.recv(4096).decode("latin-1")
 except OSError:
@@ -108,9 +117,12 @@ stop_stub
 # ---- a server beside the sidecar ------------------------------------------
 start_stub
 port=$(free_port)
-AGONES_SDK_HTTP_PORT=$sport "$build/qwd" -port "$port" -noconsole +maxclients 8 \
-	>"$work/qwd.log" 2>&1 &
+# its console on a pipe this script holds open (fd 3)
+mkfifo "$work/console"
+AGONES_SDK_HTTP_PORT=$sport "$build/qwd" -port "$port" +maxclients 8 \
+	+set sv_agones_onematch 1 <"$work/console" >"$work/qwd.log" 2>&1 &
 qwd_pid=$!
+exec 3>"$work/console"
 
 is_ready() { [ "$(gs 'g["status"]["state"]')" = Ready ]; }
 wait_until 10 is_ready
@@ -148,6 +160,14 @@ check "an allocation with qwd.map=arena changes the level: status says map $(sta
 check "the allocation's mode becomes the label mode ($(gs 'g["object_meta"]["labels"].get("agones.dev/sdk-mode")'))" \
 	test "$(gs 'g["object_meta"]["labels"].get("agones.dev/sdk-mode")')" = duel
 
+calls
+check "onematch: the allocation's own level change asked for no Shutdown ($(count shutdown))" \
+	test "$(count shutdown)" = 0
+echo "map small" >&3
+shut() { calls && [ "$(count shutdown)" = 1 ]; }
+wait_until 10 shut
+check "onematch: the level's end after the allocation sent Shutdown ($(count shutdown)), map now $(status_map)" shut
+
 kill -TERM "$qwd_pid"
 gone() { ! kill -0 "$qwd_pid" 2>/dev/null; }
 wait_until 10 gone
@@ -155,7 +175,7 @@ check "SIGTERM ends qwd" gone
 wait "$qwd_pid" 2>/dev/null
 qwd_pid=""
 calls
-check "SIGTERM sent Shutdown ($(count shutdown)), one Ready in all ($(count ready)), nothing refused ($(refused))" \
+check "after SIGTERM one Shutdown in all ($(count shutdown)), one Ready in all ($(count ready)), nothing refused ($(refused))" \
 	test "$(count shutdown)" = 1 -a "$(count ready)" = 1 -a "$(refused)" = 0
 
 if [ "$failed" -gt 0 ]; then
