@@ -11,7 +11,9 @@
 #   - a normal qwd with AGONES_SDK_HTTP_PORT set: Ready once the level is
 #     loaded (its log says so, the GameServer is Ready), Health pings
 #     arriving (at least one in the window: no timing asserted), the
-#     labels map and players on the GameServer, the capacity maxclients;
+#     labels map and players on the GameServer, the capacity maxclients,
+#     the answered Ready on qwd's metrics page (its agones families in
+#     docs/metrics.md);
 #   - a client-library player (qwbots, 1 bot) shows up in the stand-in's
 #     connected players while it plays and leaves the list when it goes;
 #   - an allocation carrying the annotation qwd.map (the stand-in's
@@ -117,9 +119,10 @@ stop_stub
 # ---- a server beside the sidecar ------------------------------------------
 start_stub
 port=$(free_port)
+mport=$(free_port)
 # its console on a pipe this script holds open (fd 3)
 mkfifo "$work/console"
-AGONES_SDK_HTTP_PORT=$sport "$build/qwd" -port "$port" +maxclients 8 \
+AGONES_SDK_HTTP_PORT=$sport "$build/qwd" -port "$port" +maxclients 8 -metrics "127.0.0.1:$mport" \
 	+set sv_agones_onematch 1 <"$work/console" >"$work/qwd.log" 2>&1 &
 qwd_pid=$!
 exec 3>"$work/console"
@@ -138,6 +141,22 @@ labels_ok() {
 }
 wait_until 10 labels_ok
 check "labels map=$(gs 'g["object_meta"]["labels"].get("agones.dev/sdk-map")') players=$(gs 'g["object_meta"]["labels"].get("agones.dev/sdk-players")'), capacity $(gs 'g["status"]["players"]["capacity"]') (maxclients 8)" labels_ok
+
+# the counters on the metrics page, every family of it documented
+page_ready() {
+	curl -s -m 5 -o "$work/page.txt" "http://127.0.0.1:$mport/metrics" &&
+		grep -q '^qwd_agones_calls_total{call="ready",result="answered"} 1$' "$work/page.txt"
+}
+wait_until 10 page_ready
+undocumented=""
+for f in $(awk '$1 == "#" && $2 == "TYPE" && $3 ~ /^qwd_agones/ { print $3 }' "$work/page.txt"); do
+	grep -q "\`$f[\`{]" docs/metrics.md || undocumented="$undocumented $f"
+done
+metrics_ok() {
+	grep -q '^qwd_agones_calls_total{call="ready",result="answered"} 1$' "$work/page.txt" &&
+		[ -z "$undocumented" ]
+}
+check "the metrics page counts the answered Ready ($(grep -c '^qwd_agones' "$work/page.txt") agones samples; undocumented:${undocumented:- none})" metrics_ok
 
 timeout -k 5 30 "$build/qwbots" --server "127.0.0.1:$port" --bots 1 --rate 20 \
 	--duration 3 --map build/maps/small.bsp --seed 1 --no-progress \
