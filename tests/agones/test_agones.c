@@ -8,7 +8,10 @@
  *   handed out when the sidecar is to start late), drives the client with
  *   its own select() loop as the server would, and asks the stand-in
  *   what it was called with (GET /__calls, by a blocking libcurl request
- *   of the test's own).  Every wait is bounded by a deadline and ends on
+ *   of the test's own).  The last two play qwd's own users of the client:
+ *   the conformance mode (agones_conformance) and the server's feature
+ *   (src/server/agones.c) in a server run in this process, frame by
+ *   frame.  Every wait is bounded by a deadline and ends on
  *   a condition, never on a time alone.
  */
 #include <arpa/inet.h>
@@ -31,6 +34,7 @@
 #include "harness.h"
 #include "qwd/agones.h"
 #include "qwd/common.h"
+#include "qwd/server.h"
 
 #ifndef QWD_SRCDIR
 #define QWD_SRCDIR "."
@@ -542,6 +546,111 @@ static void test_parse(void **state)
 			    "setplayercapacity");
 }
 
+/* qwd -agones-conformance's sequence: every call answered, each name of
+ * the SDK server's conformance list recorded once or more */
+static void test_conformance_mode(void **state)
+{
+	struct fix *f = *state;
+	struct qwd_log quiet = {.min_level = QWD_LOG_WARN};
+	char why[256] = "", names[64][32];
+	int bad, n;
+
+	stub_start(&f->st, 0);
+	if (agones_conformance(f->st.port, &quiet, why, sizeof(why)) != 0)
+		fail_msg("conformance: %s", why);
+	n = stub_calls(&f->st, names, 64, &bad);
+	assert_int_equal(bad, 0);
+	for (size_t i = 0; i < sizeof(conformance) / sizeof(*conformance); i++)
+		if (count_name(names, n, conformance[i]) == 0)
+			fail_msg("the stand-in never got %s", conformance[i]);
+	assert_int_equal(count_name(names, n, "shutdown"), 1);
+}
+
+/* a console command's output, into buf */
+static void command(struct server *sv, const char *line, char *buf,
+		    size_t size)
+{
+	FILE *out = fmemopen(buf, size, "w");
+
+	assert_non_null(out);
+	server_command(sv, line, out);
+	fclose(out);
+}
+
+/* frames until cond, within secs */
+static bool frames_until(struct server *sv, bool (*cond)(struct fix *),
+			 struct fix *f, double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end) {
+		server_frame(sv, 0.02);
+		if (cond(f))
+			return true;
+	}
+	return false;
+}
+
+static int calls_named(struct fix *f, const char *name)
+{
+	char names[256][32];
+	int bad, n = stub_calls(&f->st, names, 256, &bad);
+
+	assert_int_equal(bad, 0);
+	return count_name(names, n, name);
+}
+
+static bool ready_and_pinged(struct fix *f)
+{
+	return calls_named(f, "ready") == 1 && calls_named(f, "health") >= 1 &&
+	       calls_named(f, "setplayercapacity") == 1 &&
+	       calls_named(f, "setlabel") >= 2;	/* map, players */
+}
+
+static struct server *feature_sv;
+
+static bool on_arena(struct fix *f)
+{
+	char buf[256];
+
+	(void)f;
+	command(feature_sv, "map", buf, sizeof(buf));
+	return strstr(buf, "map: arena") != NULL;
+}
+
+/* the server's feature: Ready after the level, pings, labels, capacity;
+ * an allocation's qwd.map changes the level; destroy sends Shutdown */
+static void test_server_feature(void **state)
+{
+	struct fix *f = *state;
+	struct server_options opt = {.port = 0, .maxclients = 8,
+				     .quiet = true};
+	char err[256], buf[2048];
+	struct server *sv;
+
+	stub_start(&f->st, 0);
+	opt.agones_port = f->st.port;
+	sv = server_create(&opt);
+	assert_non_null(sv);
+	feature_sv = sv;
+	assert_int_equal(server_map(sv, "small", err, sizeof(err)), 0);
+	server_begin(sv, -1);
+	assert_true(frames_until(sv, ready_and_pinged, f, 10));
+	stub_req(&f->st, "/__allocate", "{\"annotations\":{\"qwd.map\":"
+		 "\"arena\",\"qwd.players\":\"2\"},\"labels\":{\"qwd.mode\""
+		 ":\"duel\"}}");
+	assert_true(frames_until(sv, on_arena, f, 10));
+	command(sv, "agones", buf, sizeof(buf));
+	if (!strstr(buf, "GameServer Allocated") ||
+	    !strstr(buf, "mode duel, expected players 2; allocations 1, "
+			 "unusable values 0"))
+		fail_msg("agones said: %s", buf);
+	server_destroy(sv);
+	feature_sv = NULL;
+	assert_int_equal(calls_named(f, "shutdown"), 1);
+	assert_int_equal(calls_named(f, "ready"), 1);
+}
+
 /* the fixture: the stand-in stopped even when a test fails */
 static int fix_setup(void **state)
 {
@@ -565,5 +674,7 @@ static const struct CMUnitTest agones_tests[] = {
 	cmocka_unit_test_setup_teardown(test_watch_allocation, fix_setup, fix_teardown),
 	cmocka_unit_test_setup_teardown(test_late_sidecar, fix_setup, fix_teardown),
 	cmocka_unit_test_setup_teardown(test_failures_counted, fix_setup, fix_teardown),
+	cmocka_unit_test_setup_teardown(test_conformance_mode, fix_setup, fix_teardown),
+	cmocka_unit_test_setup_teardown(test_server_feature, fix_setup, fix_teardown),
 };
 QWD_TEST_GROUP(agones, agones_tests, NULL, NULL);

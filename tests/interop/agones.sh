@@ -54,6 +54,8 @@ trap cleanup EXIT
 
 # start a fresh stand-in; its port in $sport
 start_stub() {
+	# the last stand-in's port must not be read for this one's
+	rm -f "$work/stub.out"
 	python3 tests/agones/sdkstub.py --port 0 >"$work/stub.out" 2>"$work/stub.err" &
 	stub_pid=$!
 	stub_port() { sport=$(head -n 1 "$work/stub.out" 2>/dev/null); [ -n "$sport" ]; }
