@@ -9,7 +9,7 @@
  *   send and the clock), the core (the frame, clients and their sessions,
  *   receive, execute, send, the level) and the features (console
  *   commands, bans, logs, demos and QTV, masters, downloads, rcon, compat,
- *   overload, the predicted pool, cmdrecord, stats, metrics).  A feature
+ *   overload, the predicted pool, cmdrecord, stats, metrics, agones).  A feature
  *   calls the core; the core never calls a feature by name.  Instead each
  *   feature, at start-up (server.c, the module's top, lists them),
  *   registers its cvars and commands (cvar.c), its client and
