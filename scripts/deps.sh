@@ -13,10 +13,21 @@
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
 #                      xdotool, MVDSV with KTX, tshark (dissects captures),
 #                      PyYAML (reads deploy/agones/), Prometheus and
-#                      promtool (scrape the metrics page)
+#                      promtool (scrape the metrics page), podman
+#                      with runc and debootstrap (build and run
+#                      deploy/Containerfile; then the debian:12 base
+#                      image is made from Debian's archive when it is
+#                      missing: deploy/base-image.sh)
 set -eu
 
 want=""
+after=""
+# after the interop packages: the container tests' base image (not fatal:
+# deploy.sh skips, saying why, when it is still missing)
+base_image() {
+	sh "$(dirname "$0")/../deploy/base-image.sh" podman ||
+		echo "deps.sh: no debian:12 image for podman (deploy/base-image.sh failed)"
+}
 need() { # need PACKAGE TEST-COMMAND...
 	pkg=$1; shift
 	if ! "$@" >/dev/null 2>&1; then want="$want $pkg"; fi
@@ -51,6 +62,10 @@ interop)
 	need tshark command -v tshark
 	need python3-yaml python3 -c 'import yaml'
 	need prometheus command -v prometheus
+	need podman command -v podman
+	need runc command -v runc
+	need debootstrap command -v debootstrap
+	after=base_image
 	;;
 *)
 	echo "deps.sh: unknown group '$1' (build, fuzz, interop)" >&2
@@ -58,7 +73,10 @@ interop)
 	;;
 esac
 
-[ -z "$want" ] && exit 0
+if [ -z "$want" ]; then
+	[ -z "$after" ] || $after
+	exit 0
+fi
 
 echo "deps.sh: missing:$want"
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -71,3 +89,4 @@ apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $want
 echo "deps.sh: installed:$want"
+[ -z "$after" ] || $after

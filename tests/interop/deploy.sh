@@ -16,9 +16,11 @@
 #   agones     deploy/agones/ (GameServer, Fleet, FleetAutoscaler): read
 #              and checked against Agones' fields and qwd's options, and
 #              qwd run with the manifests' args (lib/agones_check.py)
-#   container  deploy/Containerfile builds when a container engine runs
-#              and Debian 12's base image is there (no network here to
-#              pull it); otherwise skipped, saying which
+#   container  deploy/Containerfile builds, the image runs with the UDP
+#              port published, qwd in it answers a status, and a stop
+#              ends it cleanly; skipped, saying which, where no engine
+#              runs a container or Debian 12's base image is missing
+#              (deploy/base-image.sh makes it from Debian's archive)
 # Prints "deploy: N passed, M failed, K skipped (why)" as its last line.
 set -u
 
@@ -98,17 +100,89 @@ else
 fi
 
 # --- container ------------------------------------------------------------------
+# status PORT: qwd answers a connectionless status with map small
+status_small() {
+	python3 - "$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(1)
+for _ in range(10):
+    s.sendto(b"\xff\xff\xff\xffstatus\n", ("127.0.0.1", int(sys.argv[1])))
+    try:
+        data = s.recv(4096)
+    except OSError:
+        time.sleep(0.5)
+        continue
+    sys.exit(0 if b"\\map\\small" in data else 1)
+sys.exit(1)
+PY
+}
 engine=""
 for e in podman docker; do
 	command -v $e >/dev/null 2>&1 && timeout 10 $e info >/dev/null 2>&1 && { engine=$e; break; }
 done
+# how containers run here: the engine's defaults, else (podman) runc with
+# the limits this process has (a sandbox without CAP_SYS_RESOURCE refuses
+# the engine's raised defaults; crun refuses hybrid cgroups)
+runopts=""
+if [ -n "$engine" ] && timeout 20 $engine image inspect debian:12 >/dev/null 2>&1; then
+	lim="--ulimit nofile=4096:4096 --ulimit nproc=4096:4096"
+	for o in "" "$lim" "--runtime runc $lim"; do
+		if [ "$engine" = docker ] && [ -n "$o" ] && [ "${o#--runtime}" != "$o" ]; then continue; fi
+		# shellcheck disable=SC2086
+		if timeout 60 $engine ${o%%--ulimit*} run --rm ${o#--runtime runc } debian:12 true \
+			>"$work/probe.log" 2>&1; then
+			runopts="ok:$o"; break
+		fi
+	done
+fi
 if [ -z "$engine" ]; then
 	skip "no container engine running (docker or podman info fails)"
 elif ! timeout 20 $engine image inspect debian:12 >/dev/null 2>&1; then
-	skip "no debian:12 base image for $engine, and no network to pull it"
+	skip "no debian:12 base image for $engine (deploy/base-image.sh makes one from Debian's archive)"
+elif [ -z "$runopts" ]; then
+	skip "$engine cannot run a container here: $(tail -n 1 "$work/probe.log")"
 else
-	timeout 900 $engine build -q -f deploy/Containerfile -t qwd-deploy-test . >"$work/build.log" 2>&1
-	check "the container file builds ($engine)" $?
+	o=${runopts#ok:}
+	global=${o%%--ulimit*}	# "--runtime runc " or empty: an engine option
+	limits=${o#--runtime runc }	# the --ulimit options, or empty
+	echo "deploy: containers run with '$engine ${o:-(defaults)}'"
+	tag=qwd-deploy-test
+	# the build stage's dependencies tagged, so pruning the dangling layers
+	# of earlier runs below keeps them cached
+	# shellcheck disable=SC2086
+	timeout 900 $engine $global build $limits -q --target build-deps -t $tag-build-deps \
+		-f deploy/Containerfile . >"$work/build.log" 2>&1 &&
+	timeout 900 $engine $global build $limits -q -f deploy/Containerfile -t $tag . \
+		>>"$work/build.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || tail -n 20 "$work/build.log"
+	check "deploy/Containerfile builds ($engine)" $rc
+	if [ $rc -eq 0 ]; then
+		cport=$(free_port)
+		name=qwd-deploy-test-$$
+		# shellcheck disable=SC2086
+		timeout 60 $engine $global run -d --name $name $limits \
+			-p 127.0.0.1:$cport:27500/udp $tag +map small >"$work/run.log" 2>&1
+		check "the image runs (-p 127.0.0.1:$cport:27500/udp)" $?
+		i=0
+		while [ $i -lt 100 ] && ! $engine logs $name 2>&1 | grep -q "map small loaded"; do
+			sleep 0.1; i=$((i + 1))
+		done
+		status_small $cport
+		check "qwd in the container answers status with map small" $?
+		timeout 30 $engine stop -t 10 $name >/dev/null 2>&1
+		$engine logs $name >"$work/container.log" 2>&1
+		code=$($engine inspect -f '{{.State.ExitCode}}' $name 2>/dev/null)
+		grep -q "SIGTERM received" "$work/container.log" && grep -q "qwd stopped" "$work/container.log" &&
+			[ "$code" = 0 ]
+		rc=$?
+		[ $rc -eq 0 ] || { tail -n 5 "$work/container.log"; echo "exit code '$code'"; }
+		check "'$engine stop' ends it cleanly (SIGTERM, exit 0)" $rc
+		$engine rm -f $name >/dev/null 2>&1
+	fi
+	# the layers of earlier builds this run's tags no longer hold
+	$engine image prune -f >/dev/null 2>&1
 fi
 
 if [ "$skipped" -gt 0 ]; then
