@@ -52,6 +52,7 @@ header_module() {
 	net.h) echo net ;;
 	world.h) echo world ;;
 	game.h) echo game ;;
+	match.h) echo match ;;
 	server.h) echo server ;;
 	prof.h) echo prof ;;
 	capture.h) echo capture ;;
@@ -70,7 +71,8 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched metrics" ;;
+	match) echo "common net world game match" ;;
+	server) echo "common net world game match server prof capture pool sched metrics" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
