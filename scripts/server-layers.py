@@ -52,6 +52,7 @@ FEATURES = {
     "profcmd": ["profcmd.h", "profcmd.c"],
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
+    "match": ["match.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {

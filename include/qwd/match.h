@@ -131,7 +131,8 @@ struct match_command_info {
 int match_command_count(void);
 const struct match_command_info *match_command_info(int i);
 /* Run the client command argv[0] of slot; false when it is not one of
- * the match's (nothing done). */
+ * the match's (nothing done), and for "pause" when matchless (k_matchless
+ * 1: the server's own pause then answers). */
 bool match_command(struct match *m, int slot, int argc,
 		   const char *const *argv);
 /* A console line of the operator's that names a mode ("1on1"): KTX's

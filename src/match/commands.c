@@ -214,6 +214,8 @@ bool match_command(struct match *m, int slot, int argc, const char *const *argv)
 	for (int i = 0; i < NUM_CMDS; i++) {
 		if (strcasecmp(argv[0], cmds[i].info.name) != 0)
 			continue;
+		if (m->set.matchless && cmds[i].fn == c_pause)
+			return false;	/* the server's own pause */
 		cl = &m->g->clients[slot];
 		if (!cl->active)
 			return true;	/* not in the game yet */
@@ -221,6 +223,12 @@ bool match_command(struct match *m, int slot, int argc, const char *const *argv)
 							: MATCH_WHO_PLAYER))) {
 			m_sprint(m, slot, "%s: not for %s\n", cmds[i].info.name,
 				 cl->spectator ? "spectators" : "players");
+			return true;
+		}
+		if (m->set.matchless && (cmds[i].fn == c_ready ||
+					 cmds[i].fn == c_break ||
+					 cmds[i].fn == c_toggleready)) {
+			m_sprint(m, slot, "No matches here: the server is matchless (k_matchless 1)\n");
 			return true;
 		}
 		cmds[i].fn(m, slot, argc, argv);

@@ -29,6 +29,7 @@ struct match_settings {
 	int membercount;	/* k_membercount: players per team */
 	int mode;		/* k_mode: 1 duel, 2 team, 3 ffa */
 	int pause_without_tag;	/* k_pause_without_matchtag */
+	int matchless;		/* k_matchless: stock deathmatch, no match */
 	char defmode[16];	/* k_defmode */
 	char defmap[64];	/* k_defmap */
 };

@@ -66,6 +66,8 @@ static const struct var_def vars[] = {
 	INT_VAR("k_membercount", "0", 0, 64, membercount,
 		"team modes: players each team needs to start"),
 	INT_VAR("k_mode", "3", 1, 3, mode, "1 duel, 2 team, 3 ffa (set by the mode commands)"),
+	INT_VAR("k_matchless", "0", 0, 1, matchless,
+		"1: no matches: frags always count, the timelimit runs from the map's start (stock deathmatch)"),
 	INT_VAR("k_pause_without_matchtag", "0", 0, 1, pause_without_tag,
 		"1: players may pause a match (3 requests each) though pausable is 0"),
 	{ {"k_defmode", "", "mode the server goes back to when it empties (1on1, 2on2, 3on3, 4on4, 10on10, ffa; empty: none)"},
@@ -245,8 +247,8 @@ void m_apply_rules(struct match *m)
 	struct game_match_rules r = {0};
 	const struct match_settings *s = &m->set;
 
-	r.owns_limits = true;
-	r.no_frags = m->state != MATCH_PLAYING;
+	r.owns_limits = !s->matchless;
+	r.no_frags = m->state != MATCH_PLAYING && !s->matchless;
 	if (!s->pow || !s->pow_q)
 		r.powerups_off |= IT_QUAD;
 	if (!s->pow || !s->pow_p)
@@ -256,7 +258,7 @@ void m_apply_rules(struct match *m)
 	if (!s->pow || !s->pow_s)
 		r.powerups_off |= IT_SUIT;
 	r.no_discharge = !s->dis;
-	r.shaft_in_water = m->state != MATCH_PLAYING;
+	r.shaft_in_water = m->state != MATCH_PLAYING && !s->matchless;
 	if (memcmp(&r, &m->g->match, sizeof(r)) != 0)
 		game_set_match_rules(m->g, &r);
 }
@@ -808,7 +810,7 @@ void match_level_begin(struct match *m)
 	m->pause_at = m->unpause_at = 0;
 	memset(m->slots, 0, sizeof(*m->slots) * (size_t)m->max_slots);
 	m_apply_rules(m);
-	m_set_status(m, "Standby");
+	m_set_status(m, "%s", m->set.matchless ? "matchless" : "Standby");
 }
 
 /* the server emptied: KTX's k_defmode, k_defmap */
@@ -845,6 +847,14 @@ void match_frame(struct match *m, double realtime)
 	m->clients_seen = clients;
 	if (!g->world)
 		return;
+	if (m->set.matchless && m->state != MATCH_PREWAR) {
+		/* k_matchless set meanwhile: no match */
+		if (m->state == MATCH_PLAYING)
+			m_break_match(m, NULL);
+		else
+			back_to_prewar(m);
+		return;
+	}
 
 	switch (m->state) {
 	case MATCH_PREWAR:

@@ -37,5 +37,6 @@ int sv_overload_register(struct server *sv);	/* overload.c */
 int sv_profcmd_register(struct server *sv);	/* profcmd.c */
 int sv_autopool_register(struct server *sv, bool on);	/* autopool.c */
 int sv_metrics_register(struct server *sv, const char *listen); /* metrics.c */
+int sv_match_register(struct server *sv);	/* match.c */
 
 #endif

@@ -711,6 +711,8 @@ struct server {
 	struct sv_autopool *autopool;
 	/* qwd -metrics: the Prometheus endpoint (metrics.c), or NULL */
 	struct sv_metrics *metrics;
+	/* the match layer (match.c, qwd/match.h) */
+	struct sv_match *match;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
