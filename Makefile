@@ -131,7 +131,9 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # writes its map with the game's scenario helpers)
 TEST_TOOLS_game := qwmap
 TEST_TOOLS_server := qwmap
+TEST_TOOLS_match := qwmap
 TEST_SRC_server := tests/prof/fake_pmu.c tests/game/scenario.c
+TEST_SRC_match := tests/game/scenario.c
 test_tools = $(if $(wildcard tools/$(1)/main.c),$(1)) $(TEST_TOOLS_$(1))
 define test_rule
 $(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c) $(TEST_SRC_$(1))) \

@@ -3,7 +3,7 @@
 # the project's layering; part of `make test` (scripts/suite.py).
 #
 # Design note: the modules stand on each other in one direction,
-#     common <- net <- world <- game <- server
+#     common <- net <- world <- game <- match <- server
 # with three modules beside the chain:
 #     prof    the measurements: common only.  It is handed numbers (net
 #             totals, slots, byte counts) through its own API and never
@@ -26,8 +26,10 @@
 #     agones  the Agones sidecar's client (libcurl, jansson): common only;
 #             handed calls and a port, it hands back answers and the
 #             GameServer's changes, never sees a client or a level.
-# and server, the top, may use prof, capture, pool, sched, metrics, agones
-# beside the chain.  The
+# match (KTX's match layer: prewar, ready, countdown, modes) stands on the
+# game's public API only and never sees the server (which drives it
+# through qwd/match.h); and server, the top, may use prof, capture, pool,
+# sched, metrics, agones beside the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file
 # (qwd/actions.h).  A module's public header is include/qwd/<name>.h (the
@@ -55,6 +57,7 @@ header_module() {
 	net.h) echo net ;;
 	world.h) echo world ;;
 	game.h) echo game ;;
+	match.h) echo match ;;
 	server.h) echo server ;;
 	prof.h) echo prof ;;
 	capture.h) echo capture ;;
@@ -74,7 +77,8 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched metrics agones" ;;
+	match) echo "common net world game match" ;;
+	server) echo "common net world game match server prof capture pool sched metrics agones" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;

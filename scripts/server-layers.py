@@ -53,6 +53,7 @@ FEATURES = {
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
     "agones": ["agones.h", "agones.c"],
+    "match": ["match.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {

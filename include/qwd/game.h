@@ -473,6 +473,24 @@ enum game_rule {
 	GAME_RULE_TIMELIMIT, GAME_RULE_SAMELEVEL, GAME_RULES
 };
 
+/* What the match layer (src/match/, KTX's match) holds of the rules; all
+ * zero (game_create's) is stock deathmatch.  Set with
+ * game_set_match_rules, read where each rule acts. */
+struct game_match_rules {
+	bool owns_limits;	/* the game's own timelimit and fraglimit
+				 * checks are off: the match ends the level
+				 * (game_end_level) */
+	bool no_frags;		/* kills and suicides score nothing
+				 * (prewar: frags do not count) */
+	int powerups_off;	/* IT_QUAD, IT_INVULNERABILITY,
+				 * IT_INVISIBILITY, IT_SUIT bits: those
+				 * powerups are withheld from the map */
+	bool no_discharge;	/* the shaft fired under water empties the
+				 * cells without the blast (KTX's k_dis 0) */
+	bool shaft_in_water;	/* ... and fires as on land (KTX before the
+				 * match: no discharge at all) */
+};
+
 struct game {
 	struct game_services svc;
 	struct world *world;
@@ -557,6 +575,7 @@ struct game {
 	int num_unknown;
 
 	struct game_stats stats;
+	struct game_match_rules match;	/* game_set_match_rules */
 };
 
 /* Allocate a game for max_entities entities and max_clients slots; NULL
@@ -585,6 +604,20 @@ void game_frame(struct game *g, double time);
  * sv_paused, as KTX reads it).  While paused "kill" does nothing (KTX). */
 void game_set_pause(struct game *g, bool paused);
 bool game_paused(struct game *g);
+
+/* ---- the match layer's calls (game.c, items.c, player.c) -----------
+ * KTX's match (src/match/) runs prewar, countdown and match over the
+ * deathmatch game: it says which rules hold (struct game_match_rules;
+ * powerups withheld or given back take effect at once, on the map), puts
+ * the level back as at its start when a match begins (game_match_reset:
+ * every item back in place, backpacks and missiles gone, every player
+ * respawned with a fresh spawn's health, armour, weapons and ammo, frags
+ * 0, each told to the clients), and ends the level when the match ends
+ * (game_end_level: the intermission, as a timelimit would).  A game
+ * without a match layer never calls them and plays as before. */
+void game_set_match_rules(struct game *g, const struct game_match_rules *r);
+void game_match_reset(struct game *g);
+void game_end_level(struct game *g);
 
 /* A client enters the game (after "begin"): spawned at a spawn spot. */
 void game_client_connect(struct game *g, int slot, const char *name,

@@ -791,6 +791,51 @@ void game_frame(struct game *g, double time)
 		phys_run_entity(g, e);
 	}
 	player_intermission_frame(g);
-	if (!g->intermission && g->timelimit > 0 && g->time >= g->timelimit)
+	if (!g->intermission && g->timelimit > 0 && g->time >= g->timelimit &&
+	    !g->match.owns_limits)
+		player_next_level(g);
+}
+
+/* ---- the match layer's calls ------------------------------------------ */
+
+void game_set_match_rules(struct game *g, const struct game_match_rules *r)
+{
+	g->changes++;
+	g->match = *r;
+	if (g->world)
+		items_apply_powerups(g);
+}
+
+void game_match_reset(struct game *g)
+{
+	g->changes++;
+	if (!g->world)
+		return;
+	/* what flies goes (rockets, grenades, nails, gibs), the items
+	 * come back */
+	for (int i = 1 + MAX_CLIENTS; i < g->num_entities && i < g->top; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (e->inuse && (e->movetype == MOVETYPE_FLYMISSILE ||
+				 e->movetype == MOVETYPE_BOUNCE))
+			g_remove(g, e);
+	}
+	items_match_reset(g);
+	for (int s = 0; s < g->max_clients; s++) {
+		struct game_client *cl = &g->clients[s];
+
+		if (!cl->active || cl->spectator)
+			continue;
+		cl->frags = 0;
+		player_put_in_server(g, s);
+		if (g->svc.frags)
+			g->svc.frags(g->svc.ctx, s, 0);
+	}
+}
+
+void game_end_level(struct game *g)
+{
+	g->changes++;
+	if (g->world)
 		player_next_level(g);
 }

@@ -136,6 +136,11 @@ void movers_link_doors(struct game *g);
 bool items_spawn(struct game *g, struct game_entity *e, const char *cls);
 void items_drop_backpack(struct game *g, struct game_entity *player);
 void items_precache(struct game *g);
+/* the match layer's: the powerups withheld or given back as
+ * g->match.powerups_off says; every item back in place (backpacks
+ * gone), silently, as at the level's start */
+void items_apply_powerups(struct game *g);
+void items_match_reset(struct game *g);
 
 /* combat.c */
 void combat_damage(struct game *g, struct game_entity *targ,

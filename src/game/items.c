@@ -27,6 +27,9 @@
  *        OctaPower for 30 s ("bonus powers")
  *     5  no weapon items, weapons would stay; ammo returns after 15 s
  *   In 3 and 5 a backpack with a launcher tops the rockets up to 5.
+ *   The match layer withholds powerups (g->match.powerups_off: hidden on
+ *   the map, not respawning, given back at once when allowed again) and
+ *   puts every item back at a match's start, silently.
  *   Powerups return after 60 s (quad, biosuit) or 300 s in every mode;
  *   taking one arms its expiry warning (player.c).
  *   Amounts: health 15 (rotten) / 25 / 100 (mega, over the maximum to
@@ -67,8 +70,42 @@ static bool protected_dm4(struct game *g, struct game_entity *other)
 	return g->deathmatch == 4 && cl && cl->invincible_time > 0;
 }
 
+static void powerup_touch(struct game *g, struct game_entity *self,
+			  struct game_entity *other);
+
+/* a powerup the match withholds (KTX's k_pow, k_pow_q/_p/_r/_s) */
+static bool withheld(const struct game *g, const struct game_entity *e)
+{
+	return e->touch == powerup_touch && (g->match.powerups_off & e->items);
+}
+
+/* off the map, and not coming back until given back */
+static void hide_item(struct game *g, struct game_entity *e)
+{
+	e->modelindex = 0;
+	e->obj->solid = SOLID_NOT;
+	e->think = NULL;
+	e->nextthink = 0;
+	g_link(g, e, false);
+}
+
+/* on the map again, without the respawn's sound */
+static void show_item(struct game *g, struct game_entity *e)
+{
+	e->modelindex = e->model_saved;
+	e->obj->solid = SOLID_TRIGGER;
+	e->think = NULL;
+	e->nextthink = 0;
+	e->owner = NULL;
+	g_link(g, e, false);
+}
+
 static void sub_regen(struct game *g, struct game_entity *self)
 {
+	if (withheld(g, self)) {
+		hide_item(g, self);
+		return;
+	}
 	self->modelindex = self->model_saved;
 	self->obj->solid = SOLID_TRIGGER;
 	g_sound(g, self, GAME_CHAN_VOICE, g->s_itembk2, 1, GAME_ATTN_NORM);
@@ -113,6 +150,8 @@ static void place_item(struct game *g, struct game_entity *self)
 	maxs[0] += 15;
 	maxs[1] += 15;
 	g_setsize(g, self, mins, maxs);
+	if (withheld(g, self))
+		hide_item(g, self);
 }
 
 static void start_item(struct game *g, struct game_entity *e, const vec3_t mins,
@@ -648,6 +687,49 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	b->nextthink = g->time + 120;
 	b->think = g_think_remove;
 	g_setorigin(g, b, org);
+}
+
+/* ---- the match layer's ---------------------------------------------- */
+
+/* items on the floor (placed: FL_ITEM), not backpacks */
+static bool placed_item(const struct game_entity *e)
+{
+	return e->inuse && (e->flags & FL_ITEM) && e->model_saved &&
+	       strcmp(e->classname, "backpack") != 0;
+}
+
+void items_apply_powerups(struct game *g)
+{
+	for (int i = 1 + MAX_CLIENTS; i < g->num_entities && i < g->top; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (!placed_item(e) || e->touch != powerup_touch)
+			continue;
+		if (withheld(g, e)) {
+			if (e->modelindex || e->think)
+				hide_item(g, e);
+		} else if (!e->modelindex && !e->think) {
+			show_item(g, e);	/* given back */
+		}
+	}
+}
+
+void items_match_reset(struct game *g)
+{
+	for (int i = 1 + MAX_CLIENTS; i < g->num_entities && i < g->top; i++) {
+		struct game_entity *e = &g->ents[i];
+
+		if (!e->inuse || !(e->flags & FL_ITEM))
+			continue;
+		if (strcmp(e->classname, "backpack") == 0)
+			g_remove(g, e);
+		else if (!placed_item(e))
+			continue;
+		else if (withheld(g, e))
+			hide_item(g, e);
+		else
+			show_item(g, e);
+	}
 }
 
 bool items_spawn(struct game *g, struct game_entity *e, const char *cls)

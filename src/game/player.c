@@ -22,6 +22,9 @@
  *   button press (or at once when nobody is playing), to the map the
  *   infokey named after this map gives, else the trigger_changelevel's,
  *   else this one (samelevel 1: always this one).
+ *   Under a match layer (struct game_match_rules) frags may not count
+ *   (prewar) and the match, not the fraglimit or timelimit here, ends the
+ *   level (game_end_level).
  */
 #include "internal.h"
 
@@ -695,7 +698,7 @@ static void add_frags(struct game *g, struct game_entity *p, int n)
 {
 	struct game_client *cl = g_client(g, p);
 
-	if (!cl)
+	if (!cl || g->match.no_frags)
 		return;
 	cl->frags += n;
 	player_frags_changed(g, p);
@@ -855,7 +858,7 @@ void player_check_rules(struct game *g, struct game_entity *player)
 {
 	struct game_client *cl = g_client(g, player);
 
-	if (g->intermission || !cl)
+	if (g->intermission || !cl || g->match.owns_limits)
 		return;
 	if (g->fraglimit > 0 && cl->frags >= g->fraglimit)
 		player_next_level(g);

@@ -713,7 +713,7 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 		weapons_set_current(g, p);
 		return false;
 	}
-	if (p->waterlevel > 1) {
+	if (p->waterlevel > 1 && !g->match.shaft_in_water) {
 		int cells = cl->ammo_cells;
 
 		if (g->deathmatch > 3 && g_random(g) <= 0.5) {
@@ -723,7 +723,9 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 		}
 		cl->ammo_cells = 0;
 		weapons_set_current(g, p);
-		combat_radius(g, p, p, 35.0f * (float)cells, &g->ents[0], DT_DISCHARGE);
+		if (!g->match.no_discharge)	/* KTX's k_dis 0: no blast */
+			combat_radius(g, p, p, 35.0f * (float)cells, &g->ents[0],
+				      DT_DISCHARGE);
 		return false;
 	}
 	if (cl->lightning_sound < g->time) {

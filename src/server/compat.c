@@ -14,7 +14,8 @@
  *   before.  This table is the one owner of those names and reasons;
  *   docs/operators.md ("Moving from MVDSV") lists the same.
  *   A name qwd implements is found before this table is consulted, so a
- *   setting that gains an implementation simply leaves the table's reach.
+ *   setting that gains an implementation simply leaves the table's reach
+ *   (the match layer's k_* cvars, match.c, did so).
  */
 #include "compat.h"
 #include "features.h"
@@ -43,8 +44,15 @@ static const struct compat_entry compat[] = {
 	{"sv_use_dns", false, "qwd never resolves client addresses"},
 	{"sv_getrealip", false, "qwd has no real-IP proxy protocol"},
 	{"telnet_log_level", false, "qwd has no telnet console; use rcon"},
-	/* the game: qwd's deathmatch is built in, there is no QuakeC */
-	{"k_", true, "a KTX setting: qwd's game is built in, not KTX"},
+	/* the game: qwd's deathmatch is built in, there is no QuakeC; its
+	 * match layer (match.c, docs/match.md) registers the KTX settings it
+	 * has, so they are found before this table: these are the others */
+	{"k_spw", false, "qwd spawns as QuakeWorld does (KTX's k_spw 0); KTX's other spawn models are not in qwd"},
+	{"k_frp", false, "qwd's backpacks hold the weapon in hand (KTX's k_frp 0)"},
+	{"dq", false, "qwd does not drop the quad when its holder dies (KTX's dq 0)"},
+	{"dr", false, "qwd does not drop the ring when its holder dies (KTX's dr 0)"},
+	{"dp", false, "qwd always drops a backpack (KTX's dp 1)"},
+	{"k_", true, "a KTX setting qwd's match layer does not have (docs/match.md lists those it has)"},
 	{"sv_progtype", false, "qwd runs no QuakeC: its game is built in"},
 	{"sv_progsname", false, "qwd runs no QuakeC: its game is built in"},
 	{"sv_loadentfiles", false, "qwd reads entities from the map only"},

@@ -38,5 +38,6 @@ int sv_profcmd_register(struct server *sv);	/* profcmd.c */
 int sv_autopool_register(struct server *sv, bool on);	/* autopool.c */
 int sv_metrics_register(struct server *sv, const char *listen); /* metrics.c */
 int sv_agones_register(struct server *sv, int port);	/* agones.c */
+int sv_match_register(struct server *sv);	/* match.c */
 
 #endif

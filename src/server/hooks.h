@@ -49,7 +49,7 @@ struct usercmd;
 
 enum {
 	SV_FEATURES_MAX = 32,
-	SV_CLIENT_COMMANDS_MAX = 48,
+	SV_CLIENT_COMMANDS_MAX = 64,
 	SV_OOB_COMMANDS_MAX = 8
 };
 

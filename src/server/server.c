@@ -34,7 +34,8 @@ int server_init(struct server *sv, const struct server_options *opt)
 	    sv_profcmd_register(sv) != 0 ||
 	    sv_autopool_register(sv, opt->threads_auto) != 0 ||
 	    sv_metrics_register(sv, opt->metrics) != 0 ||
-	    sv_agones_register(sv, opt->agones_port) != 0) {
+	    sv_agones_register(sv, opt->agones_port) != 0 ||
+	    sv_match_register(sv) != 0) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for the server's features");
 		return -1;
 	}

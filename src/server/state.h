@@ -713,6 +713,8 @@ struct server {
 	struct sv_metrics *metrics;
 	/* beside an Agones sidecar: the SDK client (agones.c), or NULL */
 	struct sv_agones *agones;
+	/* the match layer (match.c, qwd/match.h) */
+	struct sv_match *match;
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */

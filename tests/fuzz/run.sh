@@ -47,11 +47,14 @@
 #              the action-file reader (seeds: tests/fuzz/seeds/actions).
 #   metrics    fuzz_metrics, corpus fuzz-out/corpus-metrics, max_len 4096:
 #              the metrics page's label escaping and the endpoint's request
-#              dispatch (seeds: tests/fuzz/seeds/metrics); a ninth of the
+#              dispatch (seeds: tests/fuzz/seeds/metrics); a tenth of the
 #              packet targets' half like actions.
 #   agones     fuzz_agones, corpus fuzz-out/corpus-agones, max_len 16384:
 #              the Agones sidecar's answers and watch lines (seeds:
 #              tests/fuzz/seeds/agones; the first byte picks the call).
+#   match      fuzz_match, corpus fuzz-out/corpus-match, max_len 4096: the
+#              match layer's settings and its commands' words (seeds:
+#              tests/fuzz/seeds/match); a tenth like actions.
 # The targets that write files (console's fuzz.cfg, the download tests of
 # the packet targets) do so under TMPDIR, /dev/shm here when it is
 # writable (FUZZ_TMPDIR overrides): on a disk the writes take 40% of the
@@ -102,8 +105,8 @@ half=$((secs / 2))
 [ "$half" -ge 4 ] || half=4
 quarter=$((half / 4))
 packets=$((secs - half))
-[ "$packets" -ge 9 ] || packets=9
-ninth=$((packets / 9))
+[ "$packets" -ge 10 ] || packets=10
+tenth=$((packets / 10))
 
 build=${FUZZ_BUILD:-build/fuzz}
 out=${FUZZ_OUT:-fuzz-out}
@@ -276,24 +279,26 @@ run_target bsp "$build/fuzz_bsp" "$quarter" "$bsp_max" \
 	tests/fuzz/bsp.dict "$out/corpus-bsp"
 run_target ent "$build/fuzz_entities" "$((half - 2 * quarter))" "$ent_max" \
 	tests/fuzz/entities.dict "$out/corpus-ent"
-run_target oob "$build/fuzz_oob" "$ninth" 2048 \
+run_target oob "$build/fuzz_oob" "$tenth" 2048 \
 	tests/fuzz/oob.dict "$out/corpus-oob"
-run_target game "$build/fuzz_game" "$ninth" 1500 \
+run_target game "$build/fuzz_game" "$tenth" 1500 \
 	tests/fuzz/game.dict "$out/corpus-game"
-run_target client "$build/fuzz_client" "$ninth" 1600 \
+run_target client "$build/fuzz_client" "$tenth" 1600 \
 	tests/fuzz/client.dict "$out/corpus-client"
-run_target stringcmd "$build/fuzz_stringcmd" "$ninth" 1400 \
+run_target stringcmd "$build/fuzz_stringcmd" "$tenth" 1400 \
 	"" "$out/corpus-stringcmd"
-run_target console "$build/fuzz_console" "$ninth" 8192 \
+run_target console "$build/fuzz_console" "$tenth" 8192 \
 	"" "$out/corpus-console"
-run_target mapsrc "$build/fuzz_mapsrc" "$ninth" 16384 \
+run_target mapsrc "$build/fuzz_mapsrc" "$tenth" 16384 \
 	"" "$out/corpus-mapsrc"
-run_target actions "$build/fuzz_actions" "$ninth" 4096 \
+run_target actions "$build/fuzz_actions" "$tenth" 4096 \
 	"" "$out/corpus-actions"
-run_target metrics "$build/fuzz_metrics" "$ninth" 4096 \
+run_target metrics "$build/fuzz_metrics" "$tenth" 4096 \
 	"" "$out/corpus-metrics"
-run_target agones "$build/fuzz_agones" "$ninth" 16384 \
+run_target agones "$build/fuzz_agones" "$tenth" 16384 \
 	"" "$out/corpus-agones"
+run_target match "$build/fuzz_match" "$tenth" 4096 \
+	"" "$out/corpus-match"
 
 if [ $status -ne 0 ]; then
 	echo "fuzz: FINDINGS (see above and $out/*.log)"

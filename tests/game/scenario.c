@@ -323,7 +323,19 @@ static const float *mk_cvar(void *ctx, const char *name)
 		return &m->antilag;
 	if (strcmp(name, "sv_antilag_projectiles") == 0)
 		return &m->antilag_projectiles;
+	if (strcmp(name, "sv_paused") == 0)
+		return &m->paused;
+	if (strcmp(name, "pausable") == 0)
+		return &m->pausable;
 	return NULL;
+}
+
+static void mk_set_pause(void *ctx, bool paused)
+{
+	struct mock *m = ctx;
+
+	m->pause_calls++;
+	m->paused = paused ? 1.0f : 0.0f;
 }
 
 static const char *mk_infokey(void *ctx, const char *key)
@@ -401,6 +413,7 @@ static void services(struct scen *s)
 	v->change_level = mk_change_level;
 	v->cvar = mk_cvar;
 	v->infokey = mk_infokey;
+	v->set_pause = mk_set_pause;
 	v->log = mk_log;
 	v->found_secret = mk_found_secret;
 	v->lightstyle = mk_lightstyle;

@@ -76,6 +76,8 @@ struct mock {
 	char change_map[64];
 	float deathmatch, teamplay, fraglimit, timelimit, samelevel;
 	float antilag, antilag_projectiles;	/* sv_antilag... */
+	float paused, pausable;		/* sv_paused (set_pause), pausable */
+	int pause_calls;
 	char logs[4096];
 	int log_calls;
 	const char *infokey_key, *infokey_value;

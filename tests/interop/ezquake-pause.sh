@@ -131,7 +131,7 @@ mkdir -p "$dir/client" "$dir/server"
 port=$(free_port)
 "$build/mkassets" "$dir/client" build/maps/small.bsp >/dev/null 2>&1
 "$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map small \
-	+set pausable 1 +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
+	+set k_matchless 1 +set pausable 1 +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
 qwd_pid=$!
 wait_for "$dir/qwd.log" "listening on" 10
 timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$dir" \

@@ -118,6 +118,7 @@ static void test_pause_stops_the_world(void **state)
 	int frags;
 
 	srvfix_start(f, 8);
+	run(f, "k_matchless 1");	/* the engine's pause, no match layer */
 	run(f, "timelimit 1");	/* the level ends one minute of game in */
 	a = srvfix_player(f, "alice");
 	b = srvfix_player(f, "bob");
@@ -221,6 +222,7 @@ static void test_pause_from_a_client(void **state)
 	assert_true(srvfix_until(f, spec, QWC_ACTIVE, 5.0));
 	ca = &f->sv->clients[a->q.playernum];
 
+	run(f, "k_matchless 1");	/* MVDSV's pause, not KTX's */
 	/* pausable 0, MVDSV's default: refused */
 	assert_string_equal(cvar_get(f->sv, "pausable")->string, "0");
 	assert_true(qwc_stringcmd(&a->q, "pause"));
@@ -229,6 +231,7 @@ static void test_pause_from_a_client(void **state)
 	assert_string_equal(a->q.last_print, "Pause not allowed.\n");
 	assert_int_equal(b->q.setpauses, 0);
 
+	run(f, "k_matchless 1");
 	run(f, "pausable 1");
 	assert_true(qwc_stringcmd(&spec->q, "pause"));
 	srvfix_run(f, 0.3, true);
@@ -332,6 +335,7 @@ static void test_pause_with_threads(void **state)
 		walk(c[i], 300);
 	}
 	g = f->sv->game;
+	run(f, "k_matchless 1");
 	run(f, "pausable 1");
 	srvfix_run(f, 0.3, true);
 	assert_true(qwc_stringcmd(&c[1]->q, "pause"));

@@ -314,6 +314,12 @@ static void test_game_items_rocket_frags(void **state)
 	double end;
 
 	srvfix_start(f, 8);
+	/* stock deathmatch: frags count from the start (no match layer) */
+	{
+		char out[256];
+
+		srvfix_command(f, "k_matchless 1", out, sizeof(out));
+	}
 	g = f->sv->game;
 	t = srvfix_client(f, NULL, "gunner", false, NULL);
 	o = srvfix_client(f, NULL, "watcher", false, NULL);

@@ -1,0 +1,158 @@
+/*
+ * qwd/match.h -- the match layer: prewar, ready, countdown, the match and
+ * its end, the modes (ffa, 1on1, 2on2, 3on3, 4on4, 10on10) and their
+ * rules, as KTX (QW-Group/ktx) runs them, under KTX's command and cvar
+ * names so that players, admins and configs move over unchanged.
+ *
+ * Design note
+ *   The match stands on the game's public API only (qwd/game.h): it reads
+ *   the players (g->clients: in the game, spectator, name, team, frags)
+ *   and the rules the game read from its cvars (deathmatch, teamplay,
+ *   timelimit, fraglimit), hands the game the rules it holds
+ *   (game_set_match_rules: frags off in prewar, the limits its own, the
+ *   powerups, the discharge), resets the map when a match starts
+ *   (game_match_reset) and ends the level when it ends (game_end_level).
+ *   It prints through the game's services (print, centerprint,
+ *   stufftext), so every text reaches the clients and the demo as the
+ *   game's own do; what only a server has (the serverinfo "status" key,
+ *   console lines such as "timelimit 10" or "exec configs/...", whether a
+ *   config file exists, the match's events) comes through struct
+ *   match_services.  Nothing here knows the server: the server's feature
+ *   (src/server/match.c) registers the k_* cvars from match_var_info, the
+ *   client commands from match_command_info, and drives match_frame.
+ *
+ *   Time: the countdown, the clock and the pause countdown run on the
+ *   game's level time (g->time: it stands still while the game is
+ *   paused); the unpause countdown runs on the real clock the caller
+ *   passes, since the level's time does not move while paused.
+ *   Memory: match_create allocates one struct; nothing afterwards.
+ *
+ *   The match's events (started, ended with its scores, broken off) go to
+ *   match_services.event: the points where statistics and per-match
+ *   demos plug in.
+ */
+#ifndef QWD_MATCH_H
+#define QWD_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "qwd/game.h"
+
+enum match_state {
+	MATCH_PREWAR,		/* players move and shoot, frags do not count */
+	MATCH_COUNTDOWN,	/* everyone ready: k_count seconds */
+	MATCH_PLAYING,		/* the clock runs, frags count */
+	MATCH_OVER		/* the intermission, until the next level */
+};
+
+/* KTX's user modes this layer has (um_list); ctf is refused (no flags,
+ * runes or hook in qwd's game) */
+enum match_mode {
+	MATCH_MODE_NONE,	/* no mode command yet: k_mode alone says */
+	MATCH_MODE_1ON1, MATCH_MODE_2ON2, MATCH_MODE_3ON3, MATCH_MODE_4ON4,
+	MATCH_MODE_10ON10, MATCH_MODE_FFA, MATCH_MODES
+};
+
+enum match_event {
+	MATCH_EVENT_STARTED,	/* the map was reset, the clock runs */
+	MATCH_EVENT_ENDED,	/* the limit was reached: the scores */
+	MATCH_EVENT_BROKEN	/* broken off (vote, everyone left): prewar */
+};
+
+enum { MATCH_MAX_SCORES = 64 };	/* players in a result, the best */
+
+/* one player's line of a match's scores */
+struct match_score {
+	int slot;
+	char name[32];
+	char team[16];
+	int frags;
+};
+
+struct match_result {
+	char map[64];
+	int mode;		/* k_mode: 1 duel, 2 team, 3 ffa */
+	double duration;	/* seconds of level time played */
+	int num;
+	struct match_score scores[MATCH_MAX_SCORES];	/* by frags, best first */
+};
+
+struct match_services {
+	void *ctx;
+	/* the serverinfo key "status" (Standby, Countdown, "N min left") */
+	void (*status)(void *ctx, const char *value);
+	/* one console line, as an operator's config would run it
+	 * ("timelimit 10", "k_overtime 1", "exec configs/...", "map dm2") */
+	void (*command)(void *ctx, const char *line);
+	/* does the game folder hold this file (configs/usermodes/...) */
+	bool (*file_exists)(void *ctx, const char *path);
+	/* a match started, ended (r: its scores) or was broken off */
+	void (*event)(void *ctx, enum match_event ev,
+		      const struct match_result *r);
+};
+
+struct match;
+
+struct match *match_create(struct game *g, const struct match_services *svc);
+void match_destroy(struct match *m);
+
+/* ---- the settings: KTX's cvars ----------------------------------------- */
+
+/* One setting.  Numbers are checked against min..max; the strings
+ * (k_defmode: a mode's name or empty; k_defmap: a map name or empty)
+ * by their own rules. */
+struct match_var_info {
+	const char *name;
+	const char *def;	/* KTX's value */
+	const char *help;	/* one line: what it does, its values */
+};
+int match_var_count(void);
+const struct match_var_info *match_var_info(int i);
+/* Store a setting: 0, or -1 with a message naming the setting and what
+ * is allowed (the value is then not taken). */
+int match_set(struct match *m, const char *name, const char *value,
+	      char *err, size_t errlen);
+/* the value the match holds, as text (for the cvar put back after a
+ * refused value) */
+const char *match_get(const struct match *m, const char *name, char *buf,
+		      size_t size);
+
+/* ---- the players' commands --------------------------------------------- */
+
+enum match_who { MATCH_WHO_PLAYER = 1, MATCH_WHO_SPECTATOR = 2,
+		 MATCH_WHO_BOTH = 3, MATCH_WHO_ADMIN = 4 };
+
+struct match_command_info {
+	const char *name;
+	int who;		/* enum match_who bits */
+	const char *help;	/* KTX's one line (the "commands" list) */
+};
+int match_command_count(void);
+const struct match_command_info *match_command_info(int i);
+/* Run the client command argv[0] of slot; false when it is not one of
+ * the match's (nothing done), and for "pause" when matchless (k_matchless
+ * 1: the server's own pause then answers). */
+bool match_command(struct match *m, int slot, int argc,
+		   const char *const *argv);
+/* A console line of the operator's that names a mode ("1on1"): KTX's
+ * "sv invoked" form.  False when name is not a mode. */
+bool match_mode_console(struct match *m, const char *name);
+
+/* ---- the server's calls ------------------------------------------------ */
+
+/* A level loaded: prewar, "Standby", the rules handed to the game. */
+void match_level_begin(struct match *m);
+/* Once a server frame, after the game's; realtime: the server's clock
+ * (seconds), for the unpause countdown. */
+void match_frame(struct match *m, double realtime);
+
+enum match_state match_state(const struct match *m);
+enum match_mode match_mode(const struct match *m);
+bool match_ready(const struct match *m, int slot);
+/* the last match's scores (num 0: none yet) */
+const struct match_result *match_last_result(const struct match *m);
+/* the "status" value the match set last */
+const char *match_status(const struct match *m);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * src/match/internal.h -- what the match module's files share: the
+ * match's state, its settings, the texts' helpers.
+ *
+ * Design note
+ *   match.c is the state machine (prewar, countdown, match, overtime,
+ *   end, pause) and the settings; commands.c the players' commands (the
+ *   table the "commands" list prints from, the modes' settings); text.c
+ *   the Quake charset's helpers KTX's texts use (red text, gold digits,
+ *   gold brackets).  Per-slot state is one array made by match_create,
+ *   sized by the game's slots.
+ */
+#ifndef QWD_MATCH_INTERNAL_H
+#define QWD_MATCH_INTERNAL_H
+
+#include "qwd/match.h"
+
+#include <stdarg.h>
+
+/* the settings (KTX's cvars), validated */
+struct match_settings {
+	int count;		/* k_count: countdown seconds (3 at least) */
+	int overtime;		/* k_overtime 0 off, 1 time, 2 sudden death,
+				 * 3 tie-break */
+	int exttime;		/* k_exttime: minutes of overtime 1 */
+	int pow, pow_q, pow_p, pow_r, pow_s;	/* k_pow, k_pow_q/_p/_r/_s */
+	int dis;		/* k_dis: the shaft's discharge under water */
+	int lockmin, lockmax;	/* k_lockmin/k_lockmax: teams */
+	int membercount;	/* k_membercount: players per team */
+	int mode;		/* k_mode: 1 duel, 2 team, 3 ffa */
+	int pause_without_tag;	/* k_pause_without_matchtag */
+	int matchless;		/* k_matchless: stock deathmatch, no match */
+	char defmode[16];	/* k_defmode */
+	char defmap[64];	/* k_defmap */
+};
+
+struct match_slot {
+	bool ready;
+	bool brk;		/* votes to stop the match */
+	int pause_requests;	/* left in this match */
+};
+
+struct match {
+	struct game *g;
+	struct match_services svc;
+	struct match_settings set;
+	enum match_state state;
+	enum match_mode umode;
+	struct match_slot *slots;	/* g->max_clients */
+	int max_slots;
+	char status[32];
+
+	/* countdown: seconds still to print; next tick (level time) */
+	int count_left;
+	double next_tick;
+	/* the clock: minutes and seconds left as KTX's timer counts them */
+	int minutes, seconds;
+	double start_time;
+	int sudden;		/* 0, or the overtime (2, 3) being played */
+	int sd_frags[MATCH_MAX_SCORES];	/* frags when sudden death began */
+
+	/* pause: when the pause falls (level time, 0 none) and who asked;
+	 * when the unpause falls (real time, 0 none) */
+	double pause_at;
+	char pause_name[32];
+	int pause_left;
+	double unpause_at;
+	double realtime;
+	int pause_shown;
+
+	int clients_seen;	/* in the game last frame (players and
+				 * spectators): the server emptied when 0 */
+	struct match_result last;
+	struct match_result work;	/* scratch for events */
+};
+
+/* match.c */
+void m_apply_rules(struct match *m);
+void m_start_countdown(struct match *m);
+void m_stop_countdown(struct match *m, const char *why);
+void m_break_match(struct match *m, const char *why);
+bool m_can_start(struct match *m, int slot, bool members_warn);
+int m_count_players(const struct match *m, bool ready_only);
+bool m_is_player(const struct match *m, int slot);
+bool m_team_mode(const struct match *m);
+int m_timelimit_minutes(const struct match *m);
+void m_collect(struct match *m, struct match_result *r);
+void m_pause_command(struct match *m, int slot);
+/* KTX's Get_PowerupsStr: off, on, or the letters of those on (qprs) */
+void m_powerups_word(const struct match_settings *s, char *out, size_t size);
+void m_set_status(struct match *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* commands.c */
+void m_run_mode(struct match *m, enum match_mode mode, int by_slot);
+enum match_mode m_mode_by_name(const char *name);
+
+/* text.c: KTX's look, in the Quake charset */
+void m_bprint(struct match *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void m_sprint(struct match *m, int slot, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void m_centerprint_all(struct match *m, const char *text);
+void m_stuff_all(struct match *m, const char *text);
+/* red text (high bit set) of s into buf; buf returned */
+enum { M_TEXT = 64 };
+const char *m_red(char *buf, size_t size, const char *s);
+/* n in gold digits into buf */
+const char *m_gold(char *buf, size_t size, int n);
+/* "s" unless n is 1 (KTX's count_s) */
+const char *m_plural(int n);
+
+#endif

@@ -1,0 +1,737 @@
+/*
+ * tests/match/test_match.c -- the match layer over a scripted game:
+ * prewar, ready and break, the countdown, the reset at the start, the
+ * clock and its status values, the ends (timelimit, fraglimit, overtime,
+ * sudden death, tie-break), a break, powerups withheld, the modes, the
+ * start's conditions, the pause.
+ *
+ * Design note: the game runs in memory on the scenario maps of
+ * tests/game (scenario.h), its services mocked there; the match's own
+ * services are mocked here: the serverinfo status values in order, the
+ * console lines (settings go to the match or to the mock's rule cvars,
+ * as the server's console would route them), the events.  Time is the
+ * level's, stepped tick by tick (13 ms), so every assertion is about
+ * what happened, never how long it took.  KTX's texts are compared in
+ * plain letters (red and gold bytes read back as ASCII).
+ */
+#include "../harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qwd/game.h"
+#include "qwd/match.h"
+#include "../game/scenario.h"
+
+#define STAND 25.0f
+
+struct fix {
+	struct scen s;
+	struct match *m;
+	char status[32][32];
+	int num_status;
+	char lines[64][96];
+	int num_lines;
+	const char *present;	/* a config file that "exists" */
+	int started, ended, broken;
+	struct match_result result;
+	double real;
+};
+
+static void t_status(void *ctx, const char *v)
+{
+	struct fix *f = ctx;
+
+	if (f->num_status < 32)
+		snprintf(f->status[f->num_status++], sizeof(f->status[0]), "%s", v);
+}
+
+static void t_command(void *ctx, const char *line)
+{
+	struct fix *f = ctx;
+	char name[64], value[64], err[160];
+
+	if (f->num_lines < 64)
+		snprintf(f->lines[f->num_lines++], sizeof(f->lines[0]), "%s", line);
+	if (sscanf(line, "%63s %63s", name, value) != 2)
+		return;
+	if (!strcmp(name, "timelimit"))
+		f->s.mock.timelimit = (float)atof(value);
+	else if (!strcmp(name, "teamplay"))
+		f->s.mock.teamplay = (float)atof(value);
+	else if (!strcmp(name, "deathmatch"))
+		f->s.mock.deathmatch = (float)atof(value);
+	else if (!strcmp(name, "fraglimit"))
+		f->s.mock.fraglimit = (float)atof(value);
+	else if (!strncmp(name, "k_", 2))
+		assert_int_equal(match_set(f->m, name, value, err, sizeof(err)), 0);
+}
+
+static bool t_exists(void *ctx, const char *path)
+{
+	struct fix *f = ctx;
+
+	return f->present && !strcmp(path, f->present);
+}
+
+static void t_event(void *ctx, enum match_event ev, const struct match_result *r)
+{
+	struct fix *f = ctx;
+
+	if (ev == MATCH_EVENT_STARTED)
+		f->started++;
+	else if (ev == MATCH_EVENT_ENDED)
+		f->ended++;
+	else
+		f->broken++;
+	if (r)
+		f->result = *r;
+}
+
+/* the room with a quad and a green armour on the floor */
+static void items_map(struct mapsrc *m)
+{
+	ms_open(m, "\"classname\" \"item_artifact_super_damage\" \"origin\" \"0 300 24\"");
+	ms_close(m);
+	ms_open(m, "\"classname\" \"item_armor1\" \"origin\" \"300 300 24\"");
+	ms_close(m);
+}
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	struct match_services svc = {0};
+
+	assert_non_null(f);
+	f->s.mock.deathmatch = 1;
+	f->s.mock.timelimit = 0;
+	scen_room_ok(&f->s, items_map);
+	svc.ctx = f;
+	svc.status = t_status;
+	svc.command = t_command;
+	svc.file_exists = t_exists;
+	svc.event = t_event;
+	f->m = match_create(f->s.g, &svc);
+	assert_non_null(f->m);
+	match_level_begin(f->m);
+	f->real = 100;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	match_destroy(f->m);
+	scen_free(&f->s);
+	free(f);
+	return 0;
+}
+
+/* KTX's texts in plain letters */
+static void plain(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *in && n + 1 < size; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c >= 0x92 && c <= 0x9b)
+			c = (unsigned char)('0' + c - 0x92);
+		else if (c == 0x90)
+			c = '[';
+		else if (c == 0x91)
+			c = ']';
+		else
+			c &= 0x7f;
+		out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
+static bool printed(struct fix *f, const char *text)
+{
+	static char buf[MOCK_PRINTS];	/* test-only scratch */
+
+	plain(f->s.mock.prints, buf, sizeof(buf));
+	return strstr(buf, text) != NULL;
+}
+
+static bool centered(struct fix *f, const char *text)
+{
+	char buf[512];
+
+	plain(f->s.mock.centerprint, buf, sizeof(buf));
+	return strstr(buf, text) != NULL;
+}
+
+static void forget_prints(struct fix *f)
+{
+	f->s.mock.prints[0] = '\0';
+	f->s.mock.prints_len = 0;
+}
+
+/* ticks of the game and the match for this many seconds of level time */
+static void run(struct fix *f, double seconds)
+{
+	int n = (int)(seconds / SCEN_TICK + 0.5);
+
+	for (int i = 0; i < n; i++) {
+		if (!f->s.mock.paused)
+			scen_tick(&f->s);
+		f->real += SCEN_TICK;
+		match_frame(f->m, f->real);
+	}
+}
+
+static void cmd(struct fix *f, int slot, const char *a0, const char *a1)
+{
+	const char *argv[2] = {a0, a1};
+
+	assert_true(match_command(f->m, slot, a1 ? 2 : 1, argv));
+}
+
+static void set(struct fix *f, const char *name, const char *value)
+{
+	char err[160];
+
+	assert_int_equal(match_set(f->m, name, value, err, sizeof(err)), 0);
+}
+
+static void two_players(struct fix *f)
+{
+	scen_join(&f->s, 0, "alice");
+	scen_join(&f->s, 1, "bob");
+	run(f, 0.3);
+}
+
+/* a dead player presses fire to come back */
+static void respawn(struct fix *f, int slot)
+{
+	if (scen_player(&f->s, slot)->health > 0)
+		return;
+	run(f, 1.2);
+	scen_hold(&f->s, slot, 0, 0, 0, 0, 1);
+	run(f, 0.05);
+	scen_hold(&f->s, slot, 0, 0, 0, 0, 0);
+	run(f, 0.6);	/* the shot that respawned him is done */
+}
+
+/* killer frags victim with a rocket (both respawned first) */
+static void frag(struct fix *f, int killer, int victim)
+{
+	respawn(f, killer);
+	respawn(f, victim);
+	scen_place(&f->s, killer, -100, 0, STAND, 0);
+	scen_place(&f->s, victim, 100, 0, STAND, 180);
+	scen_give(&f->s, killer, IT_ROCKET_LAUNCHER, 10);
+	scen_hold(&f->s, killer, 0, 0, 0, 0, 1);
+	run(f, SCEN_TICK);
+	scen_hold(&f->s, killer, 0, 0, 0, 0, 0);
+	run(f, 0.5);
+	assert_true(scen_player(&f->s, victim)->health <= 0);
+}
+
+/* both ready; the countdown (k_count s) runs out; the match is on */
+static void start(struct fix *f)
+{
+	cmd(f, 0, "ready", NULL);
+	cmd(f, 1, "ready", NULL);
+	assert_int_equal(match_state(f->m), MATCH_COUNTDOWN);
+	run(f, 3.2);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+}
+
+static bool status_seen(struct fix *f, int i, const char *v)
+{
+	return i < f->num_status && !strcmp(f->status[i], v);
+}
+
+/* ---- the tests -------------------------------------------------------- */
+
+static void test_prewar_frags_not_counted(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	assert_string_equal(match_status(f->m), "Standby");
+	frag(f, 0, 1);
+	assert_int_equal(scen_client(&f->s, 0)->frags, 0);
+	game_client_kill(f->s.g, 0);
+	assert_int_equal(scen_client(&f->s, 0)->frags, 0);
+	/* the clock does not run from the map's load */
+	f->s.mock.timelimit = 1;
+	run(f, 65);
+	assert_int_equal(f->s.mock.intermission_calls, 0);
+}
+
+static void test_ready_break_toggle(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "alice is ready"));
+	assert_true(match_ready(f->m, 0));
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "Type break to unready yourself"));
+	cmd(f, 0, "break", NULL);
+	assert_true(printed(f, "alice is not ready"));
+	assert_false(match_ready(f->m, 0));
+	cmd(f, 0, "toggleready", NULL);
+	assert_true(match_ready(f->m, 0));
+	cmd(f, 0, "notready", NULL);
+	assert_false(match_ready(f->m, 0));
+	cmd(f, 0, "toggleready", NULL);
+	cmd(f, 0, "toggleready", NULL);
+	assert_false(match_ready(f->m, 0));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+}
+
+static void test_countdown_length_is_k_count(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "5");
+	two_players(f);
+	cmd(f, 0, "ready", NULL);
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	cmd(f, 1, "ready", NULL);
+	assert_true(printed(f, "All players ready"));
+	assert_true(printed(f, "Timer started"));
+	assert_int_equal(match_state(f->m), MATCH_COUNTDOWN);
+	assert_string_equal(match_status(f->m), "Countdown");
+	run(f, 0.05);
+	assert_true(centered(f, "Countdown:  5"));
+	assert_true(centered(f, "Deathmatch  1"));
+	assert_true(centered(f, "Mode    F F A"));
+	run(f, 4.0);
+	assert_true(centered(f, "Countdown:  1"));
+	assert_int_equal(match_state(f->m), MATCH_COUNTDOWN);
+	run(f, 1.0);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	assert_true(printed(f, "The match has begun!"));
+	assert_true(printed(f, "matchdate: "));
+	assert_int_equal(f->started, 1);
+	/* k_count under 3 still counts 3 */
+	set(f, "k_count", "0");
+	assert_int_equal(match_set(f->m, "k_count", "-1", (char[64]){0}, 64), -1);
+}
+
+static void test_break_stops_countdown(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	cmd(f, 0, "ready", NULL);
+	cmd(f, 1, "ready", NULL);
+	run(f, 1);
+	cmd(f, 1, "break", NULL);
+	assert_true(printed(f, "bob stops the countdown"));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	assert_string_equal(match_status(f->m), "Standby");
+}
+
+static void test_reset_at_start(void **state)
+{
+	struct fix *f = *state;
+	struct game_entity *armor = scen_find(&f->s, "item_armor1");
+	struct game_entity *alice;
+
+	set(f, "k_count", "3");
+	two_players(f);
+	assert_non_null(armor);
+	/* prewar leaves its marks: an item taken, a wounded player */
+	armor->modelindex = 0;
+	armor->obj->solid = SOLID_NOT;
+	alice = scen_player(&f->s, 0);
+	alice->health = 40;
+	scen_give(&f->s, 0, IT_ROCKET_LAUNCHER, 50);
+	scen_client(&f->s, 1)->frags = 7;
+	start(f);
+	assert_int_equal(scen_client(&f->s, 0)->frags, 0);
+	assert_int_equal(scen_client(&f->s, 1)->frags, 0);
+	assert_true(alice->health >= 100);
+	assert_int_equal(scen_client(&f->s, 0)->ammo_shells, 25);
+	assert_int_equal(scen_client(&f->s, 0)->ammo_rockets, 0);
+	assert_false(alice->items & IT_ROCKET_LAUNCHER);
+	assert_int_not_equal(armor->modelindex, 0);
+	assert_int_equal(armor->obj->solid, SOLID_TRIGGER);
+	/* frags count now */
+	frag(f, 0, 1);
+	assert_int_equal(scen_client(&f->s, 0)->frags, 1);
+}
+
+static void test_clock_status_and_timelimit(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	set(f, "k_overtime", "0");
+	f->s.mock.timelimit = 2;
+	two_players(f);
+	start(f);
+	assert_string_equal(match_status(f->m), "2 min left");
+	run(f, 60.2);
+	assert_true(printed(f, "[1] minute remaining"));
+	assert_string_equal(match_status(f->m), "1 min left");
+	run(f, 30);
+	assert_true(printed(f, "[30] seconds"));
+	run(f, 15);
+	assert_true(printed(f, "[15] seconds"));
+	run(f, 10);
+	assert_true(printed(f, "[5] seconds"));
+	run(f, 4);
+	assert_true(printed(f, "[1] second\n"));
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	run(f, 1.2);
+	assert_true(printed(f, "The match is over"));
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+	assert_int_equal(f->s.mock.intermission_calls, 1);
+	assert_int_equal(f->ended, 1);
+	assert_int_equal(f->result.num, 2);
+	/* KTX's sequence of status values */
+	assert_true(status_seen(f, 0, "Standby"));
+	assert_true(status_seen(f, 1, "Countdown"));
+	assert_true(status_seen(f, 2, "2 min left"));
+	assert_true(status_seen(f, 3, "1 min left"));
+	assert_true(status_seen(f, 4, "0 min left"));
+	assert_true(status_seen(f, 5, "Standby"));
+	assert_int_equal(f->num_status, 6);
+	/* a new level: prewar again */
+	match_level_begin(f->m);
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+}
+
+static void test_fraglimit_ends(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	f->s.mock.fraglimit = 2;
+	two_players(f);
+	start(f);
+	frag(f, 0, 1);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	frag(f, 0, 1);
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+	assert_true(printed(f, "The match is over"));
+	assert_int_equal(f->result.scores[0].frags, 2);
+	assert_string_equal(f->result.scores[0].name, "alice");
+}
+
+static void test_overtime_extra_time(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	set(f, "k_overtime", "1");
+	set(f, "k_exttime", "2");
+	f->s.mock.timelimit = 1;
+	two_players(f);
+	start(f);
+	run(f, 60.2);
+	assert_true(printed(f, "time over, the game is a draw"));
+	assert_true(printed(f, "[2] minutes overtime follows"));
+	assert_string_equal(match_status(f->m), "2 min left");
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	frag(f, 0, 1);		/* no longer level when the overtime ends */
+	run(f, 115);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	run(f, 5);
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+}
+
+static void test_no_overtime_when_not_tied(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	set(f, "k_overtime", "1");
+	f->s.mock.timelimit = 1;
+	two_players(f);
+	start(f);
+	frag(f, 0, 1);
+	run(f, 60);
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+	assert_false(printed(f, "the game is a draw"));
+}
+
+static void test_sudden_death(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	set(f, "k_overtime", "2");
+	f->s.mock.timelimit = 1;
+	two_players(f);
+	start(f);
+	run(f, 60.2);
+	assert_true(printed(f, "Sudden death overtime begins"));
+	run(f, 90);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	frag(f, 1, 0);
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+}
+
+static void test_tie_break(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	set(f, "k_overtime", "3");
+	f->s.mock.timelimit = 1;
+	two_players(f);
+	start(f);
+	frag(f, 0, 1);		/* one frag apart: still a tie-break */
+	run(f, 60);
+	assert_true(printed(f, "tie-break overtime begins"));
+	frag(f, 1, 0);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	frag(f, 1, 0);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	frag(f, 1, 0);		/* two apart */
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+}
+
+static void test_break_vote_returns_to_prewar(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	f->s.mock.timelimit = 10;
+	two_players(f);
+	start(f);
+	cmd(f, 0, "break", NULL);
+	assert_true(printed(f, "alice votes for stopping the match (1)"));
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	cmd(f, 1, "break", NULL);
+	assert_true(printed(f, "Match stopped by majority vote"));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	assert_string_equal(match_status(f->m), "Standby");
+	assert_int_equal(f->broken, 1);
+	assert_int_equal(f->s.mock.intermission_calls, 0);
+	frag(f, 0, 1);
+	assert_int_equal(scen_client(&f->s, 0)->frags, 0);
+}
+
+static void test_powerups_off_removes_quad(void **state)
+{
+	struct fix *f = *state;
+	struct game_entity *quad = scen_find(&f->s, "item_artifact_super_damage");
+
+	run(f, 0.5);
+	assert_non_null(quad);
+	assert_int_not_equal(quad->modelindex, 0);
+	set(f, "k_pow", "0");
+	assert_int_equal(quad->modelindex, 0);
+	assert_int_equal(quad->obj->solid, SOLID_NOT);
+	run(f, 100);	/* and it does not come back */
+	assert_int_equal(quad->modelindex, 0);
+	set(f, "k_pow", "1");
+	assert_int_not_equal(quad->modelindex, 0);
+	assert_int_equal(quad->obj->solid, SOLID_TRIGGER);
+	set(f, "k_pow_q", "0");
+	assert_int_equal(quad->modelindex, 0);
+	/* a player's command does the same */
+	set(f, "k_pow_q", "1");
+	scen_join(&f->s, 0, "alice");
+	cmd(f, 0, "powerups", "q");
+	assert_int_equal(quad->modelindex, 0);
+	assert_true(printed(f, "Quad disabled"));
+	cmd(f, 0, "powerups", "x");
+	assert_true(printed(f, "powerups: give q, p, r or s"));
+}
+
+static void test_mode_commands(void **state)
+{
+	struct fix *f = *state;
+	char buf[16];
+
+	two_players(f);
+	cmd(f, 0, "duel", NULL);
+	assert_true(printed(f, "1 on 1 settings enabled by alice"));
+	assert_int_equal((int)f->s.mock.timelimit, 10);
+	assert_int_equal((int)f->s.mock.teamplay, 0);
+	assert_int_equal((int)f->s.mock.deathmatch, 3);
+	assert_string_equal(match_get(f->m, "k_mode", buf, sizeof(buf)), "1");
+	assert_string_equal(match_get(f->m, "k_pow", buf, sizeof(buf)), "0");
+	assert_int_equal(match_mode(f->m), MATCH_MODE_1ON1);
+	f->present = "configs/usermodes/4on4/default.cfg";
+	cmd(f, 0, "4on4", NULL);
+	assert_int_equal((int)f->s.mock.timelimit, 20);
+	assert_int_equal((int)f->s.mock.teamplay, 2);
+	assert_int_equal((int)f->s.mock.deathmatch, 1);
+	assert_string_equal(match_get(f->m, "k_membercount", buf, sizeof(buf)), "3");
+	assert_string_equal(match_get(f->m, "k_mode", buf, sizeof(buf)), "2");
+	assert_string_equal(f->lines[f->num_lines - 1],
+			    "exec configs/usermodes/4on4/default.cfg");
+	cmd(f, 0, "ffa", NULL);
+	assert_int_equal((int)f->s.mock.teamplay, 0);
+	assert_string_equal(match_get(f->m, "k_mode", buf, sizeof(buf)), "3");
+	cmd(f, 0, "ctf", NULL);
+	assert_true(printed(f, "CTF is not available"));
+	/* the console's form */
+	assert_true(match_mode_console(f->m, "2on2"));
+	assert_false(match_mode_console(f->m, "5on5"));
+	assert_int_equal((int)f->s.mock.timelimit, 10);
+}
+
+static void test_start_conditions(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	cmd(f, 0, "4on4", NULL);
+	run(f, 0.1);
+	/* no team: refused */
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "Set your team before ready!"));
+	assert_false(match_ready(f->m, 0));
+	game_client_userinfo(f->s.g, 0, "alice", "red", 4);
+	game_client_userinfo(f->s.g, 1, "bob", "blue", 13);
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "alice is ready [red]"));
+	cmd(f, 1, "ready", NULL);
+	assert_true(printed(f, "Server wants at least 3 players in each team"));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	/* one team only, where two are wanted */
+	cmd(f, 0, "break", NULL);
+	cmd(f, 1, "break", NULL);
+	set(f, "k_membercount", "1");
+	set(f, "k_lockmin", "2");
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "1 more team required!"));
+	/* a duel of three */
+	cmd(f, 0, "break", NULL);
+	cmd(f, 0, "1on1", NULL);
+	scen_join(&f->s, 2, "carol");
+	cmd(f, 0, "ready", NULL);
+	assert_true(printed(f, "Get rid of 1 player!"));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+}
+
+static void test_pause_unpause_countdown(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	f->s.mock.timelimit = 10;
+	two_players(f);
+	cmd(f, 0, "pause", NULL);	/* prewar: nothing (KTX) */
+	run(f, 4);
+	assert_int_equal(f->s.mock.pause_calls, 0);
+	start(f);
+	cmd(f, 0, "pause", NULL);
+	assert_true(printed(f, "Pause is not allowed"));
+	f->s.mock.pausable = 1;
+	cmd(f, 0, "pause", NULL);
+	run(f, 0.1);
+	assert_true(centered(f, "pausing\n\n3"));
+	cmd(f, 1, "pause", NULL);
+	assert_true(printed(f, "Pause already in progress."));
+	run(f, 3);
+	assert_int_equal((int)f->s.mock.paused, 1);
+	assert_true(printed(f, "alice paused the game. He has 3 remaining request(s)."));
+	/* the clock stands still while paused */
+	run(f, 120);
+	assert_int_equal(match_state(f->m), MATCH_PLAYING);
+	cmd(f, 1, "pause", NULL);
+	assert_true(printed(f, "bob unpaused the game (will resume in 3 seconds)"));
+	run(f, 0.1);
+	assert_true(centered(f, "unpausing\n\n3"));
+	cmd(f, 0, "pause", NULL);
+	assert_true(printed(f, "Unpause is pending, 2 seconds"));
+	run(f, 2);
+	assert_int_equal((int)f->s.mock.paused, 1);
+	run(f, 1);
+	assert_int_equal((int)f->s.mock.paused, 0);
+	assert_true(printed(f, "game unpaused"));
+	assert_string_equal(match_status(f->m), "10 min left");
+}
+
+static void test_commands_list_and_info(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	forget_prints(f);
+	cmd(f, 0, "commands", NULL);
+	assert_true(printed(f, "common commands for player:"));
+	assert_true(printed(f, "ready...... when you feel ready"));
+	assert_true(printed(f, "break...... unready / vote matchend"));
+	cmd(f, 0, "about", NULL);
+	assert_true(printed(f, "ABOUT"));
+	cmd(f, 0, "rules", NULL);
+	assert_true(printed(f, "Server is in FFA mode."));
+	cmd(f, 0, "lastscores", NULL);
+	assert_true(printed(f, "No scores of a last game"));
+	{
+		const char *argv[1] = {"jump"};
+
+		assert_false(match_command(f->m, 0, 1, argv));
+	}
+	for (int i = 0; i < match_command_count(); i++)
+		assert_non_null(match_command_info(i)->help);
+}
+
+static void test_settings_validated(void **state)
+{
+	struct fix *f = *state;
+	char err[160], buf[16];
+
+	assert_int_equal(match_set(f->m, "k_overtime", "7", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "k_overtime"));
+	assert_non_null(strstr(err, "0 to 3"));
+	assert_int_equal(match_set(f->m, "k_count", "ten", err, sizeof(err)), -1);
+	assert_int_equal(match_set(f->m, "k_defmode", "5on5", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a mode"));
+	assert_int_equal(match_set(f->m, "k_defmap", "../etc", err, sizeof(err)), -1);
+	assert_int_equal(match_set(f->m, "k_nosuch", "1", err, sizeof(err)), -1);
+	assert_int_equal(match_set(f->m, "k_count", "5.0", err, sizeof(err)), 0);
+	assert_string_equal(match_get(f->m, "k_count", buf, sizeof(buf)), "5");
+	assert_string_equal(match_get(f->m, "k_overtime", buf, sizeof(buf)), "1");
+	assert_int_equal(match_set(f->m, "k_defmode", "duel", err, sizeof(err)), 0);
+	assert_int_equal(match_set(f->m, "k_defmap", "dm6", err, sizeof(err)), 0);
+}
+
+static void test_empty_server_goes_home(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_defmode", "1on1");
+	set(f, "k_defmap", "dm6");
+	two_players(f);
+	game_client_disconnect(f->s.g, 0);
+	game_client_disconnect(f->s.g, 1);
+	run(f, 0.1);
+	assert_int_equal(match_mode(f->m), MATCH_MODE_1ON1);
+	assert_string_equal(f->lines[f->num_lines - 1], "map dm6");
+}
+
+static const struct CMUnitTest match_tests[] = {
+	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_countdown_length_is_k_count, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_break_stops_countdown, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_reset_at_start, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_clock_status_and_timelimit, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fraglimit_ends, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_overtime_extra_time, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_no_overtime_when_not_tied, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_sudden_death, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_tie_break, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_break_vote_returns_to_prewar, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_powerups_off_removes_quad, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_mode_commands, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_start_conditions, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_pause_unpause_countdown, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_commands_list_and_info, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_settings_validated, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_empty_server_goes_home, setup, teardown),
+};
+
+QWD_TEST_GROUP(match, match_tests, NULL, NULL)
