@@ -70,13 +70,14 @@ allowed() {
 	net) echo "common net" ;;
 	world) echo "common net world" ;;
 	game) echo "common net world game" ;;
-	server) echo "common net world game server prof capture pool sched metrics" ;;
+	server) echo "common net world game server prof capture pool sched metrics match" ;;
 	prof) echo "common prof" ;;
 	capture) echo "common net capture" ;;
 	client) echo "common net client" ;;
 	pool) echo "common pool" ;;
 	sched) echo "sched" ;;
 	metrics) echo "common metrics" ;;
+	match) echo "common net world game match" ;;
 	*) echo "" ;;
 	esac
 }

@@ -534,6 +534,7 @@ void player_put_in_server(struct game *g, int slot)
 	g_makevectors(e->angles, fwd, NULL, NULL);
 	vec_ma(org, 20, fwd, fog);
 	player_spawn_tfog(g, fog);
+	G_EVENT(g, spawn, slot);
 	player_telefrag(g, org, e);
 }
 
