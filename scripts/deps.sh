@@ -7,7 +7,8 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      libmicrohttpd, pkg-config)
+#                      libmicrohttpd, pkg-config; jansson: the match tests
+#                      read the statistics' JSON back with it)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
@@ -31,6 +32,7 @@ build)
 	need libpcap-dev pkg-config --exists libpcap
 	need nettle-dev pkg-config --exists nettle
 	need libmicrohttpd-dev pkg-config --exists libmicrohttpd
+	need libjansson-dev pkg-config --exists jansson
 	;;
 fuzz)
 	need clang command -v clang
