@@ -88,21 +88,28 @@ static const char *red(char *out, const char *s)
 	return out;
 }
 
-/* alice at -200, bob at 200 facing each other; alice's rocket kills bob */
-static void rocket_kill(struct fx *f)
+/* two players facing each other at -x and x, slot 0 fires one shot of
+ * weapon, then the game runs for `after` seconds */
+static void duel_shot(struct fx *f, float x, int weapon, double after)
 {
 	struct scen *s = &f->s;
 
 	start(f, NULL, 0, 2);
-	scen_place(s, 0, -200, 0, STAND, 0);
-	scen_place(s, 1, 200, 0, STAND, 180);
+	scen_place(s, 0, -x, 0, STAND, 0);
+	scen_place(s, 1, x, 0, STAND, 180);
 	scen_run(s, 0.2);
-	scen_give(s, 0, IT_ROCKET_LAUNCHER, 10);
+	scen_give(s, 0, weapon, 10);
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_tick(s);
 	scen_hold(s, 0, 0, 0, 0, 0, 0);
-	scen_run(s, 0.6);
-	assert_true(scen_player(s, 1)->health <= 0);
+	scen_run(s, after);
+}
+
+/* alice at -200, bob at 200 facing each other; alice's rocket kills bob */
+static void rocket_kill(struct fx *f)
+{
+	duel_shot(f, 200, IT_ROCKET_LAUNCHER, 0.6);
+	assert_true(scen_player(&f->s, 1)->health <= 0);
 }
 
 static void test_rocket_kill_counts(void **state)
@@ -197,15 +204,7 @@ static void test_shotgun_pellets(void **state)
 	const struct stats_player *a, *b;
 	int hits;
 
-	start(f, NULL, 0, 2);
-	scen_place(s, 0, -60, 0, STAND, 0);
-	scen_place(s, 1, 60, 0, STAND, 180);
-	scen_run(s, 0.2);
-	scen_give(s, 0, IT_SHOTGUN, 10);
-	scen_hold(s, 0, 0, 0, 0, 0, 1);
-	scen_tick(s);
-	scen_hold(s, 0, 0, 0, 0, 0, 0);
-	scen_run(s, 0.2);
+	duel_shot(f, 60, IT_SHOTGUN, 0.2);
 	a = &f->st.pl[0];
 	b = &f->st.pl[1];
 	/* KTX counts each of the 6 pellets */
