@@ -218,6 +218,34 @@ static void test_shotgun_pellets(void **state)
 	assert_int_equal(b->wpn[GAME_WP_SG].attacks, 0);
 }
 
+/* the lightning gun: an attack per cell fired, a hit per beam on bob;
+ * 30 a beam on 100 health: 30 + 30 + 30 + 10 dealt */
+static void test_lightning_beams(void **state)
+{
+	struct fx *f = *state;
+	struct scen *s = &f->s;
+	const struct stats_player *a;
+
+	start(f, NULL, 0, 2);
+	scen_place(s, 0, -100, 0, STAND, 0);
+	scen_place(s, 1, 100, 0, STAND, 180);
+	scen_run(s, 0.2);
+	scen_give(s, 0, IT_LIGHTNING, 50);
+	scen_hold(s, 0, 0, 0, 0, 0, 1);
+	scen_run(s, 0.6);
+	scen_hold(s, 0, 0, 0, 0, 0, 0);
+	scen_run(s, 0.2);
+	a = &f->st.pl[0];
+	assert_true(scen_player(s, 1)->health <= 0);
+	assert_int_equal(a->wpn[GAME_WP_LG].attacks, 50 - scen_client(s, 0)->ammo_cells);
+	assert_true(a->wpn[GAME_WP_LG].hits >= 4);
+	assert_int_equal(a->wpn[GAME_WP_LG].kills, 1);
+	assert_int_equal((int)a->dmg_g, 100);
+	assert_int_equal(a->wpn[GAME_WP_LG].edamage, 100);
+	assert_int_equal(f->st.pl[1].deaths, 1);
+	assert_int_equal((int)f->st.pl[1].dmg_t, 100);
+}
+
 static void items_map(struct mapsrc *m)
 {
 	ms_open(m, "\"classname\" \"item_armor2\" \"origin\" \"0 200 0\"");
@@ -492,6 +520,7 @@ static const struct CMUnitTest stats_tests[] = {
 	cmocka_unit_test_setup_teardown(test_rocket_kill_counts, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_end_prints, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_shotgun_pellets, fx_setup, fx_teardown),
+	cmocka_unit_test_setup_teardown(test_lightning_beams, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_items_and_quad_time, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_team_kill, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_names_bounded, fx_setup, fx_teardown),
