@@ -358,6 +358,8 @@ struct game_events {
 	 * backpack's launcher), new_weapon: the player did not have it */
 	void (*item)(void *ctx, double time, int slot, int item, int weapon,
 		     bool new_weapon);
+	/* a dead player's backpack carries his weapon (game_ev_weapon) */
+	void (*drop)(void *ctx, double time, int slot, int weapon);
 	/* a powerup ran out (GAME_ITEM_QUAD/PENT/RING/SUIT) */
 	void (*powerup_end)(void *ctx, double time, int slot, int item);
 	/* a player (re)spawned into the game */

@@ -645,6 +645,8 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	org[2] -= 24;
 	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
 	b->netname = weapon_netname(b->items);
+	if (b->items)
+		G_EVENT(g, drop, player->client, weapons_code(b->items));
 	/* four bytes in one int, packed unsigned (255 shells reach bit 31) */
 	b->aflag = (int)((unsigned)clamp_byte(cl->ammo_shells) << 24 |
 			 (unsigned)clamp_byte(cl->ammo_nails) << 16 |

@@ -285,20 +285,10 @@ void stats_on_damage(void *ctx, double time, const struct game_ev_damage *d)
 	}
 }
 
-/* which enemy weapon a kill took (KTX: the best the victim carried) */
-static int victim_weapon(int items)
-{
-	static const int order[] = {IT_LIGHTNING, IT_ROCKET_LAUNCHER,
-		IT_GRENADE_LAUNCHER, IT_SUPER_NAILGUN, IT_NAILGUN,
-		IT_SUPER_SHOTGUN};
-	static const int wp[] = {GAME_WP_LG, GAME_WP_RL, GAME_WP_GL,
-		GAME_WP_SNG, GAME_WP_NG, GAME_WP_SSG};
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (items & order[i])
-			return wp[i];
-	return GAME_WP_NONE;
-}
+/* the .items bit of each weapon, by enum game_ev_weapon */
+static const int weapon_bit[GAME_WP_COUNT] = {
+	0, IT_AXE, IT_SHOTGUN, IT_SUPER_SHOTGUN, IT_NAILGUN, IT_SUPER_NAILGUN,
+	IT_GRENADE_LAUNCHER, IT_ROCKET_LAUNCHER, IT_LIGHTNING};
 
 void stats_on_kill(void *ctx, double time, const struct game_ev_kill *k)
 {
@@ -319,16 +309,16 @@ void stats_on_kill(void *ctx, double time, const struct game_ev_kill *k)
 	v->spree = v->spree_q = 0;
 	if (st->duel)
 		control_stop(v, time);
-	/* a dead player drops what he carried: the launchers' drops */
-	if (v->wpn[GAME_WP_RL].tooks && (k->victim_items & IT_ROCKET_LAUNCHER))
-		v->wpn[GAME_WP_RL].drops++;
-	if (v->wpn[GAME_WP_LG].tooks && (k->victim_items & IT_LIGHTNING))
-		v->wpn[GAME_WP_LG].drops++;
 
-	if ((k->flags & (GAME_KILL_WORLD | GAME_KILL_SUICIDE)) || !a) {
+	/* KTX: a death to the world costs a frag but is nobody's suicide */
+	if ((k->flags & GAME_KILL_SUICIDE) && k->killer == k->victim) {
 		v->frags--;
 		v->suicides++;
 		v->wpn[w].suicides++;
+		return;
+	}
+	if ((k->flags & GAME_KILL_WORLD) || !a) {
+		v->frags--;
 		return;
 	}
 	if (k->flags & GAME_KILL_TEAM) {
@@ -341,9 +331,10 @@ void stats_on_kill(void *ctx, double time, const struct game_ev_kill *k)
 	a->kills++;
 	a->wpn[w].kills++;
 	v->wpn[w].deaths++;
-	int vw = victim_weapon(k->victim_items);
-	if (vw != GAME_WP_NONE)
-		a->wpn[vw].ekills++;
+	/* KTX counts the kill for every weapon the victim carried */
+	for (int i = GAME_WP_AXE; i < GAME_WP_COUNT; i++)
+		if (k->victim_items & weapon_bit[i])
+			a->wpn[i].ekills++;
 	a->spree++;
 	if (k->killer_quad)
 		a->spree_q++;
@@ -404,6 +395,15 @@ void stats_on_item(void *ctx, double time, int slot, int item, int weapon,
 	p->itm[it].since = time;
 }
 
+void stats_on_drop(void *ctx, double time, int slot, int weapon)
+{
+	struct stats_player *p = player(ctx, slot);
+
+	(void)time;
+	if (p && valid_weapon(weapon))
+		p->wpn[weapon].drops++;
+}
+
 void stats_on_powerup_end(void *ctx, double time, int slot, int item)
 {
 	struct stats_player *p = player(ctx, slot);
@@ -430,6 +430,7 @@ void stats_events(struct match_stats *st, struct game_events *ev)
 	ev->damage = stats_on_damage;
 	ev->kill = stats_on_kill;
 	ev->item = stats_on_item;
+	ev->drop = stats_on_drop;
 	ev->powerup_end = stats_on_powerup_end;
 	ev->spawn = stats_on_spawn;
 }

@@ -124,6 +124,7 @@ void stats_on_damage(void *ctx, double time, const struct game_ev_damage *d);
 void stats_on_kill(void *ctx, double time, const struct game_ev_kill *k);
 void stats_on_item(void *ctx, double time, int slot, int item, int weapon,
 		   bool new_weapon);
+void stats_on_drop(void *ctx, double time, int slot, int weapon);
 void stats_on_powerup_end(void *ctx, double time, int slot, int item);
 void stats_on_spawn(void *ctx, double time, int slot);
 /* all of the above into ev, with st as their ctx */

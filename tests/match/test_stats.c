@@ -128,6 +128,9 @@ static void test_rocket_kill_counts(void **state)
 	assert_int_equal(a->frags, 1);
 	assert_int_equal(a->kills, 1);
 	assert_int_equal(b->deaths, 1);
+	assert_int_equal(b->suicides, 0);
+	/* bob's shotgun goes in no backpack */
+	assert_int_equal(b->wpn[GAME_WP_SG].drops, 0);
 	assert_int_equal(b->frags, 0);
 	/* 100..120 on 100 health: the damage dealt is the health there was */
 	assert_int_equal((int)a->dmg_g, 100);
@@ -230,6 +233,7 @@ static void test_lightning_beams(void **state)
 	scen_place(s, 0, -100, 0, STAND, 0);
 	scen_place(s, 1, 100, 0, STAND, 180);
 	scen_run(s, 0.2);
+	scen_give(s, 1, IT_ROCKET_LAUNCHER, 5);	/* bob holds an rl */
 	scen_give(s, 0, IT_LIGHTNING, 50);
 	scen_hold(s, 0, 0, 0, 0, 0, 1);
 	scen_run(s, 0.6);
@@ -244,6 +248,13 @@ static void test_lightning_beams(void **state)
 	assert_int_equal(a->wpn[GAME_WP_LG].edamage, 100);
 	assert_int_equal(f->st.pl[1].deaths, 1);
 	assert_int_equal((int)f->st.pl[1].dmg_t, 100);
+	/* his backpack carries the rl: a drop; the kill took an rl from an
+	 * enemy (KTX counts every weapon the victim carried) */
+	assert_int_equal(f->st.pl[1].wpn[GAME_WP_RL].drops, 1);
+	assert_int_equal(a->wpn[GAME_WP_RL].ekills, 1);
+	assert_int_equal(a->wpn[GAME_WP_SG].ekills, 1);
+	assert_int_equal(a->wpn[GAME_WP_LG].ekills, 0);
+	assert_int_equal((int)a->dmg_eweapon, 100);
 }
 
 static void items_map(struct mapsrc *m)
@@ -328,6 +339,38 @@ static void test_team_kill(void **state)
 	assert_non_null(strstr(buf, "Team \220red\221:\n"));
 	assert_non_null(strstr(buf, "\220red\221: -1 \217 0.0%\n"));
 	assert_non_null(strstr(buf, "\220blue\221: 0 \217 0.0%\n"));
+}
+
+/* deaths without an enemy, by events alone: the world's and one's own */
+static void test_world_death_and_suicide(void **state)
+{
+	struct fx *f = *state;
+	struct game_ev_kill k = {.killer = -1, .victim = 0,
+		.deathtype = DT_FALLING, .weapon = GAME_WP_NONE,
+		.flags = GAME_KILL_WORLD};
+	const struct stats_player *p = &f->st.pl[0];
+
+	stats_begin(&f->st, 1.0, 1, 0, 0, 0);
+	stats_player_set(&f->st, 0, "alice", "", 0, 0, 0);
+	stats_on_kill(&f->st, 2.0, &k);
+	assert_int_equal(p->frags, -1);
+	assert_int_equal(p->deaths, 1);
+	assert_int_equal(p->suicides, 0);
+	k.killer = 0;
+	k.deathtype = DT_ROCKET;
+	k.weapon = GAME_WP_RL;
+	k.flags = GAME_KILL_SUICIDE;
+	stats_on_kill(&f->st, 3.0, &k);
+	assert_int_equal(p->frags, -2);
+	assert_int_equal(p->deaths, 2);
+	assert_int_equal(p->suicides, 1);
+	assert_int_equal(p->wpn[GAME_WP_RL].suicides, 1);
+	assert_int_equal(p->wpn[GAME_WP_RL].deaths, 0);
+	assert_true(stats_efficiency(p) == 0);
+	/* after the end nothing counts */
+	stats_end(&f->st, 4.0);
+	stats_on_kill(&f->st, 5.0, &k);
+	assert_int_equal(p->deaths, 2);
 }
 
 static void test_names_bounded(void **state)
@@ -523,6 +566,7 @@ static const struct CMUnitTest stats_tests[] = {
 	cmocka_unit_test_setup_teardown(test_lightning_beams, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_items_and_quad_time, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_team_kill, fx_setup, fx_teardown),
+	cmocka_unit_test_setup_teardown(test_world_death_and_suicide, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_names_bounded, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_json_values, fx_setup, fx_teardown),
 	cmocka_unit_test_setup_teardown(test_json_keys_as_ktx, fx_setup, fx_teardown),
