@@ -459,6 +459,9 @@ static void test_json_values(void **state)
 
 	rocket_kill(f);
 	stats_end(&f->st, f->s.g->time);
+	/* a name with a quote, a backslash, a control byte and a Quake
+	 * high-bit character: escaped, read back as the code point */
+	strcpy(f->st.pl[1].name, "b\"o\\b\x01\xe1");
 	root = write_and_read(f);
 	assert_int_equal(json_integer_value(json_object_get(root, "version")), 3);
 	assert_string_equal(json_string_value(json_object_get(root, "mode")), "duel");
@@ -474,7 +477,7 @@ static void test_json_values(void **state)
 
 		if (strcmp(n, "alice") == 0)
 			alice = p;
-		else if (strcmp(n, "bob") == 0)
+		else if (strcmp(n, "b\"o\\b\x01\xc3\xa1") == 0)
 			bob = p;
 	}
 	assert_non_null(alice);
