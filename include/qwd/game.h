@@ -324,7 +324,10 @@ enum game_ev_item {
 int game_ev_weapon_of(int deathtype);
 
 enum { GAME_KILL_SUICIDE = 1, GAME_KILL_TEAM = 2, GAME_KILL_TELEFRAG = 4,
-       GAME_KILL_WORLD = 8 };
+       GAME_KILL_WORLD = 8,
+       GAME_KILL_COMMAND = 16	/* the "kill" command (with SUICIDE): the
+				 * game takes 2 frags, as id's QuakeC */
+};
 
 struct game_ev_damage {
 	int attacker, target;	/* slots, or -1 */

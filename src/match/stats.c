@@ -312,7 +312,7 @@ void stats_on_kill(void *ctx, double time, const struct game_ev_kill *k)
 
 	/* KTX: a death to the world costs a frag but is nobody's suicide */
 	if ((k->flags & GAME_KILL_SUICIDE) && k->killer == k->victim) {
-		v->frags--;
+		v->frags -= k->flags & GAME_KILL_COMMAND ? 2 : 1;
 		v->suicides++;
 		v->wpn[w].suicides++;
 		return;

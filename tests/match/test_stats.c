@@ -146,6 +146,12 @@ static void test_rocket_kill_counts(void **state)
 	assert_true(f->st.duel);
 	/* the game's own frag count agrees */
 	assert_int_equal(scen_client(&f->s, 0)->frags, a->frags);
+	/* and after alice's "kill" command (2 frags, a death, a suicide) */
+	game_client_kill(f->s.g, 0);
+	assert_int_equal(a->frags, -1);
+	assert_int_equal(scen_client(&f->s, 0)->frags, a->frags);
+	assert_int_equal(a->deaths, 1);
+	assert_int_equal(a->suicides, 1);
 }
 
 static void test_end_prints(void **state)
@@ -367,10 +373,18 @@ static void test_world_death_and_suicide(void **state)
 	assert_int_equal(p->wpn[GAME_WP_RL].suicides, 1);
 	assert_int_equal(p->wpn[GAME_WP_RL].deaths, 0);
 	assert_true(stats_efficiency(p) == 0);
+	/* the kill command: the game takes 2 frags */
+	k.deathtype = DT_NONE;
+	k.weapon = GAME_WP_NONE;
+	k.flags = GAME_KILL_SUICIDE | GAME_KILL_COMMAND;
+	stats_on_kill(&f->st, 3.5, &k);
+	assert_int_equal(p->frags, -4);
+	assert_int_equal(p->suicides, 2);
+	assert_int_equal(p->deaths, 3);
 	/* after the end nothing counts */
 	stats_end(&f->st, 4.0);
 	stats_on_kill(&f->st, 5.0, &k);
-	assert_int_equal(p->deaths, 2);
+	assert_int_equal(p->deaths, 3);
 }
 
 static void test_names_bounded(void **state)
