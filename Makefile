@@ -131,15 +131,19 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # writes its map with the game's scenario helpers)
 TEST_TOOLS_game := qwmap
 TEST_TOOLS_server := qwmap
-TEST_TOOLS_match := qwmap
 TEST_SRC_server := tests/prof/fake_pmu.c tests/game/scenario.c
+# the match layer's tests drive a game as tests/game does, and read the
+# statistics' JSON back with jansson (TEST_LIBS_<module>: libraries a
+# test program links beyond the project's)
+TEST_TOOLS_match := qwmap
 TEST_SRC_match := tests/game/scenario.c
+TEST_LIBS_match = $(shell pkg-config --libs jansson 2>/dev/null)
 test_tools = $(if $(wildcard tools/$(1)/main.c),$(1)) $(TEST_TOOLS_$(1))
 define test_rule
 $(BUILD)/tests/test_$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/$(1)/*.c) $(TEST_SRC_$(1))) \
 		$(foreach t,$(call test_tools,$(1)),$(call tool_test_objs,$(t))) \
 		$(BUILD)/tests/harness.o $(TLIB) $(LIB)
-	$$(LINK) -o $$@ $$(filter %.o,$$^) $(TLIB) $(LIB) $$(QWD_LIBS) $$(LDLIBS) $$(CMOCKA_LIBS)
+	$$(LINK) -o $$@ $$(filter %.o,$$^) $(TLIB) $(LIB) $$(QWD_LIBS) $$(LDLIBS) $$(CMOCKA_LIBS) $$(TEST_LIBS_$(1))
 endef
 $(foreach m,$(TEST_MODULES),$(eval $(call test_rule,$(m))))
 

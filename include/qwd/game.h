@@ -300,6 +300,75 @@ struct game_services {
 	void (*set_pause)(void *ctx, bool paused);
 };
 
+
+/* ---- game events (for the match layer's statistics) -------------------
+ *
+ * What happened, as the game sees it, for whoever keeps score (the match
+ * layer's statistics, src/match/stats.c).  Every callback gets the level
+ * time; a NULL member is skipped, and without events (game_set_events
+ * NULL, the default) each place costs one pointer test.  Slots are player
+ * slots; -1 is not a player (the world, a door, a monster).  The weapons
+ * and items are numbered here, once, for every reader. */
+enum game_ev_weapon {
+	GAME_WP_NONE, GAME_WP_AXE, GAME_WP_SG, GAME_WP_SSG, GAME_WP_NG,
+	GAME_WP_SNG, GAME_WP_GL, GAME_WP_RL, GAME_WP_LG, GAME_WP_COUNT
+};
+enum game_ev_item {
+	GAME_ITEM_NONE, GAME_ITEM_H15, GAME_ITEM_H25, GAME_ITEM_MH,
+	GAME_ITEM_GA, GAME_ITEM_YA, GAME_ITEM_RA, GAME_ITEM_QUAD,
+	GAME_ITEM_PENT, GAME_ITEM_RING, GAME_ITEM_SUIT, GAME_ITEM_BACKPACK,
+	GAME_ITEM_WEAPON,	/* a weapon on the map: weapon says which */
+	GAME_ITEM_COUNT
+};
+/* the weapon a deathtype belongs to (GAME_WP_NONE for the rest) */
+int game_ev_weapon_of(int deathtype);
+
+enum { GAME_KILL_SUICIDE = 1, GAME_KILL_TEAM = 2, GAME_KILL_TELEFRAG = 4,
+       GAME_KILL_WORLD = 8,
+       GAME_KILL_COMMAND = 16	/* the "kill" command (with SUICIDE): the
+				 * game takes 2 frags, as id's QuakeC */
+};
+
+struct game_ev_damage {
+	int attacker, target;	/* slots, or -1 */
+	int deathtype;		/* enum game_deathtype */
+	int weapon;		/* game_ev_weapon_of(deathtype) */
+	float health;		/* health taken, at most what the target had */
+	float armour;		/* armour that absorbed the rest */
+	bool team;		/* attacker and target share a team (teamplay) */
+	int target_items;	/* the target's .items (enemy weapons carried) */
+};
+
+struct game_ev_kill {
+	int killer, victim;	/* slots; killer -1: the world */
+	int deathtype, weapon;
+	int flags;		/* GAME_KILL_* */
+	int victim_items;	/* what the victim carried */
+	bool killer_quad;	/* the killer had the quad */
+};
+
+struct game_events {
+	void *ctx;
+	/* a shot: count attacks (pellets for the shotguns, as KTX counts) */
+	void (*shot)(void *ctx, double time, int slot, int weapon, int count);
+	/* count direct hits on a player (pellets, a missile's touch, a
+	 * beam, a swing; not splash) */
+	void (*hit)(void *ctx, double time, int slot, int weapon, int target,
+		    int count);
+	void (*damage)(void *ctx, double time, const struct game_ev_damage *d);
+	void (*kill)(void *ctx, double time, const struct game_ev_kill *k);
+	/* an item taken; weapon is the game_ev_weapon of a weapon (and of a
+	 * backpack's launcher), new_weapon: the player did not have it */
+	void (*item)(void *ctx, double time, int slot, int item, int weapon,
+		     bool new_weapon);
+	/* a dead player's backpack carries his weapon (game_ev_weapon) */
+	void (*drop)(void *ctx, double time, int slot, int weapon);
+	/* a powerup ran out (GAME_ITEM_QUAD/PENT/RING/SUIT) */
+	void (*powerup_end)(void *ctx, double time, int slot, int item);
+	/* a player (re)spawned into the game */
+	void (*spawn)(void *ctx, double time, int slot);
+};
+
 struct game;
 struct game_entity;
 
@@ -493,6 +562,7 @@ struct game_match_rules {
 
 struct game {
 	struct game_services svc;
+	const struct game_events *events;	/* NULL: none (game_set_events) */
 	struct world *world;
 	const struct bsp_map *map;
 	struct game_entity *ents;	/* max_entities */
@@ -582,6 +652,8 @@ struct game {
  * when memory is short or the sizes do not fit. */
 struct game *game_create(const struct game_config *cfg);
 void game_destroy(struct game *g);
+/* who hears the game's events (NULL: nobody); ev must outlive its use */
+void game_set_events(struct game *g, const struct game_events *ev);
 
 /* Start a level: w must be world_init'ed over map with an objs array of
  * g->max_entities (the game uses objs[i] for entity i, and sets objs[0]

@@ -256,6 +256,7 @@ static void check_powerups(struct game *g, struct game_entity *e)
 				"Ring of Shadows magic is fading\n", g->s_inv2);
 		if (cl->invisible_finished < g->time) {
 			e->items &= ~IT_INVISIBILITY;
+			G_EVENT(g, powerup_end, e->client, GAME_ITEM_RING);
 			cl->invisible_finished = 0;
 			cl->invisible_time = 0;
 		}
@@ -269,6 +270,7 @@ static void check_powerups(struct game *g, struct game_entity *e)
 				"Protection is almost burned out\n", g->s_protect2);
 		if (cl->invincible_finished < g->time) {
 			e->items &= ~IT_INVULNERABILITY;
+			G_EVENT(g, powerup_end, e->client, GAME_ITEM_PENT);
 			cl->invincible_time = 0;
 			cl->invincible_finished = 0;
 		}
@@ -283,6 +285,7 @@ static void check_powerups(struct game *g, struct game_entity *e)
 				"Quad Damage is wearing off\n", g->s_damage2);
 		if (cl->super_damage_finished < g->time) {
 			e->items &= ~IT_QUAD;
+			G_EVENT(g, powerup_end, e->client, GAME_ITEM_QUAD);
 			if (g->deathmatch == 4) {
 				/* the OctaPower's price is paid back */
 				cl->ammo_cells = 255;
@@ -304,6 +307,7 @@ static void check_powerups(struct game *g, struct game_entity *e)
 				"Air supply in Biosuit expiring\n", g->s_suit2);
 		if (cl->radsuit_finished < g->time) {
 			e->items &= ~IT_SUIT;
+			G_EVENT(g, powerup_end, e->client, GAME_ITEM_SUIT);
 			cl->rad_time = 0;
 			cl->radsuit_finished = 0;
 		}

@@ -58,6 +58,33 @@ bool combat_can_damage(struct game *g, struct game_entity *targ,
 	return false;
 }
 
+static bool same_team(struct game *g, struct game_entity *a,
+		      struct game_entity *b);
+
+/* the kill event, before the obituary changes the frags */
+static void kill_event(struct game *g, struct game_entity *targ,
+		       struct game_entity *attacker)
+{
+	struct game_client *acl = g_client(g, attacker);
+	struct game_ev_kill k = {
+		.killer = g_ev_slot(attacker), .victim = targ->client,
+		.deathtype = targ->deathtype,
+		.weapon = game_ev_weapon_of(targ->deathtype),
+		.victim_items = targ->items,
+		.killer_quad = acl && acl->super_damage_finished > g->time,
+	};
+
+	if (!acl)
+		k.flags |= GAME_KILL_WORLD;
+	else if (attacker == targ)
+		k.flags |= GAME_KILL_SUICIDE;
+	else if (g->teamplay && same_team(g, targ, attacker))
+		k.flags |= GAME_KILL_TEAM;
+	if (targ->deathtype == DT_TELEFRAG)
+		k.flags |= GAME_KILL_TELEFRAG;
+	G_EVENT(g, kill, &k);
+}
+
 static void killed(struct game *g, struct game_entity *targ,
 		   struct game_entity *attacker)
 {
@@ -69,8 +96,11 @@ static void killed(struct game *g, struct game_entity *targ,
 		return;
 	}
 	targ->enemy = attacker;
-	if (g_is_player(targ))
+	if (g_is_player(targ)) {
+		if (g->events)
+			kill_event(g, targ, attacker);
 		player_obituary(g, targ, attacker);
+	}
 	targ->takedamage = false;
 	targ->touch = NULL;
 	targ->effects = 0;
@@ -157,6 +187,21 @@ static void apply_damage(struct game *g, struct game_entity *targ,
 	    (g->teamplay == 1 || (g->teamplay == 3 && targ != attacker)))
 		return;
 
+	if (g->events) {
+		struct game_ev_damage d = {
+			.attacker = g_ev_slot(attacker), .target = targ->client,
+			.deathtype = deathtype,
+			.weapon = game_ev_weapon_of(deathtype),
+			.health = take < targ->health ? take :
+				  (targ->health > 0 ? targ->health : 0),
+			.armour = save,
+			.team = acl && tcl && targ != attacker && g->teamplay &&
+				same_team(g, targ, attacker),
+			.target_items = targ->items,
+		};
+
+		G_EVENT(g, damage, &d);
+	}
 	targ->health -= take;
 	targ->deathtype = deathtype;
 	if (targ->health <= 0) {

@@ -536,6 +536,26 @@ struct game *game_create(const struct game_config *cfg)
 	return g;
 }
 
+void game_set_events(struct game *g, const struct game_events *ev)
+{
+	g->events = ev;
+}
+
+int game_ev_weapon_of(int deathtype)
+{
+	switch (deathtype) {
+	case DT_AXE: return GAME_WP_AXE;
+	case DT_SHOTGUN: return GAME_WP_SG;
+	case DT_SUPER_SHOTGUN: return GAME_WP_SSG;
+	case DT_NAIL: return GAME_WP_NG;
+	case DT_SUPERNAIL: return GAME_WP_SNG;
+	case DT_GRENADE: return GAME_WP_GL;
+	case DT_ROCKET: return GAME_WP_RL;
+	case DT_LIGHTNING: case DT_DISCHARGE: return GAME_WP_LG;
+	default: return GAME_WP_NONE;
+	}
+}
+
 void game_destroy(struct game *g)
 {
 	if (!g)

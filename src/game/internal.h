@@ -98,6 +98,19 @@ int g_pointcontents(struct game *g, const vec3_t p);
 void g_think_remove(struct game *g, struct game_entity *self);
 bool g_is_player(const struct game_entity *e);
 struct game_client *g_client(struct game *g, struct game_entity *e);
+/* an event to whoever listens (game_set_events): one pointer test when
+ * nobody does */
+#define G_EVENT(g, fn, ...)						\
+	do {								\
+		const struct game_events *ev_ = (g)->events;		\
+		if (ev_ && ev_->fn)					\
+			ev_->fn(ev_->ctx, (g)->time, __VA_ARGS__);	\
+	} while (0)
+/* a player's slot for the events, -1 for anything else */
+static inline int g_ev_slot(const struct game_entity *e)
+{
+	return e ? e->client : -1;
+}
 
 /* phys.c: the world phase */
 void phys_run_entity(struct game *g, struct game_entity *e);
@@ -157,6 +170,7 @@ void combat_throw_gibs(struct game *g, struct game_entity *e);
 /* weapons.c */
 void weapons_precache(struct game *g);
 void weapons_frame(struct game *g, struct game_entity *player);
+int weapons_code(int w);
 void weapons_set_current(struct game *g, struct game_entity *player);
 int weapons_best(struct game *g, struct game_entity *player);
 /* a trap's shot along trap->movedir: kind 0 nail, 1 super nail, 2 laser */

@@ -218,6 +218,9 @@ static void health_touch(struct game *g, struct game_entity *self,
 	}
 	g_sprint(g, other, PRINT_LOW, "You receive %d health\n", (int)self->count);
 	g_sound(g, other, GAME_CHAN_ITEM, self->noise, 1, GAME_ATTN_NORM);
+	G_EVENT(g, item, other->client, self->healtype == 2 ? GAME_ITEM_MH :
+		self->healtype == 1 ? GAME_ITEM_H25 : GAME_ITEM_H15, GAME_WP_NONE,
+		false);
 	if (self->healtype == 2) {
 		other->items |= IT_SUPERHEALTH;
 		item_taken(g, self, other, 0);
@@ -274,6 +277,7 @@ static void armor_touch(struct game *g, struct game_entity *self,
 	other->items = (other->items & ~(IT_ARMOR1 | IT_ARMOR2 | IT_ARMOR3)) | bit[k];
 	g_sprint(g, other, PRINT_LOW, "You got armor\n");
 	g_sound(g, other, GAME_CHAN_ITEM, g->s_armor, 1, GAME_ATTN_NORM);
+	G_EVENT(g, item, other->client, GAME_ITEM_GA + k, GAME_WP_NONE, false);
 	item_taken(g, self, other, g->deathmatch != 2 ? 20 : 0);
 }
 
@@ -345,6 +349,8 @@ static void weapon_touch(struct game *g, struct game_entity *self,
 	g_sprint(g, other, PRINT_LOW, "You got the %s\n", self->netname);
 	g_sound(g, other, GAME_CHAN_ITEM, g->s_pkup, 1, GAME_ATTN_NORM);
 	bound_ammo(cl);
+	G_EVENT(g, item, other->client, GAME_ITEM_WEAPON, weapons_code(neww),
+		!(other->items & neww));
 	other->items |= neww;
 	if (!((other->flags & FL_INWATER) && neww == IT_LIGHTNING) &&
 	    rank_for_weapon(neww) < rank_for_weapon(other->weapon))
@@ -475,6 +481,11 @@ static void powerup_touch(struct game *g, struct game_entity *self,
 		respawn = 300;
 	g_sound(g, other, GAME_CHAN_VOICE, self->noise, 1, GAME_ATTN_NORM);
 	other->items |= self->items;
+	G_EVENT(g, item, other->client,
+		self->items == IT_QUAD ? GAME_ITEM_QUAD :
+		self->items == IT_INVULNERABILITY ? GAME_ITEM_PENT :
+		self->items == IT_INVISIBILITY ? GAME_ITEM_RING : GAME_ITEM_SUIT,
+		GAME_WP_NONE, false);
 	switch (self->items) {
 	case IT_INVULNERABILITY:
 		cl->invincible_time = 1;
@@ -607,6 +618,9 @@ static void backpack_touch(struct game *g, struct game_entity *self,
 	cl->ammo_rockets += rockets;
 	cl->ammo_cells += cells;
 	neww = self->items ? self->items : other->weapon;
+	G_EVENT(g, item, other->client, GAME_ITEM_BACKPACK,
+		self->items ? weapons_code(self->items) : GAME_WP_NONE,
+		self->items && !(other->items & self->items));
 	other->items |= self->items;
 	bound_ammo(cl);
 	if (shells)
@@ -670,6 +684,8 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	org[2] -= 24;
 	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
 	b->netname = weapon_netname(b->items);
+	if (b->items)
+		G_EVENT(g, drop, player->client, weapons_code(b->items));
 	/* four bytes in one int, packed unsigned (255 shells reach bit 31) */
 	b->aflag = (int)((unsigned)clamp_byte(cl->ammo_shells) << 24 |
 			 (unsigned)clamp_byte(cl->ammo_nails) << 16 |

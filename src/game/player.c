@@ -537,6 +537,7 @@ void player_put_in_server(struct game *g, int slot)
 	g_makevectors(e->angles, fwd, NULL, NULL);
 	vec_ma(org, 20, fwd, fog);
 	player_spawn_tfog(g, fog);
+	G_EVENT(g, spawn, slot);
 	player_telefrag(g, org, e);
 }
 
@@ -620,6 +621,14 @@ void game_client_kill(struct game *g, int slot)
 	if (e->deadflag)
 		return;
 	g_bprint(g, PRINT_MEDIUM, "%s suicides\n", cl->name);
+	if (g->events) {
+		struct game_ev_kill k = {.killer = slot, .victim = slot,
+			.deathtype = DT_NONE, .weapon = GAME_WP_NONE,
+			.flags = GAME_KILL_SUICIDE | GAME_KILL_COMMAND,
+			.victim_items = e->items};
+
+		G_EVENT(g, kill, &k);
+	}
 	e->modelindex = g->m_player;
 	e->frame = FR_DEATHA + 10;	/* QuakeC's set_suicide_frame */
 	score(g, e, e, -2);

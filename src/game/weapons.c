@@ -77,7 +77,9 @@ void weapons_precache(struct game *g)
 
 /* ---- current weapon --------------------------------------------------- */
 
-static int weapon_code(int w)
+/* the weapon's number, 1 (axe) .. 8 (lightning): the view model's index in
+ * g->m_v and the events' enum game_ev_weapon alike */
+int weapons_code(int w)
 {
 	switch (w) {
 	case IT_SHOTGUN: return 2;
@@ -110,7 +112,7 @@ void weapons_set_current(struct game *g, struct game_entity *p)
 	struct game_client *cl = g_client(g, p);
 	static const int ammo_bit[9] = {0, 0, IT_SHELLS, IT_SHELLS, IT_NAILS,
 		IT_NAILS, IT_ROCKETS, IT_ROCKETS, IT_CELLS};
-	int code = weapon_code(p->weapon);
+	int code = weapons_code(p->weapon);
 
 	if (!cl)
 		return;
@@ -174,7 +176,7 @@ static void change_weapon(struct game *g, struct game_entity *p, int impulse)
 static void cycle_weapon(struct game *g, struct game_entity *p, int step)
 {
 	struct game_client *cl = g_client(g, p);
-	int code = weapon_code(p->weapon);
+	int code = weapons_code(p->weapon);
 
 	for (int i = 0; i < 8; i++) {
 		bool no_ammo;
@@ -277,6 +279,9 @@ static void spike_hit(struct game *g, struct game_entity *self,
 	if (other->obj->solid == SOLID_TRIGGER || !missile_hits(g, self, other))
 		return;
 	if (other->takedamage) {
+		if (g_is_player(other))
+			G_EVENT(g, hit, g_ev_slot(self->owner),
+				game_ev_weapon_of(dt), other->client, 1);
 		combat_spawn_blood(g, self->obj->origin, 1);
 		combat_damage(g, other, self, self->owner, damage, dt);
 	} else {
@@ -313,6 +318,8 @@ static void rocket_touch(struct game *g, struct game_entity *self,
 {
 	if (!missile_hits(g, self, other))
 		return;
+	if (other->takedamage && g_is_player(other))
+		G_EVENT(g, hit, g_ev_slot(self->owner), GAME_WP_RL, other->client, 1);
 	if (other->health > 0 || other->takedamage)
 		combat_damage(g, other, self, self->owner,
 			      100 + (float)g_random(g) * 20, DT_ROCKET);
@@ -336,6 +343,7 @@ static void grenade_touch(struct game *g, struct game_entity *self,
 	if (other == self->owner)
 		return;
 	if (other->takedamage && g_is_player(other)) {	/* DAMAGE_AIM */
+		G_EVENT(g, hit, g_ev_slot(self->owner), GAME_WP_GL, other->client, 1);
 		grenade_explode(g, self);
 		return;
 	}
@@ -387,6 +395,7 @@ static void fire_axe(struct game *g, struct game_entity *p)
 	struct trace tr;
 	struct game_entity *hit;
 
+	G_EVENT(g, shot, p->client, GAME_WP_AXE, 1);
 	eye_vectors(cl, fwd, NULL, NULL);
 	vec_copy(p->obj->origin, src);
 	src[2] += 16;
@@ -397,6 +406,8 @@ static void fire_axe(struct game *g, struct game_entity *p)
 	vec_ma(tr.endpos, -4, fwd, org);
 	hit = g_trace_ent(g, &tr);
 	if (hit && hit->takedamage) {
+		if (g_is_player(hit))
+			G_EVENT(g, hit, p->client, GAME_WP_AXE, hit->client, 1);
 		combat_spawn_blood(g, org, 1);
 		combat_damage(g, hit, p, p, g->deathmatch > 3 ? 75 : 20, DT_AXE);
 	} else {
@@ -437,6 +448,7 @@ static void axe_strike(struct game *g, struct game_entity *p)
 struct multidamage {
 	struct game_entity *ent;
 	float damage;
+	int hits;		/* pellets on md.ent */
 	int puffs, bloods;
 	vec3_t blood_org;
 };
@@ -444,10 +456,15 @@ struct multidamage {
 static void apply_multidamage(struct game *g, struct game_entity *p,
 			      struct multidamage *md, int dt)
 {
-	if (md->ent)
+	if (md->ent) {
+		if (g_is_player(md->ent))
+			G_EVENT(g, hit, p->client, game_ev_weapon_of(dt),
+				md->ent->client, md->hits);
 		combat_damage(g, md->ent, p, p, md->damage, dt);
+	}
 	md->ent = NULL;
 	md->damage = 0;
+	md->hits = 0;
 }
 
 static void fire_bullets(struct game *g, struct game_entity *p, int shots,
@@ -458,6 +475,7 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 	vec3_t fwd, right, up, src, end, puff_org;
 	struct trace tr;
 
+	G_EVENT(g, shot, p->client, game_ev_weapon_of(dt), shots);
 	eye_vectors(cl, fwd, right, up);
 	vec_ma(p->obj->origin, 10, fwd, src);
 	src[2] = p->obj->absmin[2] + (p->obj->absmax[2] - p->obj->absmin[2]) * 0.7f;
@@ -484,6 +502,7 @@ static void fire_bullets(struct game *g, struct game_entity *p, int shots,
 				md.ent = hit;
 			}
 			md.damage += 4;
+			md.hits++;
 		} else {
 			md.puffs++;
 		}
@@ -501,6 +520,7 @@ static void fire_spike(struct game *g, struct game_entity *p, bool super)
 	vec3_t fwd, right, org, vel;
 	struct game_entity *m;
 
+	G_EVENT(g, shot, p->client, super ? GAME_WP_SNG : GAME_WP_NG, 1);
 	eye_vectors(cl, fwd, right, NULL);
 	vec_copy(p->obj->origin, org);
 	org[2] += 16;
@@ -612,6 +632,7 @@ static void fire_rocket(struct game *g, struct game_entity *p)
 	struct game_entity *m;
 
 	use_ammo(g, &cl->ammo_rockets, 1);
+	G_EVENT(g, shot, p->client, GAME_WP_RL, 1);
 	g_sound(g, p, GAME_CHAN_WEAPON, g->s_rocket, 1, GAME_ATTN_NORM);
 	kick(g, p, false);
 	muzzleflash(g, p);
@@ -635,6 +656,7 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 	struct game_entity *m;
 
 	use_ammo(g, &cl->ammo_rockets, 1);
+	G_EVENT(g, shot, p->client, GAME_WP_GL, 1);
 	g_sound(g, p, GAME_CHAN_WEAPON, g->s_grenade, 1, GAME_ATTN_NORM);
 	kick(g, p, false);
 	muzzleflash(g, p);
@@ -668,6 +690,8 @@ static void fire_grenade(struct game *g, struct game_entity *p)
 static void lightning_hit(struct game *g, struct game_entity *p,
 			  struct game_entity *hit, const struct trace *tr)
 {
+	if (g_is_player(hit))
+		G_EVENT(g, hit, p->client, GAME_WP_LG, hit->client, 1);
 	g_te_point(g, TE_LIGHTNINGBLOOD, tr->endpos, 0, GAME_MULTICAST_PVS);
 	combat_damage(g, hit, p, p, 30, DT_LIGHTNING);
 }
@@ -734,6 +758,7 @@ static bool fire_lightning(struct game *g, struct game_entity *p)
 	}
 	kick(g, p, false);
 	use_ammo(g, &cl->ammo_cells, 1);
+	G_EVENT(g, shot, p->client, GAME_WP_LG, 1);
 	eye_vectors(cl, fwd, NULL, NULL);
 	vec_copy(p->obj->origin, org);
 	org[2] += 16;
