@@ -130,32 +130,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* KTX's texts in plain letters */
-static void plain(const char *in, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; *in && n + 1 < size; in++) {
-		unsigned char c = (unsigned char)*in;
-
-		if (c >= 0x92 && c <= 0x9b)
-			c = (unsigned char)('0' + c - 0x92);
-		else if (c == 0x90)
-			c = '[';
-		else if (c == 0x91)
-			c = ']';
-		else
-			c &= 0x7f;
-		out[n++] = (char)c;
-	}
-	out[n] = '\0';
-}
-
 static bool printed(struct fix *f, const char *text)
 {
 	static char buf[MOCK_PRINTS];	/* test-only scratch */
 
-	plain(f->s.mock.prints, buf, sizeof(buf));
+	match_plain_text(f->s.mock.prints, buf, sizeof(buf));
 	return strstr(buf, text) != NULL;
 }
 
@@ -163,7 +142,7 @@ static bool centered(struct fix *f, const char *text)
 {
 	char buf[512];
 
-	plain(f->s.mock.centerprint, buf, sizeof(buf));
+	match_plain_text(f->s.mock.centerprint, buf, sizeof(buf));
 	return strstr(buf, text) != NULL;
 }
 
