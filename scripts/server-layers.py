@@ -52,7 +52,7 @@ FEATURES = {
     "profcmd": ["profcmd.h", "profcmd.c"],
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
-    "match": ["match.c"],
+    "match": ["match_votes.h", "match.c", "match_votes.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
@@ -60,6 +60,7 @@ FEATURE_USES = {
     "downloads": ["demo"],	# demos are served from sv_demoDir
     "metrics": ["demo", "downloads"],	# the demo recorded, QTV viewers,
     					# downloads in progress
+    "match": ["logs"],	# admins' actions in the rcon log
 }
 TOP = ["features.h", "server.c", "main.c"]
 
