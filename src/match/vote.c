@@ -233,16 +233,16 @@ void m_cmd_votemap(struct match *m, int slot, int argc, const char *const *argv)
 		v->st.maps_refused++;
 		return;
 	}
-	if (!map_listed(m, argv[1], &have_list) || !map_on_disk(m, argv[1])) {
+	strlcpy(map, argv[1], sizeof(map));
+	for (char *p = map; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (!map_listed(m, map, &have_list) || !map_on_disk(m, map)) {
 		m_sprint(m, slot, "Map '%s' not available on this server\n", argv[1]);
 		v->st.maps_refused++;
 		return;
 	}
 	if (!m_vote_gap(m, slot))
 		return;
-	strlcpy(map, argv[1], sizeof(map));
-	for (char *p = map; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
 	if (strcmp(vs->map, map) == 0) {
 		m_sprint(m, slot, "--- your vote is still good ---\n");
 		return;
