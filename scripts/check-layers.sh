@@ -3,7 +3,7 @@
 # the project's layering; part of `make test` (scripts/suite.py).
 #
 # Design note: the modules stand on each other in one direction,
-#     common <- net <- world <- game <- server
+#     common <- net <- world <- game <- match <- server
 # with three modules beside the chain:
 #     prof    the measurements: common only.  It is handed numbers (net
 #             totals, slots, byte counts) through its own API and never
@@ -23,7 +23,10 @@
 #     metrics the Prometheus page's writer and its HTTP endpoint: common
 #             only (the histogram); handed numbers and names by the
 #             server's page builder, never a client or a map.
-# and server, the top, may use prof, capture, pool, sched, metrics beside
+# match (KTX's match layer: prewar, ready, countdown, modes) stands on the
+# game's public API only and never sees the server (which drives it
+# through qwd/match.h); and server, the top, may use prof, capture, pool,
+# sched, metrics beside
 # the chain.  The
 # formats both server and client speak are common's: the wire's numbers
 # (qwd/protocol.h), the MVD/QTV format (qwd/mvd.h), the action file

@@ -28,7 +28,9 @@
 struct mode_def {
 	const char *name;	/* the command and the config folder */
 	const char *display;	/* "\223 on \223": KTX's gold digits */
-	const char *lines;	/* its settings, as console lines */
+	/* KTX's settings for it */
+	int timelimit, teamplay, deathmatch, exttime, pow;
+	int membercount, lockmin, lockmax, kmode;
 };
 
 /* what every mode sets first (KTX's common_um_init, the part qwd has) */
@@ -44,25 +46,15 @@ static const char common_lines[] =
 	"k_pow_r 1\n"
 	"k_pow_s 1\n";
 
+/* KTX's um_list; every mode here plays k_overtime 1 */
 static const struct mode_def modes[MATCH_MODES] = {
-	[MATCH_MODE_1ON1] = {"1on1", "\x93 on \x93",
-		"timelimit 10\nteamplay 0\ndeathmatch 3\nk_overtime 1\nk_exttime 3\n"
-		"k_pow 0\nk_membercount 0\nk_lockmin 0\nk_lockmax 0\nk_mode 1\n"},
-	[MATCH_MODE_2ON2] = {"2on2", "\x94 on \x94",
-		"timelimit 10\nteamplay 2\ndeathmatch 3\nk_overtime 1\nk_exttime 3\n"
-		"k_pow 1\nk_membercount 1\nk_lockmin 1\nk_lockmax 2\nk_mode 2\n"},
-	[MATCH_MODE_3ON3] = {"3on3", "\x95 on \x95",
-		"timelimit 15\nteamplay 2\ndeathmatch 1\nk_pow 1\nk_membercount 2\n"
-		"k_lockmin 1\nk_lockmax 2\nk_overtime 1\nk_exttime 5\nk_mode 2\n"},
-	[MATCH_MODE_4ON4] = {"4on4", "\x96 on \x96",
-		"timelimit 20\nteamplay 2\ndeathmatch 1\nk_pow 1\nk_membercount 3\n"
-		"k_lockmin 1\nk_lockmax 2\nk_overtime 1\nk_exttime 5\nk_mode 2\n"},
-	[MATCH_MODE_10ON10] = {"10on10", "\x93\x92 on \x93\x92",
-		"timelimit 20\nteamplay 2\ndeathmatch 1\nk_pow 1\nk_membercount 5\n"
-		"k_lockmin 1\nk_lockmax 2\nk_overtime 1\nk_exttime 5\nk_mode 2\n"},
-	[MATCH_MODE_FFA] = {"ffa", "ffa",
-		"timelimit 20\nteamplay 0\ndeathmatch 3\nk_pow 1\nk_membercount 0\n"
-		"k_lockmin 0\nk_lockmax 0\nk_overtime 1\nk_exttime 5\nk_mode 3\n"},
+	/*                     name   display              tl tp dm ext pow mc lmin lmax mode */
+	[MATCH_MODE_1ON1]   = {"1on1", "\x93 on \x93",        10, 0, 3, 3, 0, 0, 0, 0, 1},
+	[MATCH_MODE_2ON2]   = {"2on2", "\x94 on \x94",        10, 2, 3, 3, 1, 1, 1, 2, 2},
+	[MATCH_MODE_3ON3]   = {"3on3", "\x95 on \x95",        15, 2, 1, 5, 1, 2, 1, 2, 2},
+	[MATCH_MODE_4ON4]   = {"4on4", "\x96 on \x96",        20, 2, 1, 5, 1, 3, 1, 2, 2},
+	[MATCH_MODE_10ON10] = {"10on10", "\x93\x92 on \x93\x92", 20, 2, 1, 5, 1, 5, 1, 2, 2},
+	[MATCH_MODE_FFA]    = {"ffa", "ffa",                   20, 0, 3, 5, 1, 0, 0, 0, 3},
 };
 
 enum match_mode m_mode_by_name(const char *name)
@@ -106,7 +98,7 @@ static void exec_if_present(struct match *m, const char *path)
 void m_run_mode(struct match *m, enum match_mode mode, int by_slot)
 {
 	const struct mode_def *d = &modes[mode];
-	char path[160], r1[M_TEXT], r2[M_TEXT];
+	char path[256], r1[M_TEXT], r2[M_TEXT];
 
 	if (!m->svc.command)
 		return;
@@ -118,7 +110,13 @@ void m_run_mode(struct match *m, enum match_mode mode, int by_slot)
 		m_bprint(m, "%s %s\n", m_red(r1, sizeof(r1), d->display),
 			 m_red(r2, sizeof(r2), "settings enabled"));
 	run_lines(m, common_lines);
-	run_lines(m, d->lines);
+	snprintf(path, sizeof(path),
+		 "timelimit %d\nteamplay %d\ndeathmatch %d\nk_overtime 1\n"
+		 "k_exttime %d\nk_pow %d\nk_membercount %d\nk_lockmin %d\n"
+		 "k_lockmax %d\nk_mode %d\n", d->timelimit, d->teamplay,
+		 d->deathmatch, d->exttime, d->pow, d->membercount, d->lockmin,
+		 d->lockmax, d->kmode);
+	run_lines(m, path);
 	exec_if_present(m, "configs/usermodes/default.cfg");
 	snprintf(path, sizeof(path), "configs/usermodes/%s/default.cfg", d->name);
 	exec_if_present(m, path);

@@ -787,20 +787,26 @@ void m_pause_command(struct match *m, int slot)
 	m->pause_left = m->slots[slot].pause_requests;
 }
 
-static void pause_frame(struct match *m)
+/* the seconds left of a pause's or an unpause's countdown, shown once
+ * each: "pausing" / "unpausing" and the count, with KTX's click */
+static void show_left(struct match *m, const char *what, double now, double at)
 {
 	char text[64];
-	int left;
+	int left = (int)(at - now) + 1;
 
+	if (left == m->pause_shown)
+		return;
+	m->pause_shown = left;
+	snprintf(text, sizeof(text), "%s\n\n%d", what, left);
+	m_centerprint_all(m, text);
+	m_stuff_all(m, "play buttons/switch04.wav\n");
+}
+
+static void pause_frame(struct match *m)
+{
 	if (m->pause_at > 0) {
-		left = (int)(m->pause_at - m->g->time) + 1;
 		if (m->g->time < m->pause_at) {
-			if (left != m->pause_shown) {
-				m->pause_shown = left;
-				snprintf(text, sizeof(text), "pausing\n\n%d", left);
-				m_centerprint_all(m, text);
-				m_stuff_all(m, "play buttons/switch04.wav\n");
-			}
+			show_left(m, "pausing", m->g->time, m->pause_at);
 			return;
 		}
 		m->pause_at = 0;
@@ -814,13 +820,7 @@ static void pause_frame(struct match *m)
 	if (!game_paused(m->g) || m->unpause_at <= 0)
 		return;
 	if (m->realtime < m->unpause_at) {
-		left = (int)(m->unpause_at - m->realtime) + 1;
-		if (left != m->pause_shown) {
-			m->pause_shown = left;
-			snprintf(text, sizeof(text), "unpausing\n\n%d", left);
-			m_centerprint_all(m, text);
-			m_stuff_all(m, "play buttons/switch04.wav\n");
-		}
+		show_left(m, "unpausing", m->realtime, m->unpause_at);
 		return;
 	}
 	m->unpause_at = 0;

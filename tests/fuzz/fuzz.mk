@@ -24,6 +24,8 @@
 #   build/fuzz/fuzz_actions    the action-file reader (src/common/actions.c)
 #   build/fuzz/fuzz_metrics    the metrics endpoint's own parts: label
 #                              escaping, a page line, the request dispatch
+#   build/fuzz/fuzz_match      the match layer's settings (match_set) and
+#                              the players' match commands' words
 #   build/fuzz/mkpackets       packet seeds from a real in-process session
 # The packet targets and mkpackets share tests/fuzz/netfix.c (a server on a
 # real map, clients in lockstep with it).  mkpackets links the same
@@ -47,7 +49,8 @@ LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 LIB     := $(FUZZ_BUILD)/libqwd-fuzz.a
 TARGETS := $(FUZZ_BUILD)/fuzz_bsp $(FUZZ_BUILD)/fuzz_entities \
-           $(FUZZ_BUILD)/fuzz_actions $(FUZZ_BUILD)/fuzz_metrics
+           $(FUZZ_BUILD)/fuzz_actions $(FUZZ_BUILD)/fuzz_metrics \
+           $(FUZZ_BUILD)/fuzz_match
 NET_TARGETS := $(FUZZ_BUILD)/fuzz_oob $(FUZZ_BUILD)/fuzz_game \
                $(FUZZ_BUILD)/fuzz_client $(FUZZ_BUILD)/fuzz_console
 TOOL_TARGETS := $(FUZZ_BUILD)/fuzz_mapsrc

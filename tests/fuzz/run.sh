@@ -49,6 +49,9 @@
 #              the metrics page's label escaping and the endpoint's request
 #              dispatch (seeds: tests/fuzz/seeds/metrics); an eighth of the
 #              packet targets' half like actions.
+#   match      fuzz_match, corpus fuzz-out/corpus-match, max_len 4096: the
+#              match layer's settings and its commands' words (seeds:
+#              tests/fuzz/seeds/match); an eighth like actions.
 # The targets that write files (console's fuzz.cfg, the download tests of
 # the packet targets) do so under TMPDIR, /dev/shm here when it is
 # writable (FUZZ_TMPDIR overrides): on a disk the writes take 40% of the
@@ -289,6 +292,8 @@ run_target actions "$build/fuzz_actions" "$eighth" 4096 \
 	"" "$out/corpus-actions"
 run_target metrics "$build/fuzz_metrics" "$eighth" 4096 \
 	"" "$out/corpus-metrics"
+run_target match "$build/fuzz_match" "$eighth" 4096 \
+	"" "$out/corpus-match"
 
 if [ $status -ne 0 ]; then
 	echo "fuzz: FINDINGS (see above and $out/*.log)"
