@@ -103,6 +103,9 @@ struct match_services {
 	/* the operator's map list (KTX's k_ml_0, k_ml_1, ...): entry i into
 	 * buf, false past the end */
 	bool (*map_list)(void *ctx, int i, char *buf, size_t size);
+	/* the server has the map (as its "map" command would find it);
+	 * NULL: file_exists on maps/NAME.bsp */
+	bool (*map_exists)(void *ctx, const char *name);
 };
 
 struct match;

@@ -162,6 +162,8 @@ static bool map_on_disk(struct match *m, const char *name)
 {
 	char path[96];
 
+	if (m->svc.map_exists)
+		return m->svc.map_exists(m->svc.ctx, name);
 	if (!m->svc.file_exists)
 		return true;
 	snprintf(path, sizeof(path), "maps/%s.bsp", name);

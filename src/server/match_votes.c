@@ -85,8 +85,17 @@ static bool svc_map_list(void *ctx, int i, char *buf, size_t size)
 	return true;
 }
 
+static bool svc_map_exists(void *ctx, const char *name)
+{
+	struct server *sv = ctx;
+	char path[SV_PATH + 128], err[160];
+
+	return sv_level_find(sv, name, path, sizeof(path), err, sizeof(err));
+}
+
 void sv_match_votes_services(struct match_services *svc)
 {
+	svc->map_exists = svc_map_exists;
 	svc->log = svc_log;
 	svc->kick = svc_kick;
 	svc->client_info = svc_client_info;
