@@ -177,7 +177,8 @@ const char *match_status(const struct match *m);
 bool match_locked(const struct match *m);
 /* an admin muted slot: its say and say_team go nowhere */
 bool match_muted(const struct match *m, int slot);
-/* slot's client left (its admin rights, votes and mute go with it) */
+/* slot's client left the server (its admin rights, votes and mute go
+ * with it; a level change's reconnect keeps them: do not call it then) */
 void match_client_gone(struct match *m, int slot);
 
 /* what was refused or done, since the start */

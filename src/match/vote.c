@@ -6,7 +6,8 @@
  * Design note
  *   A vote is a mark on the voter's slot (struct m_vslot: the map he
  *   votes for, his yes); a count is a walk over the slots, so a leaver's
- *   vote goes with him (m_votes_frame clears his slot).  The votes
+ *   vote goes with him (m_votes_frame clears it; his admin rights and
+ *   mute go when the server says he left: match_client_gone).  The votes
  *   needed are KTX's: ceil(percent * players) with the percent held to
  *   51..100, so one player alone carries a vote.  A map must be on the
  *   operator's list (k_ml_0, k_ml_1, ... through match_services.map_list;
@@ -82,13 +83,18 @@ void m_votes_frame(struct match *m)
 {
 	struct m_votes *v = m->votes;
 
+	/* out of the game (gone, or in a level change's signon): his votes
+	 * do not count; his rights and mute stay until match_client_gone
+	 * (the server calls it when the client is dropped) */
 	for (int s = 0; s < v->max_slots; s++) {
 		struct m_vslot *vs = &v->slot[s];
 
-		if (!m->g->clients[s].active &&
-		    (vs->admin || vs->muted || vs->map[0] || vs->yes ||
-		     v->elect_slot == s))
-			match_client_gone(m, s);
+		if (m->g->clients[s].active)
+			continue;
+		vs->map[0] = '\0';
+		vs->yes = false;
+		if (v->elect_slot == s)
+			m_elect_end(m, false);
 	}
 	if (v->elect_slot >= 0 && m->realtime >= v->elect_until) {
 		m_bprint(m, "The voting has timed out.\nElection aborted\n");

@@ -435,6 +435,7 @@ static void test_leaver_loses_rights(void **state)
 	login(f, 0);
 	say(f, 0, "mute", "bob");
 	game_client_disconnect(f->s.g, 0);
+	match_client_gone(f->m, 0);	/* as the server's drop says */
 	advance(f, 0.2);
 	scen_join(&f->s, 0, "eve");	/* the next one in the slot */
 	advance(f, 0.3);
@@ -442,6 +443,7 @@ static void test_leaver_loses_rights(void **state)
 	assert_true(said(f, "lock: you must be an admin"));
 	assert_false(match_locked(f->m));
 	game_client_disconnect(f->s.g, 1);
+	match_client_gone(f->m, 1);
 	advance(f, 0.2);
 	assert_false(match_muted(f->m, 1));
 }

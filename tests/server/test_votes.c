@@ -1,9 +1,9 @@
 /*
  * test_votes.c -- the match's votes and admins on an in-process server
  * (src/server/match_votes.c) with the fixture's protocol-28 players: a
- * votemap that changes the level; an admin login, a forcestart and a
+ * votemap that changes the level (an admin still one after it); an admin login, a forcestart and a
  * lock that refuses a new player (and lets him in once unlocked); a
- * muted player's chat dropped.
+ * muted player's chat dropped, then the player kicked.
  *
  * Design note
  *   The players type their commands as a client does (clc_stringcmd);
@@ -28,8 +28,11 @@ static void test_votes_votemap_changes_level(void **state)
 	char line[96], out[256];
 
 	srvfix_start(f, 8);
+	srvfix_command(f, "k_admincode 7531", out, sizeof(out));
 	a = srvfix_player(f, "alice");
 	b = srvfix_player(f, "bob");
+	srvfix_run(f, 0.3, true);
+	qwc_stringcmd(&a->q, "admin 7531");
 	srvfix_run(f, 0.3, true);
 	/* a map the server does not have is refused with its name */
 	f->print_mark = "Map 'nosuchmap' not available on this server";
@@ -48,6 +51,11 @@ static void test_votes_votemap_changes_level(void **state)
 	assert_true(srvfix_log_count(f, "vote: map") >= 1);
 	srvfix_command(f, "votestats", out, sizeof(out));
 	assert_non_null(strstr(out, "1 maps refused, 1 passed"));
+	/* the admin stays one through the level change's reconnect */
+	assert_true(srvfix_until_all(f, QWC_ACTIVE, 5.0));
+	qwc_stringcmd(&a->q, "lock");
+	srvfix_run(f, 0.3, true);
+	assert_true(match_locked(sv_match_get(f->sv)));
 }
 
 static void test_votes_admin_forcestart_lock(void **state)
@@ -120,6 +128,10 @@ static void test_votes_mute(void **state)
 	srvfix_run(f, 0.5, true);
 	assert_int_equal(a->marked_prints, 1);
 	assert_int_equal(match_vote_stats(sv_match_get(f->sv))->muted_says, 1);
+	/* and out */
+	qwc_stringcmd(&a->q, "kick bob");
+	assert_true(srvfix_until(f, b, QWC_DROPPED, 3.0));
+	assert_true(srvfix_log_count(f, "kick bob") >= 1);
 }
 
 static const struct CMUnitTest tests[] = {
