@@ -58,8 +58,9 @@ FEATURES = {
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
-    "metrics": ["demo", "downloads"],	# the demo recorded, QTV viewers,
-    					# downloads in progress
+    "metrics": ["demo", "downloads", "match"],	# the demo recorded, QTV
+    					# viewers, downloads in progress, the
+    					# match's votes and admins
     "match": ["logs"],	# admins' actions in the rcon log
 }
 TOP = ["features.h", "server.c", "main.c"]

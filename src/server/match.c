@@ -159,7 +159,7 @@ static void client_cmd(struct server *sv, struct client *cl,
 }
 
 /* the match, for the votes' and admins' part (match_votes.c) */
-struct match *sv_match_get(struct server *sv)
+struct match *sv_match_get(const struct server *sv)
 {
 	return sv->match ? sv->match->m : NULL;
 }

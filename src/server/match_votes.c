@@ -25,6 +25,8 @@
 
 #include <bsd/string.h>
 
+#include "qwd/metrics.h"
+
 static void svc_log(void *ctx, const char *line)
 {
 	struct server *sv = ctx;
@@ -155,6 +157,41 @@ static void c_votestats(struct server *sv, const struct net_args *a, FILE *out)
 		st->votes_refused, st->maps_refused, st->votes_passed,
 		st->votes_timed_out, match_locked(m) ? "locked" : "not locked",
 		st->muted_says);
+}
+
+void sv_match_votes_metrics(const struct server *sv, struct metrics_page *p)
+{
+	static const char fam[] = "qwd_match_admin_votes_total";
+	struct match *m = sv_match_get(sv);
+	const struct match_vote_stats *st;
+
+	if (!m)
+		return;
+	st = match_vote_stats(m);
+	const struct { const char *kind; unsigned long n; } rows[] = {
+		{"admin_granted", st->admin_granted},
+		{"admin_code_wrong", st->admin_denied},
+		{"admin_locked_out", st->admin_lockouts},
+		{"admin_actions", st->admin_actions},
+		{"admin_refused", st->admin_refused},
+		{"votes_cast", st->votes_cast},
+		{"votes_refused", st->votes_refused},
+		{"maps_refused", st->maps_refused},
+		{"votes_passed", st->votes_passed},
+		{"votes_timed_out", st->votes_timed_out},
+		{"muted_says", st->muted_says},
+	};
+
+	metrics_family(p, fam, METRICS_COUNTER,
+		       "The match's admin logins and actions and its votes, by "
+		       "what happened (docs/match.md).");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct metrics_label l = {"kind", rows[i].kind};
+
+		metrics_sample_u64(p, fam, &l, 1, rows[i].n);
+	}
+	metrics_gauge(p, "qwd_match_locked", "1 while an admin has locked the "
+		      "server (no one new comes in).", match_locked(m));
 }
 
 /* the cvars' names (the table keeps the pointer) */

@@ -22,7 +22,7 @@ struct client;
 enum { SV_MATCH_MAPLIST = 24 };	/* KTX's k_ml_0 .. k_ml_23 */
 
 /* match.c: the feature's match (NULL before it is made) */
-struct match *sv_match_get(struct server *sv);
+struct match *sv_match_get(const struct server *sv);
 
 /* fill the votes' members of svc (log, kick, client_info, map_list) */
 void sv_match_votes_services(struct match_services *svc);
@@ -31,5 +31,8 @@ void sv_match_votes_register(struct server *sv);
 /* hooks: a connect while an admin locked the server; a leaver */
 bool sv_match_admit(struct server *sv, bool extended, char *why, size_t size);
 void sv_match_client_drop(struct server *sv, struct client *cl);
+/* the metrics page's lines of the votes' and admins' counters */
+struct metrics_page;
+void sv_match_votes_metrics(const struct server *sv, struct metrics_page *p);
 
 #endif

@@ -33,6 +33,7 @@
 #include "features.h"
 #include "demo.h"
 #include "downloads.h"
+#include "match_votes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,7 @@ static void build_page(void *ctx, struct metrics_page *p)
 	page_defences(sv, p);
 	page_downloads(sv, p);
 	page_demos(sv, p);
+	sv_match_votes_metrics(sv, p);
 	page_endpoint(sv->metrics, p);
 }
 
