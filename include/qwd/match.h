@@ -171,6 +171,11 @@ const struct match_result *match_last_result(const struct match *m);
 /* the "status" value the match set last */
 const char *match_status(const struct match *m);
 
+/* KTX's texts as plain ASCII: red letters (the high bit) as letters, gold
+ * digits (0x92..0x9b) as digits, gold brackets (0x90 0x91) as [ ]; into
+ * out (size bytes, terminated).  For logs, tools and tests. */
+void match_plain_text(const char *in, char *out, size_t size);
+
 /* ---- votes and admin (vote.c, admin.c) --------------------------------- */
 
 /* an admin locked the server: no one new comes in */

@@ -36,6 +36,7 @@ struct mode_def {
 /* what every mode sets first (KTX's common_um_init, the part qwd has) */
 static const char common_lines[] =
 	"sv_antilag 2\n"
+	"samelevel 1\n"
 	"fraglimit 0\n"
 	"k_dis 1\n"
 	"k_membercount 0\n"

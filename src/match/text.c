@@ -36,6 +36,28 @@ const char *m_gold(char *buf, size_t size, int n)
 	return buf;
 }
 
+void match_plain_text(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (size == 0)
+		return;
+	for (; *in && n + 1 < size; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c >= 0x92 && c <= 0x9b)
+			c = (unsigned char)('0' + c - 0x92);
+		else if (c == 0x90)
+			c = '[';
+		else if (c == 0x91)
+			c = ']';
+		else
+			c &= 0x7f;
+		out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
 const char *m_plural(int n)
 {
 	return n == 1 ? "" : "s";

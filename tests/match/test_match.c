@@ -98,7 +98,21 @@ static void items_map(struct mapsrc *m)
 	ms_close(m);
 }
 
-static int setup(void **state)
+/* the room with a pool of water in one corner, 100 deep */
+static void pool_map(struct mapsrc *m)
+{
+	ms_init(m);
+	ms_open(m, "\"classname\" \"worldspawn\"");
+	ms_room(m, -512, -512, 0, 512, 512, 384);
+	ms_box(m, 100, 100, 0, 500, 500, 100, "*water0");
+	ms_close(m);
+	ms_open(m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"-256 -256 24\"");
+	ms_close(m);
+	ms_open(m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"256 -256 24\"");
+	ms_close(m);
+}
+
+static int setup_on(void **state, bool pool)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 	struct match_services svc = {0};
@@ -106,7 +120,18 @@ static int setup(void **state)
 	assert_non_null(f);
 	f->s.mock.deathmatch = 1;
 	f->s.mock.timelimit = 0;
-	scen_room_ok(&f->s, items_map);
+	if (pool) {
+		struct mapsrc m;
+		char err[256] = "";
+
+		pool_map(&m);
+		if (scen_start(&f->s, m.text, SCEN_MAX_CLIENTS, SCEN_MAX_ENTITIES,
+			       err, sizeof(err)) != 0)
+			fail_msg("scenario: %s", err);
+		ms_free(&m);
+	} else {
+		scen_room_ok(&f->s, items_map);
+	}
 	svc.ctx = f;
 	svc.status = t_status;
 	svc.command = t_command;
@@ -120,6 +145,16 @@ static int setup(void **state)
 	return 0;
 }
 
+static int setup(void **state)
+{
+	return setup_on(state, false);
+}
+
+static int setup_pool(void **state)
+{
+	return setup_on(state, true);
+}
+
 static int teardown(void **state)
 {
 	struct fix *f = *state;
@@ -130,32 +165,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* KTX's texts in plain letters */
-static void plain(const char *in, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; *in && n + 1 < size; in++) {
-		unsigned char c = (unsigned char)*in;
-
-		if (c >= 0x92 && c <= 0x9b)
-			c = (unsigned char)('0' + c - 0x92);
-		else if (c == 0x90)
-			c = '[';
-		else if (c == 0x91)
-			c = ']';
-		else
-			c &= 0x7f;
-		out[n++] = (char)c;
-	}
-	out[n] = '\0';
-}
-
 static bool printed(struct fix *f, const char *text)
 {
 	static char buf[MOCK_PRINTS];	/* test-only scratch */
 
-	plain(f->s.mock.prints, buf, sizeof(buf));
+	match_plain_text(f->s.mock.prints, buf, sizeof(buf));
 	return strstr(buf, text) != NULL;
 }
 
@@ -163,7 +177,7 @@ static bool centered(struct fix *f, const char *text)
 {
 	char buf[512];
 
-	plain(f->s.mock.centerprint, buf, sizeof(buf));
+	match_plain_text(f->s.mock.centerprint, buf, sizeof(buf));
 	return strstr(buf, text) != NULL;
 }
 
@@ -698,6 +712,48 @@ static void test_settings_validated(void **state)
 	assert_int_equal(match_set(f->m, "k_defmap", "dm6", err, sizeof(err)), 0);
 }
 
+/* alice fires the shaft once, both standing in the pool */
+static void shaft_in_pool(struct fix *f)
+{
+	respawn(f, 0);
+	respawn(f, 1);
+	scen_place(&f->s, 0, 200, 300, STAND, 0);
+	scen_place(&f->s, 1, 400, 300, STAND, 180);
+	run(f, 0.1);
+	scen_give(&f->s, 0, IT_LIGHTNING, 50);
+	scen_hold(&f->s, 0, 0, 0, 0, 0, 1);
+	run(f, SCEN_TICK);
+	scen_hold(&f->s, 0, 0, 0, 0, 0, 0);
+	run(f, 0.3);
+}
+
+static void test_discharge_rules(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_count", "3");
+	two_players(f);
+	/* prewar: the shaft fires as on land (KTX: no discharge) */
+	shaft_in_pool(f);
+	assert_true(scen_player(&f->s, 0)->waterlevel >= 2);
+	assert_int_equal(scen_client(&f->s, 0)->ammo_cells, 49);
+	assert_true(scen_player(&f->s, 1)->health < 100);
+	assert_true(scen_player(&f->s, 0)->health > 0);
+	start(f);
+	/* k_dis 0: the cells go, no blast */
+	set(f, "k_dis", "0");
+	shaft_in_pool(f);
+	assert_int_equal(scen_client(&f->s, 0)->ammo_cells, 0);
+	assert_true(scen_player(&f->s, 0)->health >= 100);
+	assert_true(scen_player(&f->s, 1)->health >= 100);
+	/* k_dis 1: the discharge (50 cells: everyone near dies) */
+	set(f, "k_dis", "1");
+	shaft_in_pool(f);
+	assert_int_equal(scen_client(&f->s, 0)->ammo_cells, 0);
+	assert_true(scen_player(&f->s, 0)->health <= 0);
+	assert_true(scen_player(&f->s, 1)->health <= 0);
+}
+
 static void test_empty_server_goes_home(void **state)
 {
 	struct fix *f = *state;
@@ -732,6 +788,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_commands_list_and_info, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_settings_validated, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_empty_server_goes_home, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_discharge_rules, setup_pool, teardown),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)

@@ -9,6 +9,23 @@
 # every model KTX precaches as well as ours (the names are read from the
 # module's strings).
 
+# ktx_missing: the Debian packages a KTX comparison needs that are not
+# installed ("mvdsv ktx ktx-data"), or nothing
+ktx_missing() {
+	[ -x /usr/games/mvdsv ] || printf ' mvdsv'
+	[ -f /usr/lib/quakeworld/ktx/qwprogs.so ] || printf ' ktx'
+	[ -d /usr/share/games/quake/ktx ] || printf ' ktx-data'
+}
+
+# wait_udp PORT: until something listens on the UDP port (10 s at most)
+wait_udp() {
+	_i=0
+	while [ $_i -lt 40 ] && ! ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; do
+		sleep 0.25
+		_i=$((_i + 1))
+	done
+}
+
 # the MVDSV binary, or nothing when the package is absent
 mvdsv_binary() {
 	dpkg -L mvdsv 2>/dev/null | grep '/mvdsv$' | head -1

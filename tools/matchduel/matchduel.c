@@ -1,0 +1,238 @@
+/*
+ * matchduel.c -- two players of the project's client library play a
+ * KTX-style duel's life on a server: both say "ready", the match counts
+ * down, runs its clock to the end; what they saw is printed, one fact a
+ * line, for a script to compare two servers (tests/interop/match-ktx.sh).
+ *
+ *   matchduel --server HOST:PORT --map FILE.bsp [--timeout S]
+ *             [--suicide]
+ *
+ * Design note
+ *   The players stand still (a duel's clock does not need them to move);
+ *   with --suicide the first one types "kill" once the match is on, so
+ *   the end has a frag to compare.  Printed, in the order seen: "status
+ *   VALUE" each time the first player's serverinfo key "status" changes,
+ *   "print TEXT" for the prints a player relies on (ready, the timer, the
+ *   match's start and end, the clock's minutes and seconds; KTX's red
+ *   letters and gold digits read as plain text), and at the end "frags
+ *   NAME N" for both.  It ends when a print says the match is over and
+ *   the status is back to Standby, or at the timeout (exit 1).
+ */
+#include "qwd/client.h"
+#include <qwd/common.h>
+#include <qwd/match.h>
+#include <qwd/net.h>
+#include <qwd/protocol.h>
+#include <qwd/world.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bsd/string.h>
+
+struct player {
+	struct qwc q;
+	int fd;
+	struct net_stats net;
+	const char *name;
+	bool main;		/* the one whose prints and status are told */
+	bool over;		/* "The match is over" seen */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* KTX's text as one plain line */
+static void plain(const char *in, char *out, size_t size)
+{
+	size_t n;
+
+	match_plain_text(in, out, size);
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	n = strlen(out);
+	while (n > 0 && out[n - 1] == ' ')
+		out[--n] = '\0';
+}
+
+static void on_print(void *ctx, struct qwc *c, int level, const char *text)
+{
+	static const char *const told[] = {
+		"is ready", "All players ready", "Timer started",
+		"The match has begun", "minute", "second", "The match is over",
+		"time over", "overtime"
+	};
+	struct player *p = ctx;
+	char t[512];
+
+	(void)c;
+	(void)level;
+	plain(text, t, sizeof(t));
+	if (strstr(t, "The match is over"))
+		p->over = true;
+	if (!p->main)
+		return;
+	for (size_t i = 0; i < sizeof(told) / sizeof(told[0]); i++)
+		if (strstr(t, told[i])) {
+			printf("print %s\n", t);
+			fflush(stdout);
+			return;
+		}
+}
+
+static int open_player(struct player *p, const struct net_addr *server,
+		       uint32_t checksum2, char *info, size_t info_size)
+{
+	struct qwc_options o;
+	char err[128];
+
+	memset(&o, 0, sizeof(o));
+	o.server = *server;
+	snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s", p->name,
+		 p->name);
+	o.userinfo = info;
+	o.checksum2 = checksum2;
+	o.on_print = on_print;
+	o.ctx = p;
+	p->fd = net_udp_open("127.0.0.1", 0, err, sizeof(err));
+	if (p->fd < 0) {
+		fprintf(stderr, "matchduel: %s\n", err);
+		return -1;
+	}
+	if (qwc_init(&p->q, &o) != 0)
+		return -1;
+	qwc_connect(&p->q, now_s());
+	return 0;
+}
+
+/* what came in, what is due out */
+static void exchange(struct player *p, struct net_recv_batch *rx, double now)
+{
+	uint8_t pkt[NETCHAN_MAX_PACKET];
+	struct net_addr to;
+	size_t n;
+
+	while (net_udp_recv_batch(p->fd, rx, &p->net) > 0)
+		for (size_t i = 0; i < rx->count; i++)
+			qwc_receive(&p->q, rx->packets[i].data, rx->packets[i].len, now);
+	n = qwc_take_stuffed_oob(&p->q, pkt, sizeof(pkt), &to);
+	if (n)
+		net_udp_send(p->fd, &to, pkt, n, &p->net);
+	n = qwc_packet(&p->q, now, false, pkt, sizeof(pkt));
+	if (n)
+		net_udp_send(p->fd, &p->q.opt.server, pkt, n, &p->net);
+}
+
+static void status_of(const struct qwc *q, char *out, size_t size)
+{
+	if (!info_value_for_key(q->serverinfo, "status", out, size))
+		out[0] = '\0';
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: matchduel --server HOST:PORT --map FILE.bsp "
+		"[--timeout S] [--suicide]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *server = NULL, *map = NULL;
+	double timeout = 180, start, killed = 0;
+	bool suicide = false, readied = false;
+	struct player *pl = calloc(2, sizeof(*pl));
+	struct net_recv_batch *rx = calloc(1, sizeof(*rx));
+	char info[2][96], status[64] = "", now_status[64], err[256];
+	struct net_addr addr;
+	struct bsp_map *m;
+	uint32_t sum;
+	int rc = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--server") && i + 1 < argc)
+			server = argv[++i];
+		else if (!strcmp(argv[i], "--map") && i + 1 < argc)
+			map = argv[++i];
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			timeout = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--suicide"))
+			suicide = true;
+		else
+			usage();
+	}
+	if (!server || !map || !pl || !rx || timeout <= 0)
+		usage();
+	m = bsp_load(map, err, sizeof(err));
+	if (!m) {
+		fprintf(stderr, "matchduel: %s: %s\n", map, err);
+		return 2;
+	}
+	sum = m->checksum2;
+	bsp_free(m);
+	if (!net_addr_resolve(server, PORT_SERVER, &addr, err, sizeof(err))) {
+		fprintf(stderr, "matchduel: %s: %s\n", server, err);
+		return 2;
+	}
+	pl[0].name = "alpha";
+	pl[0].main = true;
+	pl[1].name = "beta";
+	for (int i = 0; i < 2; i++)
+		if (open_player(&pl[i], &addr, sum, info[i], sizeof(info[i])) < 0)
+			return 2;
+
+	start = now_s();
+	for (;;) {
+		double now = now_s();
+		struct timespec ts = {0, 2 * 1000 * 1000};
+
+		if (now - start > timeout) {
+			fprintf(stderr, "matchduel: timed out (%s, %s, status \"%s\")\n",
+				qwc_state_name(pl[0].q.state),
+				qwc_state_name(pl[1].q.state), status);
+			break;
+		}
+		for (int i = 0; i < 2; i++)
+			exchange(&pl[i], rx, now);
+		nanosleep(&ts, NULL);
+		if (pl[0].q.state != QWC_ACTIVE || pl[1].q.state != QWC_ACTIVE)
+			continue;
+		status_of(&pl[0].q, now_status, sizeof(now_status));
+		if (strcmp(now_status, status) != 0) {
+			strlcpy(status, now_status, sizeof(status));
+			printf("status %s\n", status);
+			fflush(stdout);
+		}
+		if (!readied && now - start > 1.0) {
+			/* a second in the game first: the server's prewar set */
+			qwc_stringcmd(&pl[0].q, "ready");
+			qwc_stringcmd(&pl[1].q, "ready");
+			readied = true;
+		}
+		if (suicide && !killed && strstr(status, "min left")) {
+			qwc_stringcmd(&pl[0].q, "kill");
+			killed = now;
+		}
+		/* the dead press fire to come back */
+		pl[0].q.cmd.buttons = pl[0].q.stat[STAT_HEALTH] <= 0 &&
+				      (int)(now * 2) % 2 ? 1 : 0;
+		if (pl[0].over && !strcmp(status, "Standby")) {
+			rc = 0;
+			break;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct qwc_player *p = qwc_player(&pl[0].q, pl[i].q.playernum);
+
+		printf("frags %s %d\n", pl[i].name, p ? p->frags : 0);
+	}
+	return rc;
+}
