@@ -388,7 +388,8 @@ static void c_commands(struct match *m, int slot, int argc, const char *const *a
 		const struct match_command_info *c = &cmds[i].info;
 		size_t n;
 
-		if (!(c->who & who) || (c->who & MATCH_WHO_ADMIN))
+		if (!(c->who & who) ||
+		    ((c->who & MATCH_WHO_ADMIN) && !m_is_admin(m, slot)))
 			continue;
 		if (argc > 1 && !strstr(c->name, argv[1]))
 			continue;

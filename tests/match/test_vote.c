@@ -310,6 +310,8 @@ static void test_admin_commands_need_admin(void **state)
 	struct vfix *f = *state;
 
 	players(f, 2);
+	say(f, 0, "commands", NULL);
+	assert_false(said(f, "force match to start"));	/* admins' only */
 	say(f, 0, "forcestart", NULL);
 	assert_true(said(f, "forcestart: you must be an admin"));
 	say(f, 0, "kick", "bob");
@@ -324,6 +326,8 @@ static void test_forcestart_and_forcebreak(void **state)
 
 	players(f, 2);
 	login(f, 0);
+	say(f, 0, "commands", NULL);
+	assert_true(said(f, "force match to start"));
 	say(f, 1, "ready", NULL);	/* alice is not ready */
 	say(f, 0, "forcestart", NULL);
 	assert_true(said(f, "alice forces matchstart!"));
