@@ -77,6 +77,16 @@ void match_client_gone(struct match *m, int slot)
 	/* the next one in the slot starts clean; the address table keeps
 	 * the lockout of a guesser who reconnects */
 	memset(&v->slot[slot], 0, sizeof(v->slot[slot]));
+	/* a lock outlives no admin: else one who locked and left would keep
+	 * everyone out */
+	if (v->locked) {
+		for (int s = 0; s < v->max_slots; s++)
+			if (v->slot[s].admin)
+				return;
+		v->locked = false;
+		m_bprint(m, "Server unlocked: no admin left\n");
+		m_vlog(m, "admin: server unlocked: no admin left");
+	}
 }
 
 void m_votes_frame(struct match *m)

@@ -389,6 +389,13 @@ static void test_lock_unlock(void **state)
 	assert_true(said(f, "alice unlocked server"));
 	assert_true(logged(f, ": lock"));
 	assert_true(logged(f, ": unlock"));
+	/* the last admin leaves a locked server: it unlocks */
+	say(f, 0, "lock", NULL);
+	assert_true(match_locked(f->m));
+	game_client_disconnect(f->s.g, 0);
+	match_client_gone(f->m, 0);
+	assert_false(match_locked(f->m));
+	assert_true(said(f, "Server unlocked: no admin left"));
 }
 
 static void test_kick_mute_force_spec(void **state)
