@@ -53,15 +53,17 @@ FEATURES = {
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
     "agones": ["agones.h", "agones.c"],
-    "match": ["match.c"],
+    "match": ["match_votes.h", "match.c", "match_votes.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
     "rcon": ["logs"],	# the rcon log
     "downloads": ["demo"],	# demos are served from sv_demoDir
-    "metrics": ["demo", "downloads", "agones"],	# the demo recorded, QTV
-    					# viewers, downloads in progress, the
-    					# Agones client's counters
+    "metrics": ["demo", "downloads", "agones", "match"],	# the demo recorded,
+    					# QTV viewers, downloads in progress, the
+    					# Agones client's counters, the match's
+    					# votes and admins
+    "match": ["logs"],	# admins' actions in the rcon log
 }
 TOP = ["features.h", "server.c", "main.c"]
 

@@ -90,6 +90,22 @@ struct match_services {
 	/* a match started, ended (r: its scores) or was broken off */
 	void (*event)(void *ctx, enum match_event ev,
 		      const struct match_result *r);
+	/* votes and admin (vote.c, admin.c); any of them NULL:
+	 * an admin's action, a refused login, a vote's outcome, as one
+	 * logrcon-style line (who and what; never a code) */
+	void (*log)(void *ctx, const char *line);
+	/* drop slot from the server (an admin's kick); why said to it */
+	void (*kick)(void *ctx, int slot, const char *why);
+	/* slot's userid and address (the IP, no port) for the admin
+	 * code's lockout; false when the slot has no client */
+	bool (*client_info)(void *ctx, int slot, int *userid, char *addr,
+			    size_t size);
+	/* the operator's map list (KTX's k_ml_0, k_ml_1, ...): entry i into
+	 * buf, false past the end */
+	bool (*map_list)(void *ctx, int i, char *buf, size_t size);
+	/* the server has the map (as its "map" command would find it);
+	 * NULL: file_exists on maps/NAME.bsp */
+	bool (*map_exists)(void *ctx, const char *name);
 };
 
 struct match;
@@ -159,5 +175,33 @@ const char *match_status(const struct match *m);
  * digits (0x92..0x9b) as digits, gold brackets (0x90 0x91) as [ ]; into
  * out (size bytes, terminated).  For logs, tools and tests. */
 void match_plain_text(const char *in, char *out, size_t size);
+
+/* ---- votes and admin (vote.c, admin.c) --------------------------------- */
+
+/* an admin locked the server: no one new comes in */
+bool match_locked(const struct match *m);
+/* an admin muted slot: its say and say_team go nowhere */
+bool match_muted(const struct match *m, int slot);
+/* slot's client left the server (its admin rights, votes and mute go
+ * with it; a level change's reconnect keeps them: do not call it then) */
+void match_client_gone(struct match *m, int slot);
+
+/* what was refused or done, since the start */
+struct match_vote_stats {
+	unsigned long admin_denied;	/* wrong admin codes */
+	unsigned long admin_lockouts;	/* logins refused while locked out */
+	unsigned long admin_granted;	/* logins and elections won */
+	unsigned long admin_actions;	/* forcestart, kick, lock, ... */
+	unsigned long admin_refused;	/* admin commands by non-admins */
+	unsigned long votes_cast;
+	unsigned long votes_refused;	/* too soon, not now, bad name */
+	unsigned long maps_refused;	/* votemap of a map not there */
+	unsigned long votes_passed;
+	unsigned long votes_timed_out;
+	unsigned long muted_says;	/* chat of muted players dropped */
+};
+const struct match_vote_stats *match_vote_stats(const struct match *m);
+/* the same, counted: a muted player's chat dropped */
+void match_count_muted(struct match *m);
 
 #endif

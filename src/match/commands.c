@@ -190,6 +190,21 @@ static const struct cmd_def cmds[] = {
 	{ {"ffa", MATCH_WHO_PLAYER, "FFA settings"}, c_mode },
 	{ {"ctf", MATCH_WHO_PLAYER, "CTF settings"}, c_ctf },
 	{ {"pause", MATCH_WHO_PLAYER, "toggle pause"}, c_pause },
+	/* votes and admin: vote.c, admin.c */
+	{ {"votemap", MATCH_WHO_BOTH, "alternative map vote system"}, m_cmd_votemap },
+	{ {"maps", MATCH_WHO_BOTH, "list custom maps"}, m_cmd_maps },
+	{ {"yes", MATCH_WHO_PLAYER, "give vote"}, m_cmd_yes },
+	{ {"no", MATCH_WHO_PLAYER, "withdraw vote"}, m_cmd_no },
+	{ {"elect", MATCH_WHO_BOTH, "toggle admin election"}, m_cmd_elect },
+	{ {"admin", MATCH_WHO_BOTH, "toggle admin-mode"}, m_cmd_admin },
+	{ {"forcestart", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "force match to start"}, m_cmd_forcestart },
+	{ {"forcebreak", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "force match to end"}, m_cmd_forcebreak },
+	{ {"lock", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "lock server (no one new comes in)"}, m_cmd_lock },
+	{ {"unlock", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "unlock server"}, m_cmd_unlock },
+	{ {"force_spec", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "force spec players"}, m_cmd_force_spec },
+	{ {"kick", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "kick NAME or USERID"}, m_cmd_kick },
+	{ {"mute", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "mute NAME or USERID"}, m_cmd_mute },
+	{ {"unmute", MATCH_WHO_BOTH | MATCH_WHO_ADMIN, "unmute NAME or USERID"}, m_cmd_unmute },
 };
 
 enum { NUM_CMDS = sizeof(cmds) / sizeof(cmds[0]) };
@@ -333,7 +348,7 @@ static void c_break(struct match *m, int slot, int argc, const char *const *argv
 	m->slots[slot].brk = true;
 	for (int s = 0; s < m->max_slots; s++)
 		votes += m_is_player(m, s) && m->slots[s].brk;
-	need = m_count_players(m, false) / 2 + 1 - votes;
+	need = m_votes_needed(m, m->set.vp_break, votes);
 	if (need > 0)
 		m_bprint(m, "%s %s (%d)\n", cl->name,
 			 m_red(r, sizeof(r), "votes for stopping the match"), need);
@@ -373,7 +388,8 @@ static void c_commands(struct match *m, int slot, int argc, const char *const *a
 		const struct match_command_info *c = &cmds[i].info;
 		size_t n;
 
-		if (!(c->who & who) || (c->who & MATCH_WHO_ADMIN))
+		if (!(c->who & who) ||
+		    ((c->who & MATCH_WHO_ADMIN) && !m_is_admin(m, slot)))
 			continue;
 		if (argc > 1 && !strstr(c->name, argv[1]))
 			continue;

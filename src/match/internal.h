@@ -32,6 +32,11 @@ struct match_settings {
 	int matchless;		/* k_matchless: stock deathmatch, no match */
 	char defmode[16];	/* k_defmode */
 	char defmap[64];	/* k_defmap */
+	/* votes and admin (vote.c, admin.c) */
+	int vp_map, vp_break, vp_admin;	/* k_vp_*: percent of the players */
+	int allowvoteadmin;	/* k_allowvoteadmin */
+	int admins;		/* k_admins: 0 no admins at all */
+	char admincode[32];	/* k_admincode: empty or "none": no logins */
 };
 
 struct match_slot {
@@ -72,6 +77,8 @@ struct match {
 				 * spectators): the server emptied when 0 */
 	struct match_result last;
 	struct match_result work;	/* scratch for events */
+
+	struct m_votes *votes;	/* vote.c, admin.c */
 };
 
 /* match.c */
@@ -94,6 +101,33 @@ void m_set_status(struct match *m, const char *fmt, ...)
 /* commands.c */
 void m_run_mode(struct match *m, enum match_mode mode, int by_slot);
 enum match_mode m_mode_by_name(const char *name);
+
+/* vote.c, admin.c: the votes' and admins' state, made with the match */
+struct m_votes *m_votes_create(int max_slots);
+void m_votes_destroy(struct m_votes *v);
+void m_votes_level(struct match *m);	/* a new level: votes gone */
+void m_votes_frame(struct match *m);	/* timeouts, leavers */
+/* votes needed still: KTX's ceil(percent * players) - votes */
+int m_votes_needed(const struct match *m, int percent, int votes);
+void m_cmd_votemap(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_maps(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_yes(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_no(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_elect(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_forcestart(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_forcebreak(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_lock(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_unlock(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_force_spec(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_kick(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_mute(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_unmute(struct match *m, int slot, int argc, const char *const *argv);
+/* slot is an admin (real or elected) */
+bool m_is_admin(const struct match *m, int slot);
+/* log one admin or vote line through match_services.log */
+void m_vlog(struct match *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* text.c: KTX's look, in the Quake charset */
 void m_bprint(struct match *m, const char *fmt, ...)

@@ -35,7 +35,7 @@
 
 /* ---- the settings ------------------------------------------------------ */
 
-enum var_kind { V_INT, V_MODE, V_MAP };
+enum var_kind { V_INT, V_MODE, V_MAP, V_CODE };
 
 struct var_def {
 	struct match_var_info info;
@@ -74,6 +74,18 @@ static const struct var_def vars[] = {
 	  V_MODE, 0, 0, offsetof(struct match_settings, defmode) },
 	{ {"k_defmap", "", "map the server goes back to when it empties (empty: none)"},
 	  V_MAP, 0, 0, offsetof(struct match_settings, defmap) },
+	/* votes and admin (vote.c, admin.c): KTX's ktx.cfg values */
+	INT_VAR("k_vp_map", "51", 0, 100, vp_map,
+		"percent of the players whose votes change the map (51 to 100; less counts as 51)"),
+	INT_VAR("k_vp_break", "51", 0, 100, vp_break,
+		"percent of the players whose votes stop a match"),
+	INT_VAR("k_vp_admin", "51", 0, 100, vp_admin,
+		"percent of the players whose votes elect an admin"),
+	INT_VAR("k_allowvoteadmin", "1", 0, 1, allowvoteadmin,
+		"1: players may elect an admin (elect, yes, no)"),
+	INT_VAR("k_admins", "1", 0, 1, admins, "0: no admins on this server"),
+	{ {"k_admincode", "", "the admins' code (admin CODE); empty or none: no logins by code"},
+	  V_CODE, 0, 0, offsetof(struct match_settings, admincode) },
 };
 
 enum { NUM_VARS = sizeof(vars) / sizeof(vars[0]) };
@@ -153,6 +165,15 @@ int match_set(struct match *m, const char *name, const char *value,
 		}
 		strlcpy(base + v->off, value, sizeof(m->set.defmap));
 		break;
+	case V_CODE:	/* the value is a secret: never in the message */
+		if (strlen(value) >= sizeof(m->set.admincode) ||
+		    strpbrk(value, " \t\"\\;")) {
+			snprintf(err, errlen, "%s: not taken: at most %zu characters, no spaces, quotes, backslashes or ;",
+				 v->info.name, sizeof(m->set.admincode) - 1);
+			return -1;
+		}
+		strlcpy(base + v->off, value, sizeof(m->set.admincode));
+		break;
 	}
 	m_apply_rules(m);
 	return 0;
@@ -187,6 +208,12 @@ struct match *match_create(struct game *g, const struct match_services *svc)
 		free(m);
 		return NULL;
 	}
+	m->votes = m_votes_create(g->max_clients);
+	if (!m->votes) {
+		free(m->slots);
+		free(m);
+		return NULL;
+	}
 	m->max_slots = g->max_clients;
 	m->g = g;
 	m->svc = *svc;
@@ -201,6 +228,7 @@ void match_destroy(struct match *m)
 {
 	if (!m)
 		return;
+	m_votes_destroy(m->votes);
 	free(m->slots);
 	free(m);
 }
@@ -809,6 +837,7 @@ void match_level_begin(struct match *m)
 	m->sudden = 0;
 	m->pause_at = m->unpause_at = 0;
 	memset(m->slots, 0, sizeof(*m->slots) * (size_t)m->max_slots);
+	m_votes_level(m);
 	m_apply_rules(m);
 	m_set_status(m, "%s", m->set.matchless ? "matchless" : "Standby");
 }
@@ -842,6 +871,7 @@ void match_frame(struct match *m, double realtime)
 			m->slots[s].ready = m->slots[s].brk = false;
 		}
 	}
+	m_votes_frame(m);
 	if (clients == 0 && m->clients_seen > 0)
 		emptied(m);
 	m->clients_seen = clients;

@@ -59,6 +59,10 @@ void sv_client_packet(struct server *sv, struct client *cl,
 void sv_drop_client(struct server *sv, struct client *cl, const char *why);
 void sv_client_setup(struct server *sv, struct client *cl);
 void sv_userinfo_changed(struct server *sv, struct client *cl);
+/* a client's say (team: say_team); the match feature calls it when the
+ * client is not muted */
+void sv_cmd_say(struct server *sv, struct client *cl,
+		const struct net_args *a, bool team);
 /* pause.c (MVDSV's pause): the cvars (pausable, sv_paused); pause or
  * resume the game (false: it already was so), msg (or NULL) printed to
  * everyone; a client's "pause" command (pausable, not a spectator); the

@@ -37,6 +37,7 @@
 #include <bsd/string.h>
 
 #include "qwd/match.h"
+#include "match_votes.h"
 
 enum { MATCH_VARS_MAX = 32 };
 
@@ -157,6 +158,12 @@ static void client_cmd(struct server *sv, struct client *cl,
 		sv_pause_client(sv, cl);	/* matchless: MVDSV's pause */
 }
 
+/* the match, for the votes' and admins' part (match_votes.c) */
+struct match *sv_match_get(const struct server *sv)
+{
+	return sv->match ? sv->match->m : NULL;
+}
+
 /* ---- the hooks -------------------------------------------------------- */
 
 static void match_level_begin_hook(struct server *sv)
@@ -185,6 +192,8 @@ static const struct sv_feature match_feature = {
 	.level_begin = match_level_begin_hook,
 	.frame = match_frame_hook,
 	.free = match_free,
+	.admit = sv_match_admit,
+	.client_drop = sv_match_client_drop,
 };
 
 int sv_match_register(struct server *sv)
@@ -196,6 +205,8 @@ int sv_match_register(struct server *sv)
 		.file_exists = svc_file_exists,
 		.event = svc_event,
 	};
+
+	sv_match_votes_services(&svc);
 	struct sv_match *sm = calloc(1, sizeof(*sm));
 
 	if (!sm)
@@ -217,6 +228,7 @@ int sv_match_register(struct server *sv)
 	for (int i = 0; i < match_command_count(); i++)
 		sv_client_command_add(sv, match_command_info(i)->name, client_cmd,
 				      BUDGET_CMD);
+	sv_match_votes_register(sv);
 	svc_status(sv, match_status(sm->m));
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "demo.h"
 #include "downloads.h"
 #include "agones.h"
+#include "match_votes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,7 @@ static void build_page(void *ctx, struct metrics_page *p)
 	page_defences(sv, p);
 	page_downloads(sv, p);
 	page_demos(sv, p);
+	sv_match_votes_metrics(sv, p);
 	page_endpoint(sv->metrics, p);
 	sv_agones_metrics(sv, p);
 }

@@ -647,8 +647,8 @@ static bool hears(const struct server *sv, const struct client *from,
 	return sv->teamplay->value != 0 && strcmp(from->team, to->team) == 0;
 }
 
-static void cmd_say(struct server *sv, struct client *cl,
-		    const struct net_args *a, bool team)
+void sv_cmd_say(struct server *sv, struct client *cl,
+		const struct net_args *a, bool team)
 {
 	char text[256], line[SV_MAX_NAME + 300];
 	uint8_t buf[SV_MAX_NAME + 320];
@@ -797,9 +797,9 @@ static void string_command(struct server *sv, struct client *cl, const char *s)
 	else if (!strcmp(c, "drop"))
 		sv_drop_client(sv, cl, "disconnected");
 	else if (!strcmp(c, "say"))
-		cmd_say(sv, cl, a, false);
+		sv_cmd_say(sv, cl, a, false);
 	else if (!strcmp(c, "say_team"))
-		cmd_say(sv, cl, a, true);
+		sv_cmd_say(sv, cl, a, true);
 	else if (!strcmp(c, "setinfo"))
 		cmd_setinfo(sv, cl, a);
 	else if (!strcmp(c, "pings"))

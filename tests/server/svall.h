@@ -19,6 +19,7 @@
 #include "../../src/server/downloads.h"
 #include "../../src/server/logfile.h"
 #include "../../src/server/master.h"
+#include "../../src/server/match_votes.h"
 #include "../../src/server/overload.h"
 #include "../../src/server/profcmd.h"
 #include "../../src/server/rcon.h"

@@ -117,6 +117,7 @@ static void test_page_of_a_running_server(void **state)
 	srvfix_connect(spec);
 	assert_true(srvfix_until(f, spec, QWC_ACTIVE, 5.0));
 	srvfix_send_raw(c[0], -1, junk, sizeof(junk));
+	qwc_stringcmd(&c[1]->q, "votemap nosuchmap");	/* refused, counted */
 	srvfix_run(f, 0.3, true);
 	p = get(port, "/metrics");
 	assert_int_equal(value(p, "qwd_players"), 3);
@@ -127,6 +128,8 @@ static void test_page_of_a_running_server(void **state)
 	assert_true(value(p, "qwd_requests_total") > 0);
 	assert_true(value(p, "qwd_request_duration_seconds_count") > 0);
 	assert_int_equal(value(p, "qwd_metrics_requests_total{result=\"ok\"}"), 2);
+	assert_int_equal(value(p, "qwd_match_admin_votes_total{kind=\"maps_refused\"}"), 1);
+	assert_int_equal(value(p, "qwd_match_locked"), 0);
 	assert_true(strstr(get(port, "/healthz"), "ok\n") != NULL);
 	assert_true(srvfix_stop_child(f));
 }
