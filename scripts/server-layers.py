@@ -53,7 +53,8 @@ FEATURES = {
     "autopool": ["autopool.h", "autopool.c"],
     "metrics": ["metrics.c"],
     "agones": ["agones.h", "agones.c"],
-    "match": ["match_votes.h", "match.c", "match_votes.c"],
+    "match": ["match_votes.h", "match_demo.h", "match.c", "match_votes.c",
+              "match_demo.c"],
 }
 # which feature may call (and include the header of) which
 FEATURE_USES = {
@@ -63,7 +64,8 @@ FEATURE_USES = {
     					# QTV viewers, downloads in progress, the
     					# Agones client's counters, the match's
     					# votes and admins
-    "match": ["logs"],	# admins' actions in the rcon log
+    "match": ["logs", "demo"],	# admins' actions in the rcon log; the
+    				# match's demo
 }
 TOP = ["features.h", "server.c", "main.c"]
 

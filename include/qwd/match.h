@@ -36,6 +36,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "qwd/game.h"
 
@@ -55,6 +57,7 @@ enum match_mode {
 };
 
 enum match_event {
+	MATCH_EVENT_COUNTDOWN,	/* the countdown began (KTX starts its demo) */
 	MATCH_EVENT_STARTED,	/* the map was reset, the clock runs */
 	MATCH_EVENT_ENDED,	/* the limit was reached: the scores */
 	MATCH_EVENT_BROKEN	/* broken off (vote, everyone left): prewar */
@@ -170,6 +173,26 @@ bool match_ready(const struct match *m, int slot);
 const struct match_result *match_last_result(const struct match *m);
 /* the "status" value the match set last */
 const char *match_status(const struct match *m);
+
+/* ---- the statistics' file and the match's demo name (matchstats.c) --- */
+
+/* what only the server knows, for the JSON file's header */
+struct match_stats_facts {
+	const char *date;	/* "%Y-%m-%d %H:%M:%S %z" */
+	const char *hostname, *ip;
+	int port;
+	const char *matchtag;	/* NULL or "": left out */
+	const char *demo;	/* the demo's file name, NULL or "": none */
+};
+/* The last match played to its end in KTX's stats_json.c layout to out:
+ * 0, or -1 (no such match, or a write error). */
+int match_write_stats(const struct match *m, const struct match_stats_facts *f,
+		      FILE *out);
+/* KTX's demo name for the match being played: duel_A_vs_B[map],
+ * 4on4_T1_vs_T2[map], ffa_N[map], then the date by datefmt
+ * (k_demoname_date, strftime's; empty: none) at now */
+void match_demo_name(const struct match *m, const char *datefmt, time_t now,
+		     char *out, size_t size);
 
 /* KTX's texts as plain ASCII: red letters (the high bit) as letters, gold
  * digits (0x92..0x9b) as digits, gold brackets (0x90 0x91) as [ ]; into

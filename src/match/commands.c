@@ -177,6 +177,11 @@ static const struct cmd_def cmds[] = {
 	{ {"rules", MATCH_WHO_PLAYER, "show game rules"}, c_rules },
 	{ {"about", MATCH_WHO_BOTH, "mod's info"}, c_about },
 	{ {"lastscores", MATCH_WHO_BOTH, "last game scores"}, c_lastscores },
+	/* the statistics: matchstats.c */
+	{ {"scores", MATCH_WHO_BOTH, "print scores"}, m_cmd_scores },
+	{ {"stats", MATCH_WHO_BOTH, "show match statistics"}, m_cmd_stats },
+	{ {"effi", MATCH_WHO_BOTH, "print efficiency"}, m_cmd_effi },
+	{ {"laststats", MATCH_WHO_BOTH, "show last game statistics"}, m_cmd_laststats },
 	{ {"powerups", MATCH_WHO_PLAYER, "quad, \x98\x98\x98, ring & suit"}, c_powerups },
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },

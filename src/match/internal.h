@@ -61,6 +61,7 @@ struct match {
 	/* the clock: minutes and seconds left as KTX's timer counts them */
 	int minutes, seconds;
 	double start_time;
+	struct m_stats *stats;	/* matchstats.c: the statistics, or NULL */
 	int sudden;		/* 0, or the overtime (2, 3) being played */
 	int sd_frags[MATCH_MAX_SCORES];	/* frags when sudden death began */
 
@@ -143,5 +144,16 @@ const char *m_red(char *buf, size_t size, const char *s);
 const char *m_gold(char *buf, size_t size, int n);
 /* "s" unless n is 1 (KTX's count_s) */
 const char *m_plural(int n);
+
+/* matchstats.c: the statistics wired to the match's states */
+struct m_stats *m_stats_create(void);
+void m_stats_destroy(struct m_stats *s);
+void m_stats_start(struct match *m);	/* the match begins: count */
+void m_stats_frame(struct match *m);	/* a played frame: speeds, leavers */
+void m_stats_end(struct match *m, bool played_out);	/* print if so */
+void m_cmd_stats(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_effi(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_scores(struct match *m, int slot, int argc, const char *const *argv);
+void m_cmd_laststats(struct match *m, int slot, int argc, const char *const *argv);
 
 #endif

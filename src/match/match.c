@@ -209,7 +209,10 @@ struct match *match_create(struct game *g, const struct match_services *svc)
 		return NULL;
 	}
 	m->votes = m_votes_create(g->max_clients);
-	if (!m->votes) {
+	m->stats = m_stats_create();
+	if (!m->votes || !m->stats) {
+		m_votes_destroy(m->votes);
+		m_stats_destroy(m->stats);
 		free(m->slots);
 		free(m);
 		return NULL;
@@ -229,6 +232,7 @@ void match_destroy(struct match *m)
 	if (!m)
 		return;
 	m_votes_destroy(m->votes);
+	m_stats_destroy(m->stats);
 	free(m->slots);
 	free(m);
 }
@@ -475,6 +479,8 @@ void m_start_countdown(struct match *m)
 	m->count_left = (m->set.count < 3 ? 3 : m->set.count) + 1;
 	m->next_tick = m->g->time;	/* the first second now */
 	m_set_status(m, "Countdown");
+	if (m->svc.event)
+		m->svc.event(m->svc.ctx, MATCH_EVENT_COUNTDOWN, NULL);
 }
 
 /* KTX's StopTimer: prewar again */
@@ -495,6 +501,9 @@ void m_stop_countdown(struct match *m, const char *why)
 {
 	if (why)
 		m_bprint(m, "%s", why);
+	m_collect(m, &m->work);	/* nothing played: duration 0 */
+	if (m->svc.event)
+		m->svc.event(m->svc.ctx, MATCH_EVENT_BROKEN, &m->work);
 	back_to_prewar(m);
 }
 
@@ -586,6 +595,7 @@ static void start_match(struct match *m)
 		m->slots[s].pause_requests = 3;	/* KTX's MAX_PAUSE_REQUESTS */
 	}
 	m_apply_rules(m);
+	m_stats_start(m);	/* before the reset: its spawns count */
 	game_match_reset(m->g);
 	m->start_time = m->g->time;
 	if (gmtime_r(&now, &tm) &&
@@ -604,6 +614,7 @@ static void end_match(struct match *m)
 {
 	m_bprint(m, "The match is over\n");
 	m_collect(m, &m->last);
+	m_stats_end(m, true);
 	if (m->svc.event)
 		m->svc.event(m->svc.ctx, MATCH_EVENT_ENDED, &m->last);
 	m->state = MATCH_OVER;
@@ -619,6 +630,7 @@ void m_break_match(struct match *m, const char *why)
 	if (why)
 		m_bprint(m, "%s", why);
 	m_collect(m, &m->work);
+	m_stats_end(m, false);
 	if (m->svc.event)
 		m->svc.event(m->svc.ctx, MATCH_EVENT_BROKEN, &m->work);
 	if (game_paused(m->g))
@@ -833,6 +845,7 @@ static void pause_frame(struct match *m)
 
 void match_level_begin(struct match *m)
 {
+	m_stats_end(m, false);	/* a level changed under a match */
 	m->state = MATCH_PREWAR;
 	m->sudden = 0;
 	m->pause_at = m->unpause_at = 0;
@@ -906,6 +919,8 @@ void match_frame(struct match *m, double realtime)
 		while (m->state == MATCH_PLAYING && !m->sudden && m->minutes > 0 &&
 		       g->time >= m->next_tick)
 			clock_tick(m);
+		if (m->state == MATCH_PLAYING)
+			m_stats_frame(m);
 		break;
 	}
 }

@@ -410,6 +410,16 @@ static bool easyrecord(struct server *sv, const char *given, FILE *out)
 	return start(sv, dir, name, out);
 }
 
+bool sv_demo_record_named(struct server *sv, const char *name, FILE *out)
+{
+	return easyrecord(sv, name, out);
+}
+
+bool sv_demo_folder(struct server *sv, char *path, size_t size, FILE *out)
+{
+	return demo_dir(sv, path, size, out);
+}
+
 static void cmd_easyrecord(struct server *sv, const struct net_args *a, FILE *out)
 {
 	if (a->argc > 2) {

@@ -26,6 +26,13 @@ enum sv_demo_stop {
 	DEMO_STOP_ERROR,	/* it could not be written */
 	DEMO_STOP_QUIET		/* shutdown: nobody to tell */
 };
+/* demo.c, for the match's demos: record under name (cleaned as
+ * easyrecord cleans it, a number added when taken); false, said on out,
+ * when it cannot (not active, recording already, no room, no folder).
+ * The folder demos go to (sv_demoDir inside the game folder), made when
+ * missing; false, said on out, when it cannot be. */
+bool sv_demo_record_named(struct server *sv, const char *name, FILE *out);
+bool sv_demo_folder(struct server *sv, char *path, size_t size, FILE *out);
 /* mvd.c: the writer (mvdframe.c's design note says what goes in a demo) */
 int sv_mvd_init(struct server *sv);
 void sv_mvd_free(struct server *sv);

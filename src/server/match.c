@@ -38,6 +38,7 @@
 
 #include "qwd/match.h"
 #include "match_votes.h"
+#include "match_demo.h"
 
 enum { MATCH_VARS_MAX = 32 };
 
@@ -46,6 +47,7 @@ struct sv_match {
 	struct cvar *vars[MATCH_VARS_MAX];
 	unsigned seen[MATCH_VARS_MAX];
 	int num_vars;
+	struct sv_match_demo *demo;	/* match_demo.c */
 };
 
 /* ---- what the match asks of the server -------------------------------- */
@@ -106,6 +108,10 @@ static void svc_event(void *ctx, enum match_event ev, const struct match_result 
 	char line[512];
 	size_t n = 0;
 
+	if (sv->match)
+		sv_match_demo_event(sv, sv->match->demo, sv->match->m, ev, r);
+	if (ev == MATCH_EVENT_COUNTDOWN)
+		return;
 	if (ev == MATCH_EVENT_STARTED) {
 		qwd_logf(&sv->log, QWD_LOG_INFO, "match: started on %s", sv->mapname);
 		return;
@@ -183,6 +189,7 @@ static void match_free(struct server *sv)
 	if (!sv->match)
 		return;
 	match_destroy(sv->match->m);
+	sv_match_demo_free(sv->match->demo);
 	free(sv->match);
 	sv->match = NULL;
 }
@@ -229,6 +236,9 @@ int sv_match_register(struct server *sv)
 		sv_client_command_add(sv, match_command_info(i)->name, client_cmd,
 				      BUDGET_CMD);
 	sv_match_votes_register(sv);
+	sm->demo = sv_match_demo_register(sv);
+	if (!sm->demo)
+		return -1;
 	svc_status(sv, match_status(sm->m));
 	return 0;
 }

@@ -18,7 +18,9 @@
 #include <qwd/client.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void console(struct srvfix *f, const char *line, char *out, size_t max)
 {
@@ -128,7 +130,99 @@ static void test_match_setting_refused(void **state)
 	assert_non_null(strstr(out, "k_spw"));
 }
 
+
+/* a whole file into buf (terminated); its length, or -1 */
+static long slurp(const char *path, char *buf, size_t size)
+{
+	FILE *fp = fopen(path, "r");
+	size_t n;
+
+	if (!fp)
+		return -1;
+	n = fread(buf, 1, size - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return (long)n;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* demo_tmp_record 1: the countdown starts the match's demo, named as KTX
+ * names it; the end keeps it and writes KTX's JSON beside it; a countdown
+ * broken off removes its demo */
+static void test_match_demo_and_stats(void **state)
+{
+	struct srvfix *f = *state;
+	struct srv_client *a, *b;
+	char out[512], dir[256], path[512], name[128], mark[64];
+	static char json[65536];
+	const char *rec;
+
+	srvfix_start(f, 8);
+	console(f, "k_count 3", out, sizeof(out));
+	console(f, "k_overtime 0", out, sizeof(out));
+	console(f, "timelimit 1", out, sizeof(out));
+	console(f, "demo_tmp_record 1", out, sizeof(out));
+	console(f, "k_mode 1", out, sizeof(out));	/* a duel */
+	a = srvfix_player(f, "alice");
+	b = srvfix_player(f, "bob");
+	srvfix_run(f, 0.3, true);
+	snprintf(dir, sizeof(dir), "%s/qw/demos", f->dir);
+
+	/* a countdown broken off: its demo goes */
+	qwc_stringcmd(&a->q, "ready");
+	qwc_stringcmd(&b->q, "ready");
+	assert_true(clients_see(f, a, b, "Countdown"));
+	rec = sv_mvd_file(f->sv, NULL);
+	assert_non_null(rec);
+	snprintf(name, sizeof(name), "duel_alice_vs_bob[%s].mvd", f->sv->mapname);
+	assert_string_equal(rec, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(exists(path));
+	qwc_stringcmd(&a->q, "break");
+	assert_true(clients_see(f, a, b, "Standby"));
+	assert_null(sv_mvd_file(f->sv, NULL));
+	assert_false(exists(path));
+
+	/* played to the end: the demo kept, the statistics beside it */
+	qwc_stringcmd(&a->q, "ready");
+	assert_true(clients_see(f, a, b, "Countdown"));
+	assert_non_null(sv_mvd_file(f->sv, NULL));
+	qwc_stringcmd(&b->q, "ready");
+	frames(f, 3.5);
+	assert_true(clients_see(f, a, b, "1 min left"));
+	/* mid-match the commands answer; "stats" prints the blocks */
+	f->print_mark = red(mark, sizeof(mark), "Player statistics");
+	a->marked_prints = 0;
+	qwc_stringcmd(&a->q, "stats");
+	srvfix_run(f, 0.3, true);
+	assert_true(a->marked_prints >= 1);
+	frames(f, 61);
+	assert_true(f->sv->game->intermission);
+	assert_null(sv_mvd_file(f->sv, NULL));
+	assert_true(exists(path));
+	snprintf(path, sizeof(path), "%s/duel_alice_vs_bob[%s].json", dir,
+		 f->sv->mapname);
+	assert_true(slurp(path, json, sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"alice\""));
+	assert_non_null(strstr(json, "\"bob\""));
+	assert_non_null(strstr(json, "\"players\""));
+	assert_non_null(strstr(json, "\"mode\": \"duel\""));
+	assert_non_null(strstr(json, "\"demo\": \"duel_alice_vs_bob["));
+	/* and the end's blocks reached the players; laststats repeats them */
+	a->marked_prints = 0;
+	qwc_stringcmd(&a->q, "laststats");
+	srvfix_run(f, 0.3, true);
+	assert_true(a->marked_prints >= 1);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_teardown(test_match_demo_and_stats, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_match_ready_countdown_timelimit, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_match_setting_refused, srvfix_test_teardown),
 };
