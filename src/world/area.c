@@ -37,6 +37,18 @@
  *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
  *   static hull), so moves are reentrant and need no storage.
  *
+ *   A move's walk follows its line, not its bounds: a shot across a map
+ *   of two thousand players has bounds that hold hundreds of them.  A
+ *   child is entered only for the part of the move (a fraction range)
+ *   whose swept box reaches past the split toward it, and a box object
+ *   is traced only when the segment comes within a unit of its box grown
+ *   by the mover's; what is passed over could only have answered
+ *   "fraction 1, not in solid", which never wins, so the answer is the
+ *   same (tests/world checks moves of every length against an
+ *   object-by-object reference).  world_test_box, which asks only
+ *   whether the box starts in solid, stops at the first thing that says
+ *   so.
+ *
  *   Order.  A list's order is the order of its links, which depends on
  *   who moved when; QuakeWorld lets it decide which object a query
  *   returns first and which of two hits at the same fraction a move
