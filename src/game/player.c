@@ -11,7 +11,10 @@
  *   the spots, reachable from the spot, searched on from where the last
  *   search ended (at most SPAWN_TRIES places a spawn); only when that
  *   fails too, a spot at random, whose occupant is telefragged.  The players near a spot or a place are found through
- *   the areanode tree, so a spawn costs what is near it, not every slot.
+ *   the areanode tree, so a spawn costs what is near it, not every slot;
+ *   whether the map's walls leave room at a place is traced once a level
+ *   and remembered (game.spawn_world): a full map tries the same places
+ *   in the walls on every respawn.
  *   Death: the backpack drops, the body falls (PM_DEAD), below -40 health
  *   it gibs; after 1 s (the death animation) the buttons must be released
  *   and pressed again to respawn, leaving the body behind (the last four
