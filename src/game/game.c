@@ -561,6 +561,7 @@ void game_destroy(struct game *g)
 	if (!g)
 		return;
 	g_antilag_destroy(g);
+	free(g->spawn_world);
 	free(g->ents);
 	free(g->clients);
 	free(g);
@@ -780,6 +781,7 @@ int game_load_level(struct game *g, struct world *w,
 	spawn_map_entities(g);
 	movers_link_doors(g);
 	player_init_bodyque(g);
+	player_init_spawn_places(g);
 
 	/* everyone comes back through the signon (the server sends
 	 * "reconnect") and enters again with game_client_connect */

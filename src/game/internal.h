@@ -191,6 +191,9 @@ void player_check_rules(struct game *g, struct game_entity *player);
 void player_frags_changed(struct game *g, struct game_entity *player);
 void player_next_level(struct game *g);
 void player_spawn_tfog(struct game *g, const vec3_t org);
+/* the spawn search's memory of the world at each of its places, sized
+ * for this level's spots (at level load: no allocation in a frame) */
+void player_init_spawn_places(struct game *g);
 void player_telefrag(struct game *g, const vec3_t org,
 		     struct game_entity *mover);
 void player_intermission_frame(struct game *g);

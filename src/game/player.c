@@ -11,7 +11,10 @@
  *   the spots, reachable from the spot, searched on from where the last
  *   search ended (at most SPAWN_TRIES places a spawn); only when that
  *   fails too, a spot at random, whose occupant is telefragged.  The players near a spot or a place are found through
- *   the areanode tree, so a spawn costs what is near it, not every slot.
+ *   the areanode tree, so a spawn costs what is near it, not every slot;
+ *   whether the map's walls leave room at a place is traced once a level
+ *   and remembered (game.spawn_world): a full map tries the same places
+ *   in the walls on every respawn.
  *   Death: the backpack drops, the body falls (PM_DEAD), below -40 health
  *   it gibs; after 1 s (the death animation) the buttons must be released
  *   and pressed again to respawn, leaving the body behind (the last four
@@ -296,12 +299,12 @@ int game_spawn_boxes(const struct game *g, int respawns, vec3_t *mins,
 	return n;
 }
 
-static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
-			 vec3_t ang)
+/* the spots select_spawn chooses from: the deathmatch ones, else the
+ * starts; how many */
+static int spawn_spots(struct game *g, struct game_entity **spots)
 {
 	const char *cls = "info_player_deathmatch";
-	struct game_entity *spots[256], *free_spots[256];
-	int n = 0, nfree = 0;
+	int n = 0;
 
 	for (int pass = 0; pass < 2 && n == 0; pass++) {
 		for (int i = 1; i < g->num_entities && n < 256; i++)
@@ -309,6 +312,65 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 				spots[n++] = &g->ents[i];
 		cls = "info_player_start";
 	}
+	return n;
+}
+
+/* the places of the search when every spot is taken (SPAWN_RINGS rings
+ * of 40 units around each of n spots, 8 more on each ring) */
+static int spawn_places(int n)
+{
+	int total = 0;
+
+	for (int ring = 1; ring <= SPAWN_RINGS; ring++)
+		total += 8 * ring * n;
+	return total;
+}
+
+void player_init_spawn_places(struct game *g)
+{
+	struct game_entity *spots[256];
+	int total = spawn_places(spawn_spots(g, spots));
+
+	g->spawn_world_places = total;
+	if (total > g->spawn_world_size) {
+		uint8_t *m = realloc(g->spawn_world, (size_t)total);
+
+		if (!m) {
+			/* the search then traces every place, as without it */
+			g->spawn_world_places = 0;
+			return;
+		}
+		g->spawn_world = m;
+		g->spawn_world_size = total;
+	}
+	if (total > 0)
+		memset(g->spawn_world, 0, (size_t)total);
+}
+
+/* Does the map's own geometry leave room for a player at place `at`
+ * (p)?  The world part of box_free's world_test_box, which cannot change
+ * during a level, so remembered per place: a full map's searches try
+ * the same places in the walls again and again. */
+static bool spawn_world_free(struct game *g, int at, int total,
+			     const vec3_t p)
+{
+	static const vec3_t zero = {0, 0, 0};
+	struct trace tr;
+	bool known = g->spawn_world && total == g->spawn_world_places;
+
+	if (known && g->spawn_world[at])
+		return g->spawn_world[at] == 1;
+	bsp_trace_box(g->map, 0, zero, player_mins, player_maxs, p, p, &tr);
+	if (known)
+		g->spawn_world[at] = tr.startsolid ? 2 : 1;
+	return !tr.startsolid;
+}
+
+static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
+			 vec3_t ang)
+{
+	struct game_entity *spots[256], *free_spots[256];
+	int n = spawn_spots(g, spots), nfree = 0;
 	if (n == 0) {
 		const struct bsp_model *w = &g->map->models[0];
 
@@ -332,10 +394,7 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 	 * sequence, ring by ring, and a search goes on from where the last
 	 * one ended, at most SPAWN_TRIES places: a map filling up finds its
 	 * next place in a few tries, not after every place already taken */
-	int first = (int)(g_random(g) * n) % n, total = 0;
-
-	for (int ring = 1; ring <= SPAWN_RINGS; ring++)
-		total += 8 * ring * n;
+	int first = (int)(g_random(g) * n) % n, total = spawn_places(n);
 	int at = g->spawn_cursor >= 0 ? g->spawn_cursor % total : 0;
 
 	for (int t = 0; t < total && t < SPAWN_TRIES; t++, at = (at + 1) % total) {
@@ -353,7 +412,9 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			    s->obj->origin[2] + 1};
 		struct trace tr;
 
-		if (!box_free(g, p, self))
+		/* in the walls (remembered), or taken (box_free traces the
+		 * world again and the objects there) */
+		if (!spawn_world_free(g, at, total, p) || !box_free(g, p, self))
 			continue;
 		world_move(g->world, s->obj->origin, player_mins, player_maxs,
 			   p, MOVE_NOMONSTERS, self->obj, &tr);

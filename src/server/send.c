@@ -16,8 +16,13 @@
  *                         against the frame the client asked for with
  *                         clc_delta, else against the baselines
  *   Cost per reply: the fat PVS (a few leafs ORed), one pass over the
- *   players and one over the entities that can be drawn, each tested by a
- *   bit per touched leaf.  Entity states of each reply go to one ring
+ *   players and one over the entities that can be drawn.  The phase
+ *   groups those entities by the one leaf each touches (struct
+ *   sv_send_leafs): a reply marks the groups of the leafs its PVS holds,
+ *   tests one by one only the entities of no or several leafs, and takes
+ *   the marked in ascending order -- the entries a test of every one
+ *   finds, for the cost of the leafs present, not of the entities (a
+ *   crowd's bodies, gibs and shots: hundreds, most out of sight).  Entity states of each reply go to one ring
  *   shared by all clients; a reply whose states the ring has overwritten
  *   can no longer be a delta base, and the client gets a full update (a
  *   valid protocol-28 answer) instead.  Nor can a reply sent while a
@@ -198,6 +203,69 @@ static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  const struct client_frame *from, uint32_t first,
 			  int *count, int max);
 
+/* Mark, in w's bits, the send list's entries pvs sees: a leaf's group
+ * all at once when pvs holds the leaf, the objects of no or several
+ * leafs each by sv_obj_visible; the same answer as sv_obj_visible on
+ * every entry (an object of one leaf is seen when that leaf is), for the
+ * leafs present instead of the entities: in a crowd hundreds of bodies
+ * and missiles share a few dozen leafs, most of them out of sight. */
+static bool mark_visible(struct server *sv, struct sv_reply_worker *w,
+			 const uint8_t *pvs)
+{
+	const struct sv_send_leafs *x = &sv->send_leafs;
+	uint64_t *bits = w->send_marks;
+
+	if (!x->ready)
+		return false;	/* the caller tests every entry */
+	memset(bits, 0, sizeof(*bits) * (size_t)((sv->send_count + 63) / 64));
+	for (int d = 0; d < x->num_groups; d++) {
+		if (!bsp_vis_test(pvs, x->leafs[d]))
+			continue;
+		for (int k = x->start[d]; k < x->start[d + 1]; k++)
+			bits[x->items[k] >> 6] |= 1ull << (x->items[k] & 63);
+	}
+	for (int k = 0; k < x->num_many; k++) {
+		int i = x->many[k];
+
+		if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs))
+			bits[i >> 6] |= 1ull << (i & 63);
+	}
+	return true;
+}
+
+/* one visible entry of the send list into the reply: a nail to the
+ * nails, another entity's state to the ring; false once nothing further
+ * can change the reply (past the client's numbers, or the entities and
+ * the nails both full) */
+struct gather {
+	struct sv_ring *ring;
+	uint32_t first;
+	int count, max, limit;
+	int *nails, *num_nails;
+};
+
+static inline bool gather_one(struct server *sv, struct gather *g, int i)
+{
+	const struct sv_send_item *it = &sv->send_list[i];
+	int num = it->num;
+
+	if (num >= g->limit)
+		return false;
+	if (it->nail) {
+		if (*g->num_nails < SV_MAX_NAILS)
+			g->nails[(*g->num_nails)++] = num;
+	} else if (g->count < g->max) {
+		if (sv->frame_stamp[num] != sv->reply_stamp) {
+			sv_entity_state(sv, num, &sv->frame_states[num]);
+			sv->frame_stamp[num] = sv->reply_stamp;
+		}
+		*ring_at(g->ring, g->first + (uint32_t)g->count) =
+			sv->frame_states[num];
+		g->count++;
+	}
+	return g->count < g->max || *g->num_nails < SV_MAX_NAILS;
+}
+
 static void write_entities(struct server *sv, struct sv_reply_worker *w,
 			   struct client *cl, const uint8_t *pvs,
 			   struct msg_buf *m, int *nails, int *num_nails)
@@ -213,29 +281,27 @@ static void write_entities(struct server *sv, struct sv_reply_worker *w,
 	int count = 0;
 
 	*num_nails = 0;
-	/* gather this reply's states into the ring, from the phase's list */
-	for (int i = 0; i < sv->send_count; i++) {
-		const struct sv_send_item *it = &sv->send_list[i];
-		int num = it->num;
+	/* gather this reply's states into the ring, from the phase's list:
+	 * its visible entries marked by leaf and taken in order, or (no
+	 * index) each entry tested */
+	struct gather gt = {ring, first, 0, max, limit, nails, num_nails};
 
-		if (num >= limit)
-			break;
-		if (!sv_obj_visible(&sv->objs[num], pvs))
-			continue;
-		if (it->nail) {
-			if (*num_nails < SV_MAX_NAILS)
-				nails[(*num_nails)++] = num;
-			continue;
-		}
-		if (count == max)
-			continue;
-		if (sv->frame_stamp[num] != sv->reply_stamp) {
-			sv_entity_state(sv, num, &sv->frame_states[num]);
-			sv->frame_stamp[num] = sv->reply_stamp;
-		}
-		*ring_at(ring, first + (uint32_t)count) = sv->frame_states[num];
-		count++;
+	if (mark_visible(sv, w, pvs)) {
+		int words = (sv->send_count + 63) / 64;
+
+		for (int k = 0; k < words; k++)
+			for (uint64_t b = w->send_marks[k]; b; b &= b - 1)
+				if (!gather_one(sv, &gt, 64 * k +
+						__builtin_ctzll(b)))
+					goto gathered;
+	} else {
+		for (int i = 0; i < sv->send_count; i++)
+			if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs) &&
+			    !gather_one(sv, &gt, i))
+				break;
 	}
+gathered:
+	count = gt.count;
 	ring->next += (uint32_t)count;
 
 	/* the delta base: asked for, recent enough, its states still there */
@@ -506,6 +572,61 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));
 }
 
+/* The phase's send list grouped by leaf (struct sv_send_leafs): two
+ * passes over it, a counting sort; no allocation but the per-leaf slots
+ * when a map with more leafs than any before loads (without them, or
+ * with send_marks missing, replies test every entry as before). */
+static void send_leafs_build(struct server *sv)
+{
+	struct sv_send_leafs *x = &sv->send_leafs;
+	int nleafs = sv->map ? sv->map->num_leafs : 0;
+	int n = 0;
+
+	x->ready = false;
+	if (!x->items || !sv->workers || !sv->workers[0].send_marks ||
+	    (x->enabled && x->enabled->value == 0))
+		return;
+	if (x->num_slots < nleafs) {
+		int32_t *slot = calloc((size_t)nleafs, sizeof(*slot));
+
+		if (!slot)
+			return;
+		free(x->slot);
+		x->slot = slot;
+		x->num_slots = nleafs;
+	}
+	x->num_groups = x->num_many = 0;
+	for (int i = 0; i < sv->send_count; i++) {
+		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
+
+		if (leaf < 0 || leaf >= x->num_slots) {
+			x->many[x->num_many++] = i;
+			continue;
+		}
+		if (x->slot[leaf] == 0) {
+			x->leafs[x->num_groups] = leaf;
+			x->start[x->num_groups] = 0;
+			x->slot[leaf] = ++x->num_groups;
+		}
+		x->start[x->slot[leaf] - 1]++;
+	}
+	/* counts to ends; filling moves each end back to its group's start */
+	for (int d = 0; d < x->num_groups; d++) {
+		n += x->start[d];
+		x->start[d] = n;
+	}
+	x->start[x->num_groups] = n;
+	for (int i = sv->send_count - 1; i >= 0; i--) {
+		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
+
+		if (leaf >= 0 && leaf < x->num_slots)
+			x->items[--x->start[x->slot[leaf] - 1]] = i;
+	}
+	for (int d = 0; d < x->num_groups; d++)
+		x->slot[x->leafs[d]] = 0;
+	x->ready = true;
+}
+
 void sv_reply_phase(struct server *sv)
 {
 	const struct game *g = sv->game;
@@ -541,6 +662,7 @@ void sv_reply_phase(struct server *sv)
 		it->num = num;
 		it->nail = e->nail;
 	}
+	send_leafs_build(sv);
 }
 
 /* the counters the workers kept into the server's figures */
@@ -794,6 +916,21 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		goto oom;
 	memset(sv->workers, 0, (size_t)threads * sizeof(*sv->workers));
 	sv->threads = threads;
+	{
+		struct sv_send_leafs *x = &sv->send_leafs;
+		size_t n = (size_t)sv->max_entities + 1;
+
+		x->leafs = calloc(n, sizeof(*x->leafs));
+		x->start = calloc(n, sizeof(*x->start));
+		x->items = calloc(n, sizeof(*x->items));
+		x->many = calloc(n, sizeof(*x->many));
+		if (!x->leafs || !x->start || !x->items || !x->many)
+			goto oom;
+		x->enabled = cvar_register(sv, "sv_send_leafs", "1", 0,
+					   "replies find their entities by "
+					   "leaf (1) or test every one (0): "
+					   "the same replies");
+	}
 	if (threads > 1) {
 		sv->reply_list = calloc((size_t)sv->maxclients, sizeof(*sv->reply_list));
 		if (!sv->reply_list)
@@ -808,7 +945,9 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		w->ring.size = size;
 		w->ring.states = calloc(size, sizeof(*w->ring.states));
 		w->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
-		if (!w->ring.states || !w->fatpvs)
+		w->send_marks = calloc((size_t)(sv->max_entities + 63) / 64,
+				       sizeof(*w->send_marks));
+		if (!w->ring.states || !w->fatpvs || !w->send_marks)
 			goto oom;
 		if (threads == 1)
 			continue;
@@ -847,12 +986,19 @@ void sv_reply_workers_free(struct server *sv)
 
 		free(w->ring.states);
 		free(w->fatpvs);
+		free(w->send_marks);
 		free(w->batches);
 		free(w->done);
 		free(w->drops);
 	}
 	free(sv->workers);
 	sv->workers = NULL;
+	free(sv->send_leafs.leafs);
+	free(sv->send_leafs.start);
+	free(sv->send_leafs.items);
+	free(sv->send_leafs.many);
+	free(sv->send_leafs.slot);
+	sv->send_leafs = (struct sv_send_leafs){.enabled = sv->send_leafs.enabled};
 	free(sv->reply_list);
 	sv->reply_list = NULL;
 	sv->threads = 0;

@@ -163,11 +163,26 @@ struct sv_reply_done {
  * queues it on the server's send batch at once; in a parallel phase each
  * worker queues into its own batches and defers what other clients or the
  * server's shared figures would see to the commit (send.c). */
+/* The phase's send list by leaf (send.c, sv_reply_phase): the indices
+ * into send_list of the entities touching exactly one leaf, grouped by
+ * that leaf (group d: leaf leafs[d], items[start[d]..start[d+1])), and
+ * those touching none or several (many).  Sized once: max_entities
+ * entries, slot[] the map's leafs (grown when a larger map loads). */
+struct sv_send_leafs {
+	struct cvar *enabled;		/* sv_send_leafs: 0 tests every entry */
+	bool ready;			/* built for this phase */
+	int num_groups, num_many;
+	int32_t *leafs, *start, *items, *many;	/* max_entities (+1) */
+	int32_t *slot;			/* per map leaf: its group + 1, or 0 */
+	int num_slots;
+};
+
 struct sv_reply_worker {
 	_Alignas(64) int index;		/* a cache line of its own: no false
 					 * sharing between workers */
 	struct sv_ring ring;
 	uint8_t *fatpvs;		/* BSP_MAX_MAP_LEAFS / 8 */
+	uint64_t *send_marks;		/* a bit per send_list entry */
 	uint64_t replies, entity_cuts;	/* into server.stats at the commit */
 	/* parallel only: the batches (enough for every reply of a phase:
 	 * any worker may build any), the one being filled, their network
@@ -666,6 +681,9 @@ struct server {
 	 * listed once per reply phase: a reply tests only these */
 	struct sv_send_item *send_list;	/* max_entities */
 	int send_count;
+	/* the same list by leaf (sv_reply_phase, send.c): a reply marks the
+	 * entities of the leafs its PVS holds instead of testing every one */
+	struct sv_send_leafs send_leafs;
 	/* the scoreboard's pings and losses as every stock client gets them,
 	 * made in the reply phase stock_pings_stamp (reliable.c) */
 	uint8_t stock_pings[MAX_CLIENTS * 12];

@@ -37,6 +37,18 @@
  *   Boxes become a six-plane hull built on the stack (QuakeWorld uses one
  *   static hull), so moves are reentrant and need no storage.
  *
+ *   A move's walk follows its line, not its bounds: a shot across a map
+ *   of two thousand players has bounds that hold hundreds of them.  A
+ *   child is entered only for the part of the move (a fraction range)
+ *   whose swept box reaches past the split toward it, and a box object
+ *   is traced only when the segment comes within a unit of its box grown
+ *   by the mover's; what is passed over could only have answered
+ *   "fraction 1, not in solid", which never wins, so the answer is the
+ *   same (tests/world checks moves of every length against an
+ *   object-by-object reference).  world_test_box, which asks only
+ *   whether the box starts in solid, stops at the first thing that says
+ *   so.
+ *
  *   Order.  A list's order is the order of its links, which depends on
  *   who moved when; QuakeWorld lets it decide which object a query
  *   returns first and which of two hits at the same fraction a move
@@ -460,6 +472,7 @@ struct move_clip {
 	bool box_ready;
 	struct bsp_box_hull *box;
 	const struct world_lag *lag;	/* world_move_lagged's, or NULL */
+	bool test_only;		/* world_test_box: only startsolid is asked */
 };
 
 /* trace the moving box against one object, results in world space */
@@ -548,6 +561,57 @@ static bool better(const struct trace *tr, int id, const struct trace *best)
 	return best->ent < 0 || (best->ent > 0 && id < best->ent);
 }
 
+/* Does the move surely miss a box object standing at origin?  The
+ * segment start..end against the object's box grown by the mover's (the
+ * box hull clip_to_obj traces) and SWEEP_MARGIN more: a segment that
+ * never comes that near never enters the hull, whose trace then ends at
+ * fraction 1, neither starting nor all in solid -- an answer that never
+ * wins and changes nothing (see better), so skipping the trace is exact.
+ * A long trace (a shot across the map) whose bounds hold hundreds of
+ * players traces only those near its line.  Brush models trace their own
+ * hulls (sized by the mover's box class, not its box): never skipped
+ * here.  NaNs make every comparison false: never skipped either. */
+enum { SWEEP_MARGIN = 1 };
+
+static bool sweep_misses(const struct move_clip *clip,
+			 const struct world_obj *obj, const float *origin)
+{
+	const float *mmins = obj->monster ? clip->mins2 : clip->mins;
+	const float *mmaxs = obj->monster ? clip->maxs2 : clip->maxs;
+	float t0 = 0, t1 = 1;
+
+	if (obj->solid == SOLID_BSP)
+		return false;
+	for (int i = 0; i < 3; i++) {
+		float lo = origin[i] + obj->mins[i] - mmaxs[i] - SWEEP_MARGIN;
+		float hi = origin[i] + obj->maxs[i] - mmins[i] + SWEEP_MARGIN;
+		float s = clip->start[i], d = clip->end[i] - s;
+
+		if (d > -1e-3f && d < 1e-3f) {
+			/* (nearly) still on this axis: both ends lie within
+			 * 1e-3 of s, far inside the margin */
+			if (s < lo || s > hi)
+				return true;
+			continue;
+		}
+		float ta = (lo - s) / d, tb = (hi - s) / d;
+
+		if (ta > tb) {
+			float t = ta;
+
+			ta = tb;
+			tb = t;
+		}
+		if (ta > t0)
+			t0 = ta;
+		if (tb < t1)
+			t1 = tb;
+		if (t0 > t1)
+			return true;
+	}
+	return false;
+}
+
 /* one object's clip, the object standing at origin */
 static void clip_one(const struct world *w, struct move_clip *clip,
 		     const struct world_obj *obj, const float *origin)
@@ -575,9 +639,47 @@ static void clip_one(const struct world *w, struct move_clip *clip,
 	clip->tr.startsolid = startsolid;
 }
 
+/* The part [*t0, *t1] of the move (as a fraction of start..end) whose
+ * swept box, SWEEP_MARGIN larger, reaches past dist on axis toward child
+ * side (0: above, 1: below); false when none does.  Objects below a node
+ * lie strictly on their side of its split and within the regions of the
+ * node's ancestors, so a child is entered only for the part of the move
+ * its region can meet. */
+static bool sweep_side(const struct move_clip *clip, int axis, float dist,
+		       int side, float *t0, float *t1)
+{
+	float s = clip->start[axis], d = clip->end[axis] - s;
+	/* the swept box's edge toward the side, as an offset from the path:
+	 * the larger of the two boxes a move traces with (a missile's
+	 * against monsters, its own against the rest) */
+	float hi = clip->maxs2[axis] > clip->maxs[axis] ? clip->maxs2[axis] :
+		clip->maxs[axis];
+	float lo = clip->mins2[axis] < clip->mins[axis] ? clip->mins2[axis] :
+		clip->mins[axis];
+	float edge = side == 0 ? hi + 1 + SWEEP_MARGIN : lo - 1 - SWEEP_MARGIN;
+	float tc;
+
+	if (d > -1e-3f && d < 1e-3f)
+		return true;	/* (nearly) still: the box test decides */
+	tc = (dist - edge - s) / d;
+	if (!(tc == tc))
+		return true;
+	/* above: s + t d + edge > dist; below: s + t d + edge < dist */
+	if ((side == 0) == (d > 0)) {
+		if (tc > *t0)
+			*t0 = tc;
+	} else {
+		if (tc < *t1)
+			*t1 = tc;
+	}
+	return *t0 <= *t1;
+}
+
 /* every linked solid the move may touch (placed box first, as queries
- * do), in the lists' order: clip_one's answer does not depend on it */
-static void clip_to_links(const struct world *w, int num, struct move_clip *clip)
+ * do), in the lists' order: clip_one's answer does not depend on it.
+ * [t0, t1] is the part of the move that may reach this node's region. */
+static void clip_to_links(const struct world *w, int num, struct move_clip *clip,
+			  float t0, float t1)
 {
 	const struct area_node *node = &w->nodes[num];
 	const struct area_link *head = &node->solids;
@@ -594,15 +696,27 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 			continue;	/* traced where the rewind puts it */
 		if (clip_skips(w, clip, obj))
 			continue;
+		if (sweep_misses(clip, obj, obj->origin))
+			continue;
 		clip_one(w, clip, obj, obj->origin);
+		if (clip->test_only && clip->tr.startsolid)
+			return;	/* the answer is known, whatever follows */
 	}
 
 	if (node->axis == -1)
 		return;
-	if (clip->boxmaxs[node->axis] > node->dist)
-		clip_to_links(w, node->children[0], clip);
-	if (clip->boxmins[node->axis] < node->dist)
-		clip_to_links(w, node->children[1], clip);
+	for (int side = 0; side < 2; side++) {
+		float a = t0, b = t1;
+
+		if (side == 0 ? !(clip->boxmaxs[node->axis] > node->dist) :
+		    !(clip->boxmins[node->axis] < node->dist))
+			continue;
+		if (!sweep_side(clip, node->axis, node->dist, side, &a, &b))
+			continue;
+		clip_to_links(w, node->children[side], clip, a, b);
+		if (clip->test_only && clip->tr.startsolid)
+			return;
+	}
 }
 
 /* the box swept by the move, one unit larger on every side */
@@ -655,6 +769,8 @@ static void clip_to_lagged(const struct world *w, struct move_clip *clip)
 			continue;
 		if (pass && obj_size_x(w, pass) != 0 && obj_size_x(w, obj) == 0)
 			continue;
+		if (sweep_misses(clip, obj, lp))
+			continue;
 		clip_one(w, clip, obj, lp);
 	}
 }
@@ -662,7 +778,7 @@ static void clip_to_lagged(const struct world *w, struct move_clip *clip)
 static void move_run(const struct world *w, const vec3_t start,
 		     const vec3_t mins, const vec3_t maxs, const vec3_t end,
 		     enum move_kind kind, const struct world_obj *passobj,
-		     const struct world_lag *lag, struct trace *tr)
+		     const struct world_lag *lag, bool test_only, struct trace *tr)
 {
 	struct move_clip clip;
 	struct bsp_box_hull box;
@@ -673,6 +789,11 @@ static void move_run(const struct world *w, const vec3_t start,
 	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
 		      end, &clip.tr);
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
+	clip.test_only = test_only;
+	if (test_only && clip.tr.startsolid) {
+		*tr = clip.tr;	/* stuck in the world: nothing undoes it */
+		return;
+	}
 
 	clip.start = start;
 	clip.end = end;
@@ -691,7 +812,7 @@ static void move_run(const struct world *w, const vec3_t start,
 	move_bounds(start, clip.mins2, clip.maxs2, end, clip.boxmins,
 		    clip.boxmaxs);
 
-	clip_to_links(w, 0, &clip);
+	clip_to_links(w, 0, &clip, 0, 1);
 	if (lag)
 		clip_to_lagged(w, &clip);
 	*tr = clip.tr;
@@ -701,7 +822,7 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, NULL, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, NULL, false, tr);
 }
 
 void world_move_lagged(const struct world *w, const vec3_t start,
@@ -709,7 +830,7 @@ void world_move_lagged(const struct world *w, const vec3_t start,
 		       enum move_kind kind, const struct world_obj *passobj,
 		       const struct world_lag *lag, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, lag, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, lag, false, tr);
 }
 
 bool world_test_box(const struct world *w, const vec3_t origin,
@@ -718,6 +839,9 @@ bool world_test_box(const struct world *w, const vec3_t origin,
 {
 	struct trace tr;
 
-	world_move(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, &tr);
+	/* only startsolid is asked, and once set it stays: the walk stops
+	 * at the first object (or the world) that sets it */
+	move_run(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, NULL,
+		 true, &tr);
 	return tr.startsolid;
 }

@@ -153,6 +153,26 @@ static void test_threads_same_replies(void **state)
 	check_threads_equal(64, 100, 3);
 }
 
+/* the replies' entities found by leaf (sv_send_leafs 1, the default)
+ * and by testing every entity (0): the same replies, byte for byte, in
+ * a crowd whose bodies and shots spread over many leafs */
+static void test_send_leafs_same_replies(void **state)
+{
+	const char *plain[] = {"sv_send_leafs 0", NULL};
+	struct fb_result *a = run_with(256, 120, 9, 1, false, NULL, false);
+	struct fb_result *b = run_with(256, 120, 9, 1, false, plain, false);
+
+	(void)state;
+	assert_int_equal(a->bad, 0);
+	assert_true(a->replies > 0);
+	assert_int_equal(a->replies, b->replies);
+	assert_int_equal(a->answered, b->answered);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(a->reply_digest, b->reply_digest);
+	free(a);
+	free(b);
+}
+
 /* -threads auto whose pool grows by a worker every few frames (any need
  * passes a threshold of 0) from 1 to 3 during the run: the same world
  * and replies as the sequential frame while the size changes (the
@@ -365,6 +385,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stock_players),
 	cmocka_unit_test(test_seed_fixes_the_game),
 	cmocka_unit_test(test_threads_same_replies),
+	cmocka_unit_test(test_send_leafs_same_replies),
 	cmocka_unit_test(test_threads_auto_same_replies),
 	cmocka_unit_test(test_threads_same_replies_choked),
 	cmocka_unit_test(test_threads_same_replies_stock),

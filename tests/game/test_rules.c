@@ -526,6 +526,52 @@ static void test_spawn_avoids_telefrag(void **state)
 	assert_null(strstr(s->mock.prints, "telefragged"));
 }
 
+/* The spawn search remembers which of its places the map's walls leave
+ * no room at (struct game spawn_world): eight players on two spots search
+ * the rings, and land where a search that traces every place lands. */
+static void join_eight(struct scen *s)
+{
+	for (int i = 0; i < SCEN_MAX_CLIENTS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		scen_join(s, i, name);
+	}
+	scen_run(s, 0.5);
+}
+
+static void test_spawn_places_remembered(void **state)
+{
+	struct scen *s = *state, *plain = calloc(1, sizeof(*plain));
+	int walls = 0, room = 0;
+
+	assert_non_null(plain);
+	scen_room_ok(s, NULL);
+	scen_room_ok(plain, NULL);
+	/* 12 rings of 8, 16, ... 96 places around each of the 2 spots */
+	assert_int_equal(s->g->spawn_world_places, 2 * 8 * 78);
+	plain->g->spawn_world_places = 0;	/* nothing remembered */
+	/* both searches start on the outer ring (ring 12: the last 2 x 96
+	 * places, the first spot's first), halfway round (x = -256 - 480:
+	 * past the room's wall at -512) */
+	s->g->spawn_cursor = plain->g->spawn_cursor = 2 * 8 * 78 - 2 * 96 + 48;
+	join_eight(s);
+	join_eight(plain);
+	for (int i = 0; i < s->g->spawn_world_places; i++) {
+		walls += s->g->spawn_world[i] == 2;
+		room += s->g->spawn_world[i] == 1;
+	}
+	assert_true(room > 0);
+	for (int i = 0; i < SCEN_MAX_CLIENTS; i++)
+		assert_memory_equal(scen_player(s, i)->obj->origin,
+				    scen_player(plain, i)->obj->origin,
+				    sizeof(vec3_t));
+	assert_true(walls > 0);
+	assert_int_equal(plain->g->spawn_cursor, s->g->spawn_cursor);
+	scen_free(plain);
+	free(plain);
+}
+
 static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_rocket_kills_and_frags, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_grenade_bounces_and_explodes, scen_fx_setup, scen_fx_teardown),
@@ -541,6 +587,7 @@ static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_lava_hurts_water_slows, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_unknown_class_reported_once, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_avoids_telefrag, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_places_remembered, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_rules, rules_tests, NULL, NULL)

@@ -658,6 +658,169 @@ static void test_move_points_pass_points(void **state)
 	assert_int_equal(tr.ent, -1);
 }
 
+/* ---- moves against brute force ------------------------------------------ */
+
+/* The rule a move's answer follows, object by object with no tree: the
+ * world first, then every solid box object but the mover (and points,
+ * for a sized mover) traced as a box hull; all-solid first, the nearer
+ * hit, the lower id; a start in solid kept whoever wins.  The tree's
+ * walk (which skips nodes and objects the move cannot reach) must give
+ * exactly this. */
+static void brute_move(struct area_fixture *f, const bool *live,
+		       const vec3_t start, const vec3_t mins, const vec3_t maxs,
+		       const vec3_t end, enum move_kind kind,
+		       const struct world_obj *pass, struct trace *best)
+{
+	struct bsp_box_hull box;
+	bool startsolid;
+
+	bsp_box_hull_init(&box);
+	bsp_trace_box(&f->room.map, 0, zero, mins, maxs, start, end, best);
+	best->ent = best->fraction < 1 || best->startsolid ? 0 : -1;
+	startsolid = best->startsolid;
+	for (int i = 1; i < MAX_OBJS; i++) {
+		const struct world_obj *o = &f->objs[i];
+		const float *mmins = mins, *mmaxs = maxs;
+		vec3_t hmins, hmaxs, s_l, e_l, m15 = {-15, -15, -15},
+			p15 = {15, 15, 15};
+		struct trace tr;
+		bool better;
+
+		if (!live[i] || o == pass || (o->solid != SOLID_BBOX &&
+					      o->solid != SOLID_SLIDEBOX))
+			continue;
+		if (pass && pass->maxs[0] != pass->mins[0] &&
+		    o->maxs[0] == o->mins[0])
+			continue;
+		if (kind == MOVE_MISSILE && o->monster) {
+			mmins = m15;
+			mmaxs = p15;
+		}
+		vec_sub(o->mins, mmaxs, hmins);
+		vec_sub(o->maxs, mmins, hmaxs);
+		bsp_box_hull_set(&box, hmins, hmaxs);
+		vec_sub(start, o->origin, s_l);
+		vec_sub(end, o->origin, e_l);
+		bsp_trace_hull(&box.hull, s_l, e_l, &tr);
+		if (tr.fraction == 1)
+			vec_copy(end, tr.endpos);
+		else
+			vec_add(tr.endpos, o->origin, tr.endpos);
+		startsolid = startsolid || tr.startsolid;
+		if (tr.allsolid != best->allsolid)
+			better = tr.allsolid;
+		else if (tr.fraction != best->fraction)
+			better = tr.fraction < best->fraction;
+		else
+			better = (tr.fraction < 1 || tr.startsolid ||
+				  tr.allsolid) &&
+				(best->ent < 0 || (best->ent > 0 && i < best->ent));
+		if (better) {
+			*best = tr;
+			best->ent = i;
+		}
+		best->startsolid = startsolid;
+	}
+}
+
+/* a crowd of boxes, many on the deepest tree's split planes, and moves of
+ * every length (shots across the room, steps, zero-length tests) */
+static void test_move_brute_force(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0xc0ffee11u;
+	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
+	int hits = 0, stuck = 0, misses = 0;
+
+	for (int i = 1; i < MAX_OBJS; i++) {
+		struct world_obj *o = &f->objs[i];
+		int r = (int)rng_range(&s, 4, 24);
+
+		/* a third on a split of the tree (x and y multiples of 64) */
+		float x = rng_next(&s) % 3 == 0 ?
+			64.0f * rng_range(&s, -8, 8) : rng_range(&s, -520, 520);
+		float y = rng_next(&s) % 3 == 0 ?
+			64.0f * rng_range(&s, -4, 4) : rng_range(&s, -260, 260);
+
+		place(f, i, rng_next(&s) % 2 ? SOLID_BBOX : SOLID_SLIDEBOX, x,
+		      y, rng_range(&s, 20, 200), (float)r);
+		o->monster = rng_next(&s) % 4 == 0;
+		if (rng_next(&s) % 16 == 0) {	/* a point */
+			vec_set(o->mins, 0, 0, 0);
+			vec_set(o->maxs, 0, 0, 0);
+			world_link(&f->w, o);
+		}
+		live[i] = true;
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int q = 0; q < 3000; q++) {
+			int len = (int)(rng_next(&s) % 4);
+			bool sized = rng_next(&s) % 2;
+			enum move_kind kind = !sized && rng_next(&s) % 3 == 0 ?
+				MOVE_MISSILE : MOVE_NORMAL;
+			const float *mins = sized ? pmins : zero;
+			const float *maxs = sized ? pmaxs : zero;
+			const struct world_obj *pass = rng_next(&s) % 2 ?
+				&f->objs[1 + rng_next(&s) % (MAX_OBJS - 1)] :
+				NULL;
+			vec3_t start, end, d;
+			struct trace got, want;
+
+			vec_set(start, rng_range(&s, -520, 520),
+				rng_range(&s, -260, 260), rng_range(&s, 20, 200));
+			/* zero, a step, a room's length, a shot's (past it) */
+			float reach = len == 0 ? 0 : len == 1 ? 40 :
+				len == 2 ? 600 : 4000;
+
+			vec_set(d, rng_range(&s, -100, 100),
+				rng_range(&s, -100, 100), rng_range(&s, -30, 30));
+			if (rng_next(&s) % 8 == 0)
+				d[rng_next(&s) % 2] = 0;	/* along an axis */
+			vec_ma(start, reach / 100, d, end);
+			brute_move(f, live, start, mins, maxs, end, kind, pass,
+				   &want);
+			world_move(&f->w, start, mins, maxs, end, kind, pass,
+				   &got);
+			assert_int_equal(got.ent, want.ent);
+			assert_true(got.fraction == want.fraction);
+			assert_int_equal(got.startsolid, want.startsolid);
+			assert_int_equal(got.allsolid, want.allsolid);
+			for (int k = 0; k < 3; k++)
+				assert_true(got.endpos[k] == want.endpos[k]);
+			if (kind == MOVE_NORMAL)
+				assert_int_equal(world_test_box(&f->w, start,
+								mins, maxs,
+								pass),
+						 want.startsolid ||
+						 (len == 0 && want.allsolid));
+			hits += want.ent > 0;
+			stuck += want.startsolid;
+			misses += want.ent < 0;
+		}
+		/* move a third, drop a few */
+		for (int i = 1; i < MAX_OBJS; i++) {
+			uint32_t r = rng_next(&s) % 6;
+
+			if (r < 2) {
+				vec_set(f->objs[i].origin,
+					rng_range(&s, -520, 520),
+					rng_range(&s, -260, 260),
+					rng_range(&s, 20, 200));
+				world_link(&f->w, &f->objs[i]);
+				live[i] = true;
+			} else if (r == 2) {
+				world_unlink(&f->w, &f->objs[i]);
+				live[i] = false;
+			}
+		}
+	}
+	/* every kind of answer came up */
+	assert_true(hits > 300);
+	assert_true(stuck > 50);
+	assert_true(misses > 300);
+}
+
 static void test_test_box(void **state)
 {
 	struct area_fixture *f = *state;
@@ -772,6 +935,8 @@ static const struct CMUnitTest area_tests[] = {
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_points_pass_points,
 					setup_world, teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_brute_force,
+					setup_world_deep, teardown_world),
 	cmocka_unit_test_setup_teardown(test_test_box, setup_world,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_lagged, setup_world,
