@@ -34,7 +34,7 @@ struct fix {
 	char lines[64][96];
 	int num_lines;
 	const char *present;	/* a config file that "exists" */
-	int started, ended, broken;
+	int countdowns, started, ended, broken;
 	struct match_result result;
 	double real;
 };
@@ -79,7 +79,9 @@ static void t_event(void *ctx, enum match_event ev, const struct match_result *r
 {
 	struct fix *f = ctx;
 
-	if (ev == MATCH_EVENT_STARTED)
+	if (ev == MATCH_EVENT_COUNTDOWN)
+		f->countdowns++;
+	else if (ev == MATCH_EVENT_STARTED)
 		f->started++;
 	else if (ev == MATCH_EVENT_ENDED)
 		f->ended++;
@@ -437,6 +439,46 @@ static void test_fraglimit_ends(void **state)
 	assert_string_equal(f->result.scores[0].name, "alice");
 }
 
+
+/* the statistics count the match's own shots only: a prewar frag is not
+ * in them; two rocket frags in the match are, in the end's blocks and
+ * the JSON file (KTX's layout: the keys test_stats.c checks) */
+static void test_match_statistics(void **state)
+{
+	struct fix *f = *state;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *out;
+	struct match_stats_facts facts = { .date = "2026-11-28 10:00:00 +0000",
+					   .hostname = "test", .ip = "127.0.0.1",
+					   .port = 27500 };
+
+	set(f, "k_count", "3");
+	f->s.mock.fraglimit = 2;
+	two_players(f);
+	frag(f, 1, 0);			/* prewar: not counted */
+	out = open_memstream(&json, &len);
+	assert_int_equal(match_write_stats(f->m, &facts, out), -1);	/* none yet */
+	fclose(out);
+	free(json);
+	start(f);
+	frag(f, 0, 1);
+	frag(f, 0, 1);
+	assert_int_equal(match_state(f->m), MATCH_OVER);
+	assert_true(printed(f, "Player statistics"));
+	out = open_memstream(&json, &len);
+	assert_int_equal(match_write_stats(f->m, &facts, out), 0);
+	fclose(out);
+	/* alice: 2 frags, 2 kills, 2 rockets fired; bob: 2 deaths, none fired */
+	assert_non_null(strstr(json, "\"name\": \"alice\""));
+	assert_non_null(strstr(json, "\"name\": \"bob\""));
+	assert_non_null(strstr(json, "\"frags\": 2"));
+	assert_non_null(strstr(json, "\"deaths\": 2"));
+	assert_non_null(strstr(json, "\"rl\""));
+	assert_null(strstr(json, "\"frags\": 1,"));	/* the prewar one */
+	free(json);
+}
+
 static void test_overtime_extra_time(void **state)
 {
 	struct fix *f = *state;
@@ -519,6 +561,7 @@ static void test_break_vote_returns_to_prewar(void **state)
 	f->s.mock.timelimit = 10;
 	two_players(f);
 	start(f);
+	assert_int_equal(f->countdowns, 1);
 	cmd(f, 0, "break", NULL);
 	assert_true(printed(f, "alice votes for stopping the match (1)"));
 	assert_int_equal(match_state(f->m), MATCH_PLAYING);
@@ -776,6 +819,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_reset_at_start, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_clock_status_and_timelimit, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_fraglimit_ends, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_match_statistics, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_overtime_extra_time, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_no_overtime_when_not_tied, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_sudden_death, setup, teardown),
