@@ -192,6 +192,21 @@ void sv_match_votes_metrics(const struct server *sv, struct metrics_page *p)
 	}
 	metrics_gauge(p, "qwd_match_locked", "1 while an admin has locked the "
 		      "server (no one new comes in).", match_locked(m));
+	{
+		static const char *const states[] = {"prewar", "countdown",
+						     "playing", "over"};
+		static const char sfam[] = "qwd_match_state";
+
+		metrics_family(p, sfam, METRICS_GAUGE, "The match's state, 1 for "
+			       "the present one (KTX's: prewar, countdown, playing, "
+			       "over; a matchless server stays in prewar).");
+		for (int i = 0; i < 4; i++) {
+			struct metrics_label l = {"state", states[i]};
+
+			metrics_sample(p, sfam, &l, 1,
+				       (int)match_state(m) == i ? 1 : 0);
+		}
+	}
 }
 
 /* the cvars' names (the table keeps the pointer) */

@@ -130,6 +130,8 @@ static void test_page_of_a_running_server(void **state)
 	assert_int_equal(value(p, "qwd_metrics_requests_total{result=\"ok\"}"), 2);
 	assert_int_equal(value(p, "qwd_match_admin_votes_total{kind=\"maps_refused\"}"), 1);
 	assert_int_equal(value(p, "qwd_match_locked"), 0);
+	assert_int_equal(value(p, "qwd_match_state{state=\"prewar\"}"), 1);
+	assert_int_equal(value(p, "qwd_match_state{state=\"playing\"}"), 0);
 	assert_true(strstr(get(port, "/healthz"), "ok\n") != NULL);
 	assert_true(srvfix_stop_child(f));
 }
