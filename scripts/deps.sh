@@ -7,7 +7,7 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      libmicrohttpd, pkg-config)
+#                      libmicrohttpd, liburing, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
@@ -31,6 +31,7 @@ build)
 	need libpcap-dev pkg-config --exists libpcap
 	need nettle-dev pkg-config --exists nettle
 	need libmicrohttpd-dev pkg-config --exists libmicrohttpd
+	need liburing-dev pkg-config --exists liburing
 	;;
 fuzz)
 	need clang command -v clang

@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "qwd/common.h"
+#include "qwd/net.h"
 
 struct server;
 struct net_mem;
@@ -75,6 +76,8 @@ struct server_options {
 	const char *metrics;	/* -metrics ADDR:PORT or PORT: the
 				 * Prometheus endpoint (qwd/metrics.h),
 				 * loopback when no ADDR; NULL: off */
+	enum net_path net;	/* -net select|uring|auto: the socket's
+				 * path (auto: io_uring when granted) */
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */

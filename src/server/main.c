@@ -100,6 +100,7 @@ static void usage(void)
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
 		"           [-threads N|auto] [-threads-max N] [-cpus LIST] [-metrics [ADDR:]PORT]\n"
+		"           [-net select|uring|auto]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -149,6 +150,12 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-statsinterval") && v) {
 			opt.stats_interval = atof(v);
+			i++;
+		} else if (!strcmp(a, "-net") && v) {
+			if (!net_path_parse(v, &opt.net)) {
+				fprintf(stderr, "qwd: -net: select, uring or auto, not \"%s\"\n", v);
+				return 2;
+			}
 			i++;
 		} else if (!strcmp(a, "-metrics") && v) {
 			opt.metrics = v;

@@ -599,6 +599,9 @@ struct server {
 
 	/* network */
 	int sock;			/* -1 with a link */
+	struct net_uring *uring;	/* the socket's io_uring, or NULL:
+					 * select (frame.c picks, -net) */
+	char net_why[160];		/* which path runs and why */
 	struct server_link *link;	/* NULL: the socket, the real clock */
 	struct net_stats net;
 	struct net_recv_batch *rx;
