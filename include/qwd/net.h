@@ -101,8 +101,9 @@ struct net_stats {
 	uint64_t recv_errors;	/* failed receive calls (not EAGAIN) */
 	uint64_t send_errors;	/* datagrams that could not be sent */
 	uint64_t recv_calls, send_calls; /* system calls, to judge batching */
-	uint64_t wait_calls;	/* select (or io_uring_enter) waits */
-	uint64_t enter_calls;	/* every io_uring_enter (the uring path) */
+	uint64_t wait_calls;	/* select calls (the uring path's checks too) */
+	uint64_t enter_calls;	/* io_uring_enter calls (the uring path);
+				   the four added: the socket's system calls */
 };
 
 /* Open a non-blocking UDP socket bound to ip ("" or NULL: all addresses)

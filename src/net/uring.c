@@ -478,7 +478,6 @@ void net_uring_wait(struct net_uring *u, double wait, fd_set *fds,
 	ts.tv_nsec = (long long)((wait - (double)ts.tv_sec) * 1e9);
 	/* the sends submitted now complete too: wait for one more than they */
 	nr = (unsigned)(u->tx ? u->tx->inflight : 0) + 1;
-	st->wait_calls++;
 	st->enter_calls++;
 	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, nr, &ts, NULL);
 	u->queued = 0;

@@ -496,6 +496,21 @@ void sv_core_shutdown(struct server *sv)
 	}
 	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
+	{
+		const struct net_stats *n = &sv->net;
+		uint64_t calls = n->wait_calls + n->enter_calls + n->recv_calls +
+				 n->send_calls;
+
+		qwd_logf(&sv->log, QWD_LOG_INFO, "network %s: %llu system calls "
+			 "(%llu selects, %llu io_uring enters, %llu receive, %llu "
+			 "send), %.3f per reply", sv->net_why,
+			 (unsigned long long)calls,
+			 (unsigned long long)n->wait_calls,
+			 (unsigned long long)n->enter_calls,
+			 (unsigned long long)n->recv_calls,
+			 (unsigned long long)n->send_calls,
+			 sv->stats.replies ? (double)calls / (double)sv->stats.replies : 0.0);
+	}
 }
 
 /* the defences' counters: status's words and the metrics page's label
