@@ -101,7 +101,8 @@ struct net_stats {
 	uint64_t recv_errors;	/* failed receive calls (not EAGAIN) */
 	uint64_t send_errors;	/* datagrams that could not be sent */
 	uint64_t recv_calls, send_calls; /* system calls, to judge batching */
-	uint64_t wait_calls;	/* select calls (the uring path's checks too) */
+	uint64_t wait_calls;	/* select and nanosleep calls (sys_ticrate;
+				   the uring path's checks too) */
 	uint64_t enter_calls;	/* io_uring_enter calls (the uring path);
 				   the four added: the socket's system calls */
 };
@@ -217,9 +218,11 @@ int net_uring_recv_batch(struct net_uring *u, struct net_recv_batch *b,
 /* The frame's wait: submit the queued sends and (re)armed requests, then
  * wait up to `wait` seconds for a datagram or one of the descriptors in
  * fds/wfds (up to maxfd; polled in the same ring); on return fds/wfds
- * say which are ready, as select leaves them.  One io_uring_enter. */
-void net_uring_wait(struct net_uring *u, double wait, fd_set *fds,
-		    fd_set *wfds, int maxfd, struct net_stats *st);
+ * say which are ready, as select leaves them.  One io_uring_enter.
+ * hold > 0 (sys_ticrate's coalescing) first sleeps that long whatever
+ * arrives, in the same enter; a second one only when nothing came. */
+void net_uring_wait(struct net_uring *u, double hold, double wait,
+		    fd_set *fds, fd_set *wfds, int maxfd, struct net_stats *st);
 /* A send batch whose flushes become sendmsg requests in u, sent by the
  * next net_uring_wait (or net_send_sync). */
 void net_send_init_uring(struct net_send_batch *b, struct net_uring *u,

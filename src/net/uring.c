@@ -447,11 +447,39 @@ static void check_polls(struct net_uring *u, fd_set *fds, fd_set *wfds,
 	}
 }
 
-void net_uring_wait(struct net_uring *u, double wait, fd_set *fds,
-		    fd_set *wfds, int maxfd, struct net_stats *st)
+/* one enter: submit, wait up to secs for nr completions, reap them */
+static int enter(struct net_uring *u, unsigned nr, double secs, fd_set *fds,
+		 fd_set *wfds, bool *polled, struct net_stats *st)
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
+	int r;
+
+	if (secs < 0)
+		secs = 0;
+	ts.tv_sec = (long long)secs;
+	ts.tv_nsec = (long long)((secs - (double)ts.tv_sec) * 1e9);
+	st->enter_calls++;
+	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, nr, &ts, NULL);
+	u->queued = 0;
+	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN &&
+	    r != -EBUSY)
+		st->recv_errors++;
+	reap(u, fds, wfds, polled);
+	return r;
+}
+
+static bool any_fd(const fd_set *fds, const fd_set *wfds, int maxfd)
+{
+	for (int fd = 0; fd <= maxfd; fd++)
+		if (FD_ISSET(fd, fds) || FD_ISSET(fd, wfds))
+			return true;
+	return false;
+}
+
+void net_uring_wait(struct net_uring *u, double hold, double wait,
+		    fd_set *fds, fd_set *wfds, int maxfd, struct net_stats *st)
+{
 	fd_set want, wwant;
 	bool polled = false;
 	unsigned nr;
@@ -474,17 +502,19 @@ void net_uring_wait(struct net_uring *u, double wait, fd_set *fds,
 	/* datagrams still waiting to be handed out: look, do not sleep */
 	if (u->ready_count || wait < 0)
 		wait = 0;
-	ts.tv_sec = (long long)wait;
-	ts.tv_nsec = (long long)((wait - (double)ts.tv_sec) * 1e9);
-	/* the sends submitted now complete too: wait for one more than they */
-	nr = (unsigned)(u->tx ? u->tx->inflight : 0) + 1;
-	st->enter_calls++;
-	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, nr, &ts, NULL);
-	u->queued = 0;
-	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN &&
-	    r != -EBUSY)
-		st->recv_errors++;
-	reap(u, fds, wfds, &polled);
+	r = 0;
+	if (hold > 0 && !u->ready_count) {
+		/* the whole hold, whatever comes (more than the CQ holds is
+		 * never reached: the timeout ends it); what came meanwhile
+		 * is the frame's, without a second enter */
+		r = enter(u, 2 * URING_SQ, hold, fds, wfds, &polled, st);
+	}
+	if (!(hold > 0) || (!u->ready_count && !any_fd(fds, wfds, maxfd))) {
+		/* the sends submitted now complete too: wait for one more
+		 * than they */
+		nr = (unsigned)(u->tx ? u->tx->inflight : 0) + 1;
+		r = enter(u, nr, u->ready_count ? 0 : wait, fds, wfds, &polled, st);
+	}
 	u->wakeups++;
 	if (maxfd >= 0 && (r == -ETIME || u->wakeups % SELECT_CHECK == 0)) {
 		st->wait_calls++;	/* a select, counted as a call */

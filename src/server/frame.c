@@ -502,7 +502,7 @@ void sv_core_shutdown(struct server *sv)
 				 n->send_calls;
 
 		qwd_logf(&sv->log, QWD_LOG_INFO, "network %s: %llu system calls "
-			 "(%llu selects, %llu io_uring enters, %llu receive, %llu "
+			 "(%llu waits, %llu io_uring enters, %llu receive, %llu "
 			 "send), %.3f per reply", sv->net_why,
 			 (unsigned long long)calls,
 			 (unsigned long long)n->wait_calls,
@@ -692,7 +692,7 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 {
 	struct timeval tv;
 	int maxfd = sv->uring ? -1 : sv->sock;
-	double since;
+	double since, hold = 0;
 
 	/* coalesce: a frame that comes sooner than sys_ticrate after the last
 	 * one sleeps out the rest first, and the packets that arrive meanwhile
@@ -707,7 +707,13 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 			.tv_nsec = (long)((rest - (double)(time_t)rest) * 1e9),
 		};
 
-		nanosleep(&ts, NULL);
+		/* the io_uring path sleeps it out in its own enter */
+		if (sv->uring) {
+			hold = rest;
+		} else {
+			sv->net.wait_calls++;
+			nanosleep(&ts, NULL);
+		}
 	}
 
 	if (!sv->uring)
@@ -723,7 +729,7 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 		wait = 0;
 	if (sv->uring) {
 		/* the replies, the wait, the receives: one enter (uring.c) */
-		net_uring_wait(sv->uring, wait, fds, wfds, maxfd, &sv->net);
+		net_uring_wait(sv->uring, hold, wait, fds, wfds, maxfd, &sv->net);
 		return;
 	}
 	sv->net.wait_calls++;

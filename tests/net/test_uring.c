@@ -90,7 +90,7 @@ static size_t ring_drain(struct ring_pair *p, size_t want, size_t *lens)
 
 		FD_ZERO(&r);
 		FD_ZERO(&w);
-		net_uring_wait(p->u, 0.2, &r, &w, -1, &p->st_b);
+		net_uring_wait(p->u, 0, 0.2, &r, &w, -1, &p->st_b);
 		while ((n = net_uring_recv_batch(p->u, p->rx, &p->st_b)) > 0) {
 			for (int i = 0; i < n; i++, seen++) {
 				assert_true(net_addr_equal(&p->rx->packets[i].from,
@@ -160,7 +160,7 @@ static void test_send_batch(void **state)
 	net_send_flush(p->tx);
 	FD_ZERO(&r);
 	FD_ZERO(&w);
-	net_uring_wait(p->u, 0, &r, &w, -1, &p->st_b);
+	net_uring_wait(p->u, 0, 0, &r, &w, -1, &p->st_b);
 	for (int round = 0; round < 100 && seen < N; round++) {
 		struct pollfd pfd = {.fd = p->a, .events = POLLIN};
 		int n;
@@ -181,7 +181,7 @@ static void test_send_batch(void **state)
 	/* every completion seen by the next wait */
 	FD_ZERO(&r);
 	FD_ZERO(&w);
-	net_uring_wait(p->u, 0, &r, &w, -1, &p->st_b);
+	net_uring_wait(p->u, 0, 0, &r, &w, -1, &p->st_b);
 	assert_int_equal(p->st_b.packets_out, N);
 	assert_int_equal(p->st_b.send_errors, 0);
 	assert_int_equal(p->st_b.send_calls, 0);	/* no sendmmsg */
@@ -199,21 +199,21 @@ static void test_descriptor_polled(void **state)
 	FD_ZERO(&r);
 	FD_ZERO(&w);
 	FD_SET(pfd[0], &r);
-	net_uring_wait(p->u, 0.05, &r, &w, pfd[0], &p->st_b);
+	net_uring_wait(p->u, 0, 0.05, &r, &w, pfd[0], &p->st_b);
 	assert_false(FD_ISSET(pfd[0], &r));	/* nothing written yet */
 	assert_int_equal(write(pfd[1], "x", 1), 1);
 	for (int round = 0; round < 20 && !ready; round++) {
 		FD_ZERO(&r);
 		FD_ZERO(&w);
 		FD_SET(pfd[0], &r);
-		net_uring_wait(p->u, 0.2, &r, &w, pfd[0], &p->st_b);
+		net_uring_wait(p->u, 0, 0.2, &r, &w, pfd[0], &p->st_b);
 		ready = FD_ISSET(pfd[0], &r);
 	}
 	assert_true(ready);
 	/* no longer wanted: its poll is removed, nothing reported */
 	FD_ZERO(&r);
 	FD_ZERO(&w);
-	net_uring_wait(p->u, 0.01, &r, &w, -1, &p->st_b);
+	net_uring_wait(p->u, 0, 0.01, &r, &w, -1, &p->st_b);
 	assert_false(FD_ISSET(pfd[0], &r));
 	close(pfd[0]);
 	close(pfd[1]);
