@@ -2,7 +2,8 @@
  * test_uring.c -- the io_uring path of the server's socket (uring.c) on
  * 127.0.0.1: datagrams in and out, the oversized one dropped and counted
  * as on the select path, more datagrams than provided buffers, a send
- * batch bigger than NET_BATCH, a descriptor polled in the same ring.
+ * batch bigger than NET_BATCH, a descriptor polled in the same ring,
+ * sys_ticrate's hold in one enter.
  *
  * Design note: a ring on socket b, a plain socket a as its peer.  Every
  * wait is bounded (net_uring_wait's timeout, a bounded number of rounds),
@@ -219,6 +220,23 @@ static void test_descriptor_polled(void **state)
 	close(pfd[1]);
 }
 
+/* sys_ticrate's hold: what came during it is read by the same enter */
+static void test_hold_one_enter(void **state)
+{
+	struct ring_pair *p = ring_or_skip(state);
+	uint64_t enters;
+	fd_set r, w;
+
+	for (int i = 0; i < 3; i++)
+		assert_true(net_udp_send(p->a, &p->addr_b, "held", 4, &p->st_a));
+	FD_ZERO(&r);
+	FD_ZERO(&w);
+	enters = p->st_b.enter_calls;
+	net_uring_wait(p->u, 0.05, 1.0, &r, &w, -1, &p->st_b);
+	assert_int_equal(p->st_b.enter_calls - enters, 1);
+	assert_int_equal(net_uring_recv_batch(p->u, p->rx, &p->st_b), 3);
+}
+
 static void test_path_names(void **state)
 {
 	enum net_path n = NET_PATH_SELECT;
@@ -241,6 +259,8 @@ static const struct CMUnitTest uring_tests[] = {
 	cmocka_unit_test_setup_teardown(test_send_batch, ring_setup,
 					ring_teardown),
 	cmocka_unit_test_setup_teardown(test_descriptor_polled, ring_setup,
+					ring_teardown),
+	cmocka_unit_test_setup_teardown(test_hold_one_enter, ring_setup,
 					ring_teardown),
 	cmocka_unit_test(test_path_names),
 };
