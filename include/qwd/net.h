@@ -10,7 +10,9 @@
  *                        non-blocking UDP socket read with recvmmsg and
  *                        written with sendto/sendmmsg in fixed batches;
  *                        or, for a server driven in-process, queues in
- *                        memory that stand in for the socket (net_mem).
+ *                        memory that stand in for the socket (net_mem);
+ *                        or through one io_uring (net_uring: receives,
+ *                        sends and the frame's wait in one call).
  *   netchan              protocol 28 sequencing, one side of a connection;
  *                        the same code serves the server (reads the qport)
  *                        and a client or bot (writes it).
