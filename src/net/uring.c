@@ -36,7 +36,11 @@
  *       descriptor is registered (the console almost always is).
  *   The ring is set up SINGLE_ISSUER | DEFER_TASKRUN where the kernel has
  *   them (6.1): completions are produced only inside our enter, never by
- *   interrupting the frame.  Sizes are fixed at creation: SQ URING_SQ
+ *   interrupting the frame.  So datagrams arriving between the wait and
+ *   the RECEIVE phase would wait for the next frame, where recvmmsg would
+ *   have read them; TASKRUN_FLAG makes the kernel say so in the SQ ring's
+ *   flags, and a receive batch then fetches them (one io_uring_enter, only
+ *   when something is pending).  Sizes are fixed at creation: SQ URING_SQ
  *   entries, CQ twice that, which holds every buffer's completion plus a
  *   batch of sends plus the polls, so the CQ cannot overflow.
  */
@@ -184,11 +188,12 @@ struct net_uring *net_uring_create(int fd, char *err, size_t errsize)
 	u->fd = fd;
 	u->poll_top = -1;
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+		  IORING_SETUP_TASKRUN_FLAG;
 	r = io_uring_queue_init_params(URING_SQ, &u->ring, &p);
 	if (r == -EINVAL) {	/* before 6.1: completions as task work */
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_COOP_TASKRUN;
+		p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
 		r = io_uring_queue_init_params(URING_SQ, &u->ring, &p);
 	}
 	if (r == -EINVAL) {
@@ -345,6 +350,15 @@ int net_uring_recv_batch(struct net_uring *u, struct net_recv_batch *b,
 	io_uring_buf_ring_advance(u->br, (int)u->nheld);
 	u->nheld = 0;
 	reap(u, NULL, NULL, &polled);
+	/* datagrams that came after the wait's enter are task work the
+	 * kernel holds for our next call: when it says some is pending,
+	 * fetch it now, as recvmmsg would read what the socket holds */
+	if (u->ready_count < NET_BATCH &&
+	    (IO_URING_READ_ONCE(*u->ring.sq.kflags) & IORING_SQ_TASKRUN)) {
+		st->enter_calls++;
+		io_uring_get_events(&u->ring);
+		reap(u, NULL, NULL, &polled);
+	}
 	if (!u->armed)
 		arm_recv(u);	/* goes in with the next wait */
 	while (u->ready_count && u->nheld < NET_BATCH) {
