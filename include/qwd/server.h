@@ -100,8 +100,14 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen);
 void server_begin(struct server *sv, int console_fd);
 
 /* One turn of the loop: wait up to `wait` seconds for packets, then world,
- * receive+execute, reply. */
+ * receive+execute, reply.  The frame's replies have left when it returns
+ * (unless server_defer_sends). */
 void server_frame(struct server *sv, double wait);
+/* The caller calls server_frame again at once, in a loop (qwd's main):
+ * on the io_uring path a frame's replies may then go out with the next
+ * frame's wait, one system call for both.  Off by default, for drivers
+ * that read the replies between frames (tests, fuzzers). */
+void server_defer_sends(struct server *sv, bool on);
 
 /* Run a console or rcon command line; output goes to out. */
 void server_command(struct server *sv, const char *line, FILE *out);

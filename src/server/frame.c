@@ -832,6 +832,10 @@ void server_frame(struct server *sv, double wait)
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
 	sv_hooks_frame(sv);	/* the demo's frame, QTV (demo.c) */
+	/* the io_uring path queued them: out now, unless the caller waits
+	 * again at once (server_defer_sends) */
+	if (!sv->defer_sends)
+		net_send_sync(sv->tx);
 
 	/* upkeep counts as world work */
 	prof_switch(sv->prof, PROF_WORLD);

@@ -254,6 +254,9 @@ int main(int argc, char **argv)
 		}
 	}
 	server_begin(sv, console ? STDIN_FILENO : -1);
+	/* the loop below waits again at once: a frame's replies ride with
+	 * the next wait's io_uring_enter */
+	server_defer_sends(sv, true);
 	while (!server_quitting(sv) && !stopping(sv))
 		server_frame(sv, 0.05);
 	server_destroy(sv);
