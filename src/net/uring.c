@@ -18,7 +18,9 @@
  *     - the replies: a flush of a bound send batch (udp.c) turns each
  *       datagram into a sendmsg request, left unsubmitted; the next wait
  *       submits them with its own enter, so the frame's replies, its
- *       wait and its receives share one call.  The batch's buffers are the
+ *       wait and its receives share one call (a server whose caller
+ *       does not loop at once submits them at the frame's end instead,
+ *       net_send_sync: server_defer_sends).  The batch's buffers are the
  *       ring's until their completions come back (b->inflight): a slot
  *       asked for before that settles first (submit and wait), which on a
  *       UDP socket, sent inline, never blocks for long.
