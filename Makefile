@@ -22,10 +22,10 @@ BUILD   ?= build
 ifeq ($(origin CC),default)
 CC      := gcc
 endif
-PKGS    := libbsd libmd cmocka libpcap nettle libmicrohttpd libcurl jansson
+PKGS    := libbsd libmd cmocka libpcap nettle libmicrohttpd libcurl jansson liburing
 # pkg-config may not exist before deps.sh has run: guard every call
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs libbsd libmd libpcap nettle libmicrohttpd libcurl jansson 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs libbsd libmd libpcap nettle libmicrohttpd libcurl jansson liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

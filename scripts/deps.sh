@@ -7,7 +7,7 @@
 # fails, so a newcomer is never left with a cryptic compiler error.
 # Optional groups (for the interoperability tests) are asked for by name:
 #   deps.sh            build dependencies (libbsd, libmd, cmocka, libpcap, nettle,
-#                      libmicrohttpd, libcurl, jansson, pkg-config)
+#                      libmicrohttpd, libcurl, jansson, liburing, pkg-config)
 #   deps.sh fuzz       clang with libFuzzer
 #   deps.sh interop    the real peers the interoperability tests run:
 #                      qstat, ezQuake under Xvfb with Mesa, ImageMagick,
@@ -44,6 +44,7 @@ build)
 	need libmicrohttpd-dev pkg-config --exists libmicrohttpd
 	need libcurl4-openssl-dev pkg-config --exists libcurl
 	need libjansson-dev pkg-config --exists jansson
+	need liburing-dev pkg-config --exists liburing
 	;;
 fuzz)
 	need clang command -v clang

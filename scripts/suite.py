@@ -19,7 +19,9 @@ the job ends, so a log reads job by job whatever the order they ran in.
                cmocka group ("PROGRAM --list" names them; "--group NAME"
                runs one): test_server alone is 17 groups and the longest
                program, and its groups mostly wait on clocks and sockets,
-               so they run side by side
+               so they run side by side; its protocol groups run once
+               more on the select path (QWD_NET=select: the server picks
+               io_uring where the kernel grants it)
   interop      every tests/interop/*.sh against the plain build
 
 Which programs and scripts exist is read when the suite runs (the
@@ -103,6 +105,8 @@ ESTIMATE = [
     ("build/san/tests/test_world --group *", 8, 1.0),
 ]
 GUESS = (10, 1.0)
+# test_server's groups run a second time on the select path (add_programs)
+OTHER_PATH_GROUPS = ("server_protocol", "server_protocol_realmaps")
 # at most this many jobs at once per core, however little CPU they use
 # (most test groups and interop scripts wait on clocks and peers)
 JOBS_PER_CORE = 4
@@ -316,6 +320,14 @@ def add_programs(suite, build, programs, needs):
             name = "%s --group %s" % (prog, g)
             jobs.append(suite.add(Job(name, [prog, "--group", g], needs,
                          stage=build, program=prog)))
+            # the socket's other path: the server picks io_uring where the
+            # kernel grants it, so its protocol groups run once more on
+            # select (QWD_NET, tests/server/srvfix.c); the plain build only
+            if os.path.basename(prog) == "test_server" and g in OTHER_PATH_GROUPS \
+                    and "/san/" not in prog:
+                jobs.append(suite.add(Job(name + " QWD_NET=select",
+                             ["env", "QWD_NET=select", prog, "--group", g],
+                             needs, stage=build, program=prog)))
     return jobs
 
 

@@ -10,7 +10,9 @@
  *                        non-blocking UDP socket read with recvmmsg and
  *                        written with sendto/sendmmsg in fixed batches;
  *                        or, for a server driven in-process, queues in
- *                        memory that stand in for the socket (net_mem).
+ *                        memory that stand in for the socket (net_mem);
+ *                        or through one io_uring (net_uring: receives,
+ *                        sends and the frame's wait in one call).
  *   netchan              protocol 28 sequencing, one side of a connection;
  *                        the same code serves the server (reads the qport)
  *                        and a client or bot (writes it).
@@ -35,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -100,6 +103,10 @@ struct net_stats {
 	uint64_t recv_errors;	/* failed receive calls (not EAGAIN) */
 	uint64_t send_errors;	/* datagrams that could not be sent */
 	uint64_t recv_calls, send_calls; /* system calls, to judge batching */
+	uint64_t wait_calls;	/* select and nanosleep calls (sys_ticrate;
+				   the uring path's checks too) */
+	uint64_t enter_calls;	/* io_uring_enter calls (the uring path);
+				   the four added: the socket's system calls */
 };
 
 /* Open a non-blocking UDP socket bound to ip ("" or NULL: all addresses)
@@ -151,9 +158,13 @@ bool net_udp_send(int fd, const struct net_addr *to, const void *data,
  * place: p = net_send_slot(b, &max); len = build(p, max);
  * net_send_commit(b, to, len).  A full batch flushes itself, so a slot is
  * always available.  Same size advice as net_recv_batch. */
+struct net_uring;
+
 struct net_send_batch {
 	int fd;
 	struct net_mem *mem;	/* non-NULL: flushed into this queue, not fd */
+	struct net_uring *uring; /* non-NULL: flushes queue sends in its ring */
+	size_t inflight;	/* queued in the ring, not yet completed */
 	struct net_stats *stats;
 	size_t count;
 
@@ -175,6 +186,52 @@ void net_send_commit(struct net_send_batch *b, const struct net_addr *to,
  * the kernel refuses is counted in send_errors and skipped; when the socket
  * buffer is full (EAGAIN) the rest of the batch is dropped and counted. */
 size_t net_send_flush(struct net_send_batch *b);
+
+/* ---- io_uring: the socket's other path (uring.c) --------------------- */
+
+/* Which way the server's socket is read and written: select() with
+ * recvmmsg/sendmmsg, or one io_uring (a multishot recvmsg into a ring of
+ * provided buffers; the replies queued as sendmsg requests and submitted
+ * with the next wait, one io_uring_enter a wakeup).  AUTO: io_uring when
+ * the kernel grants it, else select. */
+enum net_path {
+	NET_PATH_AUTO = 0,
+	NET_PATH_SELECT,
+	NET_PATH_URING,
+};
+
+/* "auto", "select", "uring" (and back); false for anything else */
+bool net_path_parse(const char *s, enum net_path *out);
+const char *net_path_name(enum net_path p);
+
+/* A ring on socket fd, everything allocated now (about 2.1 MB of receive
+ * buffers).  NULL with the reason in err (the kernel's refusal: ENOSYS
+ * without io_uring, EPERM under a seccomp profile or sysctl
+ * kernel.io_uring_disabled, EINVAL for a feature missing). */
+struct net_uring *net_uring_create(int fd, char *err, size_t errsize);
+/* Waits for the sends still queued, then frees (NULL: nothing). */
+void net_uring_destroy(struct net_uring *u);
+/* net_udp_recv_batch's contract from the ring, with no system call: the
+ * datagrams the last wait collected, b->packets pointing into the ring's
+ * buffers until the next call on u.  Oversized datagrams are dropped and
+ * counted in st->oversized_in, as on the select path. */
+int net_uring_recv_batch(struct net_uring *u, struct net_recv_batch *b,
+			 struct net_stats *st);
+/* The frame's wait: submit the queued sends and (re)armed requests, then
+ * wait up to `wait` seconds for a datagram or one of the descriptors in
+ * fds/wfds (up to maxfd; polled in the same ring); on return fds/wfds
+ * say which are ready, as select leaves them.  One io_uring_enter.
+ * hold > 0 (sys_ticrate's coalescing) first sleeps that long whatever
+ * arrives, in the same enter; a second one only when nothing came. */
+void net_uring_wait(struct net_uring *u, double hold, double wait,
+		    fd_set *fds, fd_set *wfds, int maxfd, struct net_stats *st);
+/* A send batch whose flushes become sendmsg requests in u, sent by the
+ * next net_uring_wait (or net_send_sync). */
+void net_send_init_uring(struct net_send_batch *b, struct net_uring *u,
+			 struct net_stats *st);
+/* Submit whatever a uring batch has queued now (before a datagram sent
+ * outside the batch, so it cannot overtake them); nothing otherwise. */
+void net_send_sync(struct net_send_batch *b);
 
 /* ---- in-memory datagrams: a socket's stand-in (mem.c) ------------------ */
 

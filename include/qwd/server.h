@@ -30,6 +30,7 @@
 #include <stdio.h>
 
 #include "qwd/common.h"
+#include "qwd/net.h"
 
 struct server;
 struct net_mem;
@@ -78,6 +79,8 @@ struct server_options {
 	int agones_port;	/* the Agones SDK sidecar's HTTP port
 				 * (AGONES_SDK_HTTP_PORT, -agones PORT);
 				 * 0: off */
+	enum net_path net;	/* -net select|uring|auto: the socket's
+				 * path (auto: io_uring when granted) */
 	struct server_link *link;	/* NULL: the socket and the real clock;
 					 * else see struct server_link (kept by
 					 * the caller for the server's life) */
@@ -100,8 +103,14 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen);
 void server_begin(struct server *sv, int console_fd);
 
 /* One turn of the loop: wait up to `wait` seconds for packets, then world,
- * receive+execute, reply. */
+ * receive+execute, reply.  The frame's replies have left when it returns
+ * (unless server_defer_sends). */
 void server_frame(struct server *sv, double wait);
+/* The caller calls server_frame again at once, in a loop (qwd's main):
+ * on the io_uring path a frame's replies may then go out with the next
+ * frame's wait, one system call for both.  Off by default, for drivers
+ * that read the replies between frames (tests, fuzzers). */
+void server_defer_sends(struct server *sv, bool on);
 
 /* Run a console or rcon command line; output goes to out. */
 void server_command(struct server *sv, const char *line, FILE *out);

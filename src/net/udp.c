@@ -8,7 +8,8 @@
  *   writes up to 64 replies.  The batches are fixed structs the caller
  *   allocates once; no call here allocates.  A send batch may instead be
  *   bound to an in-memory queue (mem.c), for a server driven in-process:
- *   one branch per flush.
+ *   one branch per flush; or to an io_uring (uring.c), where a flush
+ *   queues the batch's sendmsg requests for the next wait to submit.
  *
  *   Receive buffers are NET_MAX_UDP_PACKET (8192) bytes.  The kernel cuts a
  *   bigger datagram to fit and says so with MSG_TRUNC in msg_flags; such a
@@ -19,7 +20,7 @@
  *   option would let a second server bind the same UDP port and silently
  *   steal part of the traffic, so a clash must fail loudly instead.
  */
-#include <qwd/net.h>
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -202,6 +203,8 @@ void net_send_init(struct net_send_batch *b, int fd, struct net_stats *st)
 {
 	b->fd = fd;
 	b->mem = NULL;
+	b->uring = NULL;
+	b->inflight = 0;
 	b->stats = st;
 	b->count = 0;
 }
@@ -210,6 +213,9 @@ uint8_t *net_send_slot(struct net_send_batch *b, size_t *max)
 {
 	if (b->count == NET_BATCH)
 		net_send_flush(b);
+	/* the ring may still be sending from these buffers (uring.c) */
+	if (b->inflight)
+		net_uring_settle(b);
 	*max = NET_MAX_UDP_PACKET;
 	return b->buf[b->count];
 }
@@ -262,6 +268,8 @@ size_t net_send_flush(struct net_send_batch *b)
 
 	if (b->mem)
 		return flush_mem(b);
+	if (b->uring)
+		return net_uring_queue(b);
 	while (i < b->count) {
 		int n;
 

@@ -39,6 +39,12 @@ static void c_status(struct server *sv, const struct net_args *a, FILE *out)
 	fprintf(out, "map      %s\nplayers  %d of %d, spectators %d of %d\n",
 		sv->mapname, sv_count_clients(sv, false), sv->max_players,
 		sv_count_clients(sv, true), sv_spectator_limit(sv));
+	fprintf(out, "network  %s; %llu waits, %llu io_uring enters, %llu "
+		"receive and %llu send calls\n", sv->net_why,
+		(unsigned long long)sv->net.wait_calls,
+		(unsigned long long)sv->net.enter_calls,
+		(unsigned long long)sv->net.recv_calls,
+		(unsigned long long)sv->net.send_calls);
 	fprintf(out, "load     %.0f%% (sv_maxload %.0f%%)\n",
 		100.0 * sv->load, 100.0 * sv->sv_maxload->value);
 	fprintf(out, "uptime   %.0f s\nrequests %llu, replies %llu, chokes %llu, "

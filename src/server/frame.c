@@ -5,6 +5,9 @@
  *   server_frame() is the whole frame, top-down, one call per phase:
  *
  *     wait     select() on the socket, the console and the features'
+ *              descriptors -- or, on the io_uring path (uring.c, picked at
+ *              start-up by pick_net_path), one io_uring_enter that also
+ *              submits the last frame's replies and polls the same
  *              descriptors (their fds hook; io runs them) until a packet
  *              arrives or `wait` runs out; with sys_ticrate > 0 a frame
  *              first sleeps until that long after the previous one, so
@@ -246,6 +249,37 @@ static void register_cvars(struct server *sv)
 	sv_pause_register(sv);
 }
 
+/* The socket's path (uring.c's design note): io_uring when asked or, by
+ * default, when the kernel grants it; select otherwise, said in one log
+ * line with the reason (and in status).  -net uring that the kernel
+ * refuses ends the start-up. */
+static int pick_net_path(struct server *sv, enum net_path want)
+{
+	char err[128];
+
+	if (want == NET_PATH_SELECT) {
+		snprintf(sv->net_why, sizeof(sv->net_why), "select (-net select)");
+	} else {
+		sv->uring = net_uring_create(sv->sock, err, sizeof(err));
+		if (sv->uring) {
+			snprintf(sv->net_why, sizeof(sv->net_why), "io_uring (%s)",
+				 want == NET_PATH_URING ? "-net uring" : "the kernel offers it");
+		} else if (want == NET_PATH_URING) {
+			qwd_logf(&sv->log, QWD_LOG_ERROR, "-net uring: %s", err);
+			return -1;
+		} else {
+			snprintf(sv->net_why, sizeof(sv->net_why),
+				 "select (io_uring refused: %s)", err);
+		}
+	}
+	if (sv->uring)
+		net_send_init_uring(sv->tx, sv->uring, &sv->net);
+	else
+		net_send_init(sv->tx, sv->sock, &sv->net);
+	qwd_logf(&sv->log, QWD_LOG_INFO, "network path: %s", sv->net_why);
+	return 0;
+}
+
 int sv_core_init(struct server *sv, const struct server_options *opt)
 {
 	char err[256];
@@ -351,7 +385,8 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 			if (net_udp_local_addr(sv->sock, &a))
 				sv->port = ntohs(a.port);
 		}
-		net_send_init(sv->tx, sv->sock, &sv->net);
+		if (pick_net_path(sv, opt->net) != 0)
+			return -1;
 	}
 	/* the reply workers' send batches go where sv->tx goes */
 	if (sv_reply_workers_init(sv, opt->threads_auto ? sv_threads_max(opt->threads_max)
@@ -423,6 +458,8 @@ void sv_core_shutdown(struct server *sv)
 	if (sv->stats_file)
 		fclose(sv->stats_file);
 	sv->stats_file = NULL;
+	net_uring_destroy(sv->uring);	/* its queued sends go out first */
+	sv->uring = NULL;
 	if (sv->sock >= 0)
 		net_udp_close(sv->sock);
 	sv->sock = -1;
@@ -459,6 +496,21 @@ void sv_core_shutdown(struct server *sv)
 	}
 	sv_log_summaries(sv, true);
 	sv_log_bad_counts(sv);
+	{
+		const struct net_stats *n = &sv->net;
+		uint64_t calls = n->wait_calls + n->enter_calls + n->recv_calls +
+				 n->send_calls;
+
+		qwd_logf(&sv->log, QWD_LOG_INFO, "network %s: %llu system calls "
+			 "(%llu waits, %llu io_uring enters, %llu receive, %llu "
+			 "send), %.3f per reply", sv->net_why,
+			 (unsigned long long)calls,
+			 (unsigned long long)n->wait_calls,
+			 (unsigned long long)n->enter_calls,
+			 (unsigned long long)n->recv_calls,
+			 (unsigned long long)n->send_calls,
+			 sv->stats.replies ? (double)calls / (double)sv->stats.replies : 0.0);
+	}
 }
 
 /* the defences' counters: status's words and the metrics page's label
@@ -639,8 +691,8 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 		       fd_set *wfds)
 {
 	struct timeval tv;
-	int maxfd = sv->sock;
-	double since;
+	int maxfd = sv->uring ? -1 : sv->sock;
+	double since, hold = 0;
 
 	/* coalesce: a frame that comes sooner than sys_ticrate after the last
 	 * one sleeps out the rest first, and the packets that arrive meanwhile
@@ -655,10 +707,17 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 			.tv_nsec = (long)((rest - (double)(time_t)rest) * 1e9),
 		};
 
-		nanosleep(&ts, NULL);
+		/* the io_uring path sleeps it out in its own enter */
+		if (sv->uring) {
+			hold = rest;
+		} else {
+			sv->net.wait_calls++;
+			nanosleep(&ts, NULL);
+		}
 	}
 
-	FD_SET(sv->sock, fds);
+	if (!sv->uring)
+		FD_SET(sv->sock, fds);
 	if (sv->console_fd >= 0) {
 		FD_SET(sv->console_fd, fds);
 		if (sv->console_fd > maxfd)
@@ -668,6 +727,12 @@ static void frame_wait(struct server *sv, double wait, fd_set *fds,
 	sv_hooks_fds(sv, fds, wfds, &maxfd, &wait);
 	if (wait < 0)
 		wait = 0;
+	if (sv->uring) {
+		/* the replies, the wait, the receives: one enter (uring.c) */
+		net_uring_wait(sv->uring, hold, wait, fds, wfds, maxfd, &sv->net);
+		return;
+	}
+	sv->net.wait_calls++;
 	tv.tv_sec = (time_t)wait;
 	tv.tv_usec = (suseconds_t)((wait - (double)tv.tv_sec) * 1e6);
 	if (select(maxfd + 1, fds, wfds, NULL, &tv) < 0) {
@@ -744,7 +809,8 @@ void server_frame(struct server *sv, double wait)
 	prof_switch(sv->prof, PROF_RECEIVE);
 	for (int round = 0; round < RECV_ROUNDS; round++) {
 		int n = sv->link ? net_mem_recv_batch(sv->link->in, sv->rx, &sv->net)
-				 : net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
+			: sv->uring ? net_uring_recv_batch(sv->uring, sv->rx, &sv->net)
+				    : net_udp_recv_batch(sv->sock, sv->rx, &sv->net);
 
 		if (n <= 0)
 			break;
@@ -766,6 +832,10 @@ void server_frame(struct server *sv, double wait)
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
 	sv_hooks_frame(sv);	/* the demo's frame, QTV (demo.c) */
+	/* the io_uring path queued them: out now, unless the caller waits
+	 * again at once (server_defer_sends) */
+	if (!sv->defer_sends)
+		net_send_sync(sv->tx);
 
 	/* upkeep counts as world work */
 	prof_switch(sv->prof, PROF_WORLD);

@@ -37,8 +37,11 @@ void sv_send_raw(struct server *sv, const struct net_addr *to,
 {
 	if (sv->link)
 		net_mem_send(sv->link->out, to, data, len, &sv->net);
-	else
+	else {
+		/* the replies queued in the ring go first (uring.c) */
+		net_send_sync(sv->tx);
 		net_udp_send(sv->sock, to, data, len, &sv->net);
+	}
 	if (sv->capture)
 		capture_out(sv->capture, to, data, len, sv->realtime);
 }

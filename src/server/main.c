@@ -107,7 +107,7 @@ static void usage(void)
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
 		"           [-threads N|auto] [-threads-max N] [-cpus LIST] [-metrics [ADDR:]PORT]\n"
-		"           [-agones PORT] [-agones-conformance]\n"
+		"           [-agones PORT] [-agones-conformance] [-net select|uring|auto]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -157,6 +157,12 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-statsinterval") && v) {
 			opt.stats_interval = atof(v);
+			i++;
+		} else if (!strcmp(a, "-net") && v) {
+			if (!net_path_parse(v, &opt.net)) {
+				fprintf(stderr, "qwd: -net: select, uring or auto, not \"%s\"\n", v);
+				return 2;
+			}
 			i++;
 		} else if (!strcmp(a, "-metrics") && v) {
 			opt.metrics = v;
@@ -283,6 +289,9 @@ int main(int argc, char **argv)
 		}
 	}
 	server_begin(sv, console ? STDIN_FILENO : -1);
+	/* the loop below waits again at once: a frame's replies ride with
+	 * the next wait's io_uring_enter */
+	server_defer_sends(sv, true);
 	while (!server_quitting(sv) && !stopping(sv))
 		server_frame(sv, 0.05);
 	server_destroy(sv);

@@ -80,6 +80,11 @@ void server_begin(struct server *sv, int console_fd)
 	prof_reset(sv->prof);
 }
 
+void server_defer_sends(struct server *sv, bool on)
+{
+	sv->defer_sends = on;
+}
+
 bool server_quitting(const struct server *sv)
 {
 	return sv->quit;

@@ -614,6 +614,11 @@ struct server {
 
 	/* network */
 	int sock;			/* -1 with a link */
+	struct net_uring *uring;	/* the socket's io_uring, or NULL:
+					 * select (frame.c picks, -net) */
+	char net_why[160];		/* which path runs and why */
+	bool defer_sends;		/* server_defer_sends: the replies
+					 * go with the next wait (uring) */
 	struct server_link *link;	/* NULL: the socket, the real clock */
 	struct net_stats net;
 	struct net_recv_batch *rx;

@@ -44,7 +44,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wvla -Wformat=2 -Wno-format-nonliteral
 BASE    := -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fno-omit-frame-pointer -Iinclude \
            $(shell pkg-config --cflags libbsd 2>/dev/null)
-LIBS    := $(shell pkg-config --libs libbsd libmd libpcap nettle libmicrohttpd libcurl jansson 2>/dev/null) -lm
+LIBS    := $(shell pkg-config --libs libbsd libmd libpcap nettle libmicrohttpd libcurl jansson liburing 2>/dev/null) -lm
 
 LIB_SRC := $(filter-out src/server/main.c,$(sort $(wildcard src/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

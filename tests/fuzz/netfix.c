@@ -188,6 +188,16 @@ int fx_open(struct fx *f, int maxclients)
 	o.ip = "127.0.0.1";
 	o.port = 0;
 	o.maxclients = maxclients;
+	/* the select path: the harness calls the reply phase itself and
+	 * restores the server's memory between inputs, which a ring's state
+	 * (queued sends, lent buffers) cannot follow; the parsers fuzzed are
+	 * the same on both paths.  QWD_NET=uring tries the other anyway. */
+	o.net = NET_PATH_SELECT;
+	if (getenv("QWD_NET") && !net_path_parse(getenv("QWD_NET"), &o.net)) {
+		fprintf(stderr, "netfix: QWD_NET=%s: select, uring or auto\n",
+			getenv("QWD_NET"));
+		return -1;
+	}
 	if (server_init(sv, &o) != 0) {
 		fprintf(stderr, "netfix: server_init failed\n");
 		return -1;

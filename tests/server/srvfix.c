@@ -215,6 +215,10 @@ void srvfix_start(struct srvfix *f, int maxclients)
 	o.maxclients = maxclients;
 	o.threads_auto = f->threads_auto;
 	o.threads_max = f->threads_max;
+	/* QWD_NET=select|uring: the socket's path (the suite runs the
+	 * protocol groups on both); unset: auto, as qwd starts */
+	if (getenv("QWD_NET") && !net_path_parse(getenv("QWD_NET"), &o.net))
+		fail_msg("QWD_NET=%s: want select, uring or auto", getenv("QWD_NET"));
 	assert_int_equal(server_init(f->sv, &o), 0);
 	f->sv->log.sink = keep_line;
 	f->sv->log.ctx = f;

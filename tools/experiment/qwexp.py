@@ -167,7 +167,8 @@ class Study:
             stats_interval=stats_interval, timeout=timeout,
             # the parallel frame's workers (docs/parallel.md); 1: qwd's
             # sequential frame, the default, given no option
-            options=(["-threads", str(a.threads)] if a.threads > 1 else []) + list(options),
+            options=(["-threads", str(a.threads)] if a.threads > 1 else [])
+            + (["-net", a.net] if a.net != "auto" else []) + list(options),
             wrapper=wrapper,
             basedir=runs.qwd_basedir(self.out, self.map_path, self.map_name))
 
@@ -906,6 +907,9 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--threads", type=whole(1), default=1,
                    help="qwd -threads N: the parallel frame's workers (default 1, the "
                         "sequential frame); give the server that many CPUs with --server-cpu")
+    p.add_argument("--net", choices=("auto", "select", "uring"), default="auto",
+                   help="qwd -net: the socket's path (auto, qwd's default: io_uring "
+                        "where the kernel grants it)")
     p.add_argument("--behaviour", default="walker", help="qwbots --behaviour (walker)")
     p.add_argument("--maxrate", type=whole(0), default=0,
                    help="qwd's sv_maxrate (0: no cap, so the bots' rate 100000 governs; "
