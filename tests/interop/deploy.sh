@@ -179,6 +179,13 @@ else
 		rc=$?
 		[ $rc -eq 0 ] || { tail -n 5 "$work/container.log"; echo "exit code '$code'"; }
 		check "'$engine stop' ends it cleanly (SIGTERM, exit 0)" $rc
+		# the network path is chosen at start and said in one line; the
+		# engine's seccomp profile refuses io_uring where it has one, so
+		# this is where the select fallback runs for real
+		netline=$(grep -m 1 "network path:" "$work/container.log")
+		echo "deploy: in the container: ${netline#*INFO }"
+		[ -n "$netline" ]
+		check "qwd in the container says which network path it took" $?
 		$engine rm -f $name >/dev/null 2>&1
 	fi
 	# the layers of earlier builds this run's tags no longer hold
