@@ -496,6 +496,9 @@ struct game_client {
 	double axe_time;	/* when the swing in progress strikes */
 	bool axe_pending;	/* a swing strikes at axe_time */
 	bool intermission;
+	int last_spot;		/* entity of the spot it last spawned at
+				 * under a spawn model (0: none) */
+	double spawn_guard;	/* until when it keeps its spot (models 2-4) */
 };
 
 /* ---- antilag (src/game/antilag.c) ------------------------------------ */
@@ -558,7 +561,20 @@ struct game_match_rules {
 				 * cells without the blast (KTX's k_dis 0) */
 	bool shaft_in_water;	/* ... and fires as on land (KTX before the
 				 * match: no discharge at all) */
+	int spawn_model;	/* KTX's k_spw while a match is played
+				 * (0 outside one): 0 QuakeWorld's; 1 a
+				 * player's last spot is not given to it
+				 * again; 2, 3 that, and only a player
+				 * within SPAWN_GUARD seconds of its spawn
+				 * or teleport keeps a spot (the others are
+				 * telefragged there); 4 the guard, and the
+				 * last spot drawn again once */
 };
+
+/* KTX's k_1spawn: how long a spawned or teleported player keeps the spot
+ * it stands at from the spawners of models 2-4 */
+#define GAME_SPAWN_GUARD 2.6
+#define GAME_TELEPORT_GUARD 0.78
 
 struct game {
 	struct game_services svc;

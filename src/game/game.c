@@ -843,6 +843,13 @@ void game_match_reset(struct game *g)
 			g_remove(g, e);
 	}
 	items_match_reset(g);
+	/* the players are put in one after another: under the spawn models
+	 * those still at their old places keep them (guarded), so the reset
+	 * telefrags no one */
+	for (int s = 0; s < g->max_clients; s++) {
+		g->clients[s].spawn_guard = g->time + GAME_SPAWN_GUARD;
+		g->clients[s].last_spot = 0;
+	}
 	for (int s = 0; s < g->max_clients; s++) {
 		struct game_client *cl = &g->clients[s];
 

@@ -15,6 +15,12 @@
  *   whether the map's walls leave room at a place is traced once a level
  *   and remembered (game.spawn_world): a full map tries the same places
  *   in the walls on every respawn.
+ *   During a match the match layer may pick one of KTX's spawn models
+ *   (game_match_rules.spawn_model, KTX's k_spw 1-4): a player's last spot
+ *   left out or drawn twice, and only a player within his guard
+ *   (game_client.spawn_guard, KTX's k_1spawn) keeping the spot he stands
+ *   at; the state is the spawner's own, so a respawn stays one player's
+ *   global action.  Every spot kept: the rings, as above.
  *   Death: the backpack drops, the body falls (PM_DEAD), below -40 health
  *   it gibs; after 1 s (the death animation) the buttons must be released
  *   and pressed again to respawn, leaving the body behind (the last four
@@ -366,6 +372,69 @@ static bool spawn_world_free(struct game *g, int at, int total,
 	return !tr.startsolid;
 }
 
+/* Does a player keep spot s from self under spawn model `model`?  Under
+ * 1 every living player within 84 units does; under 2-4 only one still
+ * in its guard (KTX's k_1spawn), the others are telefragged there. */
+static bool spot_kept(struct game *g, const struct game_entity *s,
+		      const struct game_entity *self, int model)
+{
+	int slots[SPAWN_NEAR_MAX], n;
+	vec3_t mins, maxs;
+
+	for (int k = 0; k < 3; k++) {
+		mins[k] = s->obj->origin[k] - 84;
+		maxs[k] = s->obj->origin[k] + 84;
+	}
+	n = players_in_box(g, mins, maxs, slots);
+	for (int i = 0; i < (n < 0 ? g->max_clients : n); i++) {
+		int slot = n < 0 ? i : slots[i];
+
+		if (!near_one(g, slot, s->obj->origin, 84, self))
+			continue;
+		if (model == 1 || g->clients[slot].spawn_guard >= g->time)
+			return true;
+	}
+	return false;
+}
+
+/* one draw among the spots not kept; under 1-3 the player's last spot is
+ * left out (KTX: when the map has more than 2) */
+static struct game_entity *model_draw(struct game *g, struct game_entity *self,
+				      struct game_entity **spots, int n, int model)
+{
+	struct game_entity *pick[256];
+	const struct game_client *cl = &g->clients[self->client];
+	int np = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (model != 4 && n > 2 && cl->last_spot == (int)(spots[i] - g->ents))
+			continue;
+		if (!spot_kept(g, spots[i], self, model))
+			pick[np++] = spots[i];
+	}
+	if (np == 0)
+		return NULL;
+	return pick[(int)(g_random(g) * np) % np];
+}
+
+/* KTX's k_spw 1-4 (SelectSpawnPoint): the spot, NULL when every one is
+ * kept.  The spawner is guarded from then on, and remembers the spot. */
+static struct game_entity *model_spawn(struct game *g, struct game_entity *self,
+				       struct game_entity **spots, int n, int model)
+{
+	struct game_client *cl = &g->clients[self->client];
+	struct game_entity *s = model_draw(g, self, spots, n, model);
+
+	/* model 4: its last spot drawn again is drawn once more, so it
+	 * comes back seldom rather than never */
+	if (s && model == 4 && cl->last_spot == (int)(s - g->ents))
+		s = model_draw(g, self, spots, n, model);
+	cl->spawn_guard = g->time + GAME_SPAWN_GUARD;
+	if (s && n > 2)
+		cl->last_spot = (int)(s - g->ents);
+	return s;
+}
+
 static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			 vec3_t ang)
 {
@@ -379,9 +448,23 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 		vec_set(ang, 0, 0, 0);
 		return;
 	}
-	for (int i = 0; i < n; i++)
-		if (!player_near(g, spots[i]->obj->origin, 84, self))
-			free_spots[nfree++] = spots[i];
+	int model = g->match.spawn_model;
+
+	if (model > 0 && model <= 4) {
+		struct game_entity *s = model_spawn(g, self, spots, n, model);
+
+		if (s) {
+			vec_copy(s->obj->origin, org);
+			vec_copy(s->mangle, ang);
+			return;
+		}
+		/* every spot kept: qwd searches the rings around them, as
+		 * for model 0, where KTX puts the player on one at random */
+	} else {
+		for (int i = 0; i < n; i++)
+			if (!player_near(g, spots[i]->obj->origin, 84, self))
+				free_spots[nfree++] = spots[i];
+	}
 	if (nfree > 0) {
 		struct game_entity *s = free_spots[(int)(g_random(g) * nfree) % nfree];
 

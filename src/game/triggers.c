@@ -196,6 +196,8 @@ static void teleport_touch(struct game *g, struct game_entity *self,
 		vec_copy(t->mangle, cl->v_angle);
 		cl->fixangle = true;
 		cl->teleport_time = g->time + 0.7;
+		if (g->match.spawn_model >= 2)	/* KTX: a teleport guards too */
+			cl->spawn_guard = g->time + GAME_TELEPORT_GUARD;
 		cl->pm.waterjumptime = 0.7f;
 		vec_copy(other->obj->origin, cl->pm.origin);
 		g_vscale(fwd, 300, other->velocity);

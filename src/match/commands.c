@@ -39,6 +39,7 @@ static const char common_lines[] =
 	"samelevel 1\n"
 	"fraglimit 0\n"
 	"k_dis 1\n"
+	"k_spw 4\n"
 	"k_membercount 0\n"
 	"k_lockmin 0\n"
 	"k_lockmax 64\n"
@@ -163,6 +164,7 @@ static void c_mode(struct match *m, int slot, int argc, const char *const *argv)
 static void c_ctf(struct match *m, int slot, int argc, const char *const *argv);
 static void c_powerups(struct match *m, int slot, int argc, const char *const *argv);
 static void c_discharge(struct match *m, int slot, int argc, const char *const *argv);
+static void c_spawn(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv);
 static void c_pause(struct match *m, int slot, int argc, const char *const *argv);
@@ -184,6 +186,7 @@ static const struct cmd_def cmds[] = {
 	{ {"laststats", MATCH_WHO_BOTH, "show last game statistics"}, m_cmd_laststats },
 	{ {"powerups", MATCH_WHO_PLAYER, "quad, \x98\x98\x98, ring & suit"}, c_powerups },
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
+	{ {"spawnmodel", MATCH_WHO_PLAYER, "next spawn model (k_spw)"}, c_spawn },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },
 	{ {"overtimeup", MATCH_WHO_PLAYER, "change overtime length"}, c_overtimeup },
 	{ {"1on1", MATCH_WHO_PLAYER, "duel settings"}, c_mode },
@@ -493,6 +496,18 @@ static void c_discharge(struct match *m, int slot, int argc, const char *const *
 	set_var(m, "k_dis", !m->set.dis);
 	m_bprint(m, "%s %s\n", m_red(r, sizeof(r), "Underwater discharges"),
 		 m->set.dis ? "on" : "off");
+}
+
+/* KTX's ToggleRespawns (its "spawn", which here is the protocol's signon
+ * command, so "spawnmodel"): the next model, 4 wraps to 0 (no -1) */
+static void c_spawn(struct match *m, int slot, int argc, const char *const *argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!prewar_only(m, slot))
+		return;
+	set_var(m, "k_spw", m->set.spw >= 4 ? 0 : m->set.spw + 1);
+	m_bprint(m, "%s\n", m_spawn_model_name(m->set.spw, false));
 }
 
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)

@@ -25,6 +25,7 @@ struct match_settings {
 	int exttime;		/* k_exttime: minutes of overtime 1 */
 	int pow, pow_q, pow_p, pow_r, pow_s;	/* k_pow, k_pow_q/_p/_r/_s */
 	int dis;		/* k_dis: the shaft's discharge under water */
+	int spw;		/* k_spw: the spawn model in a match (0-4) */
 	int lockmin, lockmax;	/* k_lockmin/k_lockmax: teams */
 	int membercount;	/* k_membercount: players per team */
 	int mode;		/* k_mode: 1 duel, 2 team, 3 ffa */
@@ -96,6 +97,7 @@ void m_collect(struct match *m, struct match_result *r);
 void m_pause_command(struct match *m, int slot);
 /* KTX's Get_PowerupsStr: off, on, or the letters of those on (qprs) */
 void m_powerups_word(const struct match_settings *s, char *out, size_t size);
+const char *m_spawn_model_name(int spw, bool short_name);
 void m_set_status(struct match *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -61,6 +61,8 @@ static const struct var_def vars[] = {
 	INT_VAR("k_pow_s", "1", 0, 1, pow_s, "1: the biosuit (with k_pow)"),
 	INT_VAR("k_dis", "1", 0, 1, dis,
 		"1: the shaft fired under water discharges in a match; 0: the cells go, no blast"),
+	INT_VAR("k_spw", "4", 0, 4, spw,
+		"spawn model in a match: 0 QW, 1 KT SpawnSafety, 2 Kombat Teams, 3 KTX, 4 KTX2 (docs/match.md)"),
 	INT_VAR("k_lockmin", "0", 0, 64, lockmin, "team modes: teams needed to start"),
 	INT_VAR("k_lockmax", "64", 0, 64, lockmax, "team modes: most teams allowed to start"),
 	INT_VAR("k_membercount", "0", 0, 64, membercount,
@@ -291,6 +293,8 @@ void m_apply_rules(struct match *m)
 		r.powerups_off |= IT_SUIT;
 	r.no_discharge = !s->dis;
 	r.shaft_in_water = m->state != MATCH_PLAYING && !s->matchless;
+	/* KTX's models act only while the match is played */
+	r.spawn_model = m->state == MATCH_PLAYING && !s->matchless ? s->spw : 0;
 	if (memcmp(&r, &m->g->match, sizeof(r)) != 0)
 		game_set_match_rules(m->g, &r);
 }
@@ -419,6 +423,20 @@ static const char *mode_word(const struct match *m)
 	}
 }
 
+/* KTX's names of the spawn models (respawn_model_name and its short one) */
+const char *m_spawn_model_name(int spw, bool short_name)
+{
+	static const char *const names[5][2] = {
+		{"Normal QW respawns", "QW"}, {"KT SpawnSafety", "KTS"},
+		{"Kombat Teams respawns", "KT"}, {"KTX respawns", "KTX"},
+		{"KTX2 respawns", "KT2"},
+	};
+
+	if (spw < 0 || spw > 4)
+		return "!Unknown!";
+	return names[spw][short_name];
+}
+
 void m_powerups_word(const struct match_settings *s, char *out, size_t size)
 {
 	if (!s->pow || (!s->pow_q && !s->pow_p && !s->pow_r && !s->pow_s)) {
@@ -443,8 +461,7 @@ static void print_countdown(struct match *m, int seconds)
 	ADD("%s: %2s\n\n\n", m_red(r, sizeof(r), "Countdown"), m_gold(d, sizeof(d), seconds));
 	ADD("%s %2s\n", "Deathmatch", m_gold(d, sizeof(d), g->deathmatch));
 	ADD("%s %8s\n", "Mode", m_red(r, sizeof(r), mode_word(m)));
-	/* qwd spawns as id's QuakeWorld does: KTX's k_spw 0 */
-	ADD("%s %4s\n", "Respawns", "QW");
+	ADD("%s %4s\n", "Respawns", m_spawn_model_name(m->set.spw, true));
 	if (game_antilag_mode(g))
 		ADD("%s %5s\n", "Antilag", m_gold(d, sizeof(d), game_antilag_mode(g)));
 	if (m_team_mode(m))

@@ -47,7 +47,6 @@ static const struct compat_entry compat[] = {
 	/* the game: qwd's deathmatch is built in, there is no QuakeC; its
 	 * match layer (match.c, docs/match.md) registers the KTX settings it
 	 * has, so they are found before this table: these are the others */
-	{"k_spw", false, "qwd spawns as QuakeWorld does (KTX's k_spw 0); KTX's other spawn models are not in qwd"},
 	{"k_frp", false, "qwd's backpacks hold the weapon in hand (KTX's k_frp 0)"},
 	{"dq", false, "qwd does not drop the quad when its holder dies (KTX's dq 0)"},
 	{"dr", false, "qwd does not drop the ring when its holder dies (KTX's dr 0)"},

@@ -40,7 +40,7 @@
 #include "match_votes.h"
 #include "match_demo.h"
 
-enum { MATCH_VARS_MAX = 32 };
+enum { MATCH_VARS_MAX = 64 };	/* match_var_count()'s; checked at start */
 
 struct sv_match {
 	struct match *m;
@@ -225,7 +225,13 @@ int sv_match_register(struct server *sv)
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "match: out of memory");
 		return -1;
 	}
-	for (int i = 0; i < match_var_count() && i < MATCH_VARS_MAX; i++) {
+	if (match_var_count() > MATCH_VARS_MAX) {
+		/* a setting beyond the table would be silently missing */
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "match: %d settings, room for %d",
+			 match_var_count(), MATCH_VARS_MAX);
+		return -1;
+	}
+	for (int i = 0; i < match_var_count(); i++) {
 		const struct match_var_info *vi = match_var_info(i);
 
 		sm->vars[i] = cvar_register(sv, vi->name, vi->def, 0, vi->help);

@@ -16,6 +16,7 @@
  */
 #include "../harness.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,8 @@ static void pool_map(struct mapsrc *m)
 	ms_close(m);
 }
 
-static int setup_on(void **state, bool pool)
+/* the room with extra's entities, or the pool's room */
+static int setup_on(void **state, bool pool, void (*extra)(struct mapsrc *m))
 {
 	struct fix *f = calloc(1, sizeof(*f));
 	struct match_services svc = {0};
@@ -132,7 +134,7 @@ static int setup_on(void **state, bool pool)
 			fail_msg("scenario: %s", err);
 		ms_free(&m);
 	} else {
-		scen_room_ok(&f->s, items_map);
+		scen_room_ok(&f->s, extra);
 	}
 	svc.ctx = f;
 	svc.status = t_status;
@@ -149,12 +151,12 @@ static int setup_on(void **state, bool pool)
 
 static int setup(void **state)
 {
-	return setup_on(state, false);
+	return setup_on(state, false, items_map);
 }
 
 static int setup_pool(void **state)
 {
-	return setup_on(state, true);
+	return setup_on(state, true, NULL);
 }
 
 static int teardown(void **state)
@@ -811,6 +813,159 @@ static void test_empty_server_goes_home(void **state)
 	assert_string_equal(f->lines[f->num_lines - 1], "map dm6");
 }
 
+/* the room's two spots and two more: four */
+static void spots_map(struct mapsrc *m)
+{
+	ms_open(m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"-256 256 24\"");
+	ms_close(m);
+	ms_open(m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"256 256 24\"");
+	ms_close(m);
+}
+
+static int setup_spots(void **state)
+{
+	int rc = setup_on(state, false, spots_map);
+
+	set(*state, "k_count", "3");
+	return rc;
+}
+
+/* the four spots of spots_map's room */
+static const float spot_xy[4][2] = {{-256, -256}, {256, -256}, {-256, 256}, {256, 256}};
+
+/* which of the four spots slot stands at (-1: none) */
+static int spot_of(struct fix *f, int slot)
+{
+	const float *o = scen_player(&f->s, slot)->obj->origin;
+
+	for (int i = 0; i < 4; i++)
+		if (fabsf(o[0] - spot_xy[i][0]) < 1 && fabsf(o[1] - spot_xy[i][1]) < 1)
+			return i;
+	return -1;
+}
+
+/* 3 s on (every guard over), slot kills itself and is put in again at
+ * once (QuakeWorld's kill): the spot it got */
+static int again(struct fix *f, int slot)
+{
+	run(f, 3);
+	game_client_kill(f->s.g, slot);
+	assert_true(scen_player(&f->s, slot)->health > 0);
+	return spot_of(f, slot);
+}
+
+/* bob (slot 1) stands still at spot i, as long there as his guard lasts */
+static void bob_at(struct fix *f, int i)
+{
+
+	scen_place(&f->s, 1, spot_xy[i][0], spot_xy[i][1], STAND, 0);
+}
+
+/* k_spw 1: never the last spot, never a spot a living player is near */
+static void test_spawn_model_1(void **state)
+{
+	struct fix *f = *state;
+	int last = -1;
+
+	set(f, "k_spw", "1");
+	two_players(f);
+	start(f);
+	run(f, 3);
+	bob_at(f, 3);
+	for (int i = 0; i < 30; i++) {
+		int s = again(f, 0);
+
+		assert_true(s >= 0);
+		assert_int_not_equal(s, last);
+		assert_int_not_equal(s, 3);
+		bob_at(f, 3);
+		last = s;
+	}
+	assert_true(scen_player(&f->s, 1)->health > 0);
+}
+
+/* k_spw 2 and 3: never the last spot; a player out of his guard (2.6 s
+ * after his spawn) keeps no spot, he is telefragged there */
+static void test_spawn_models_2_3(void **state)
+{
+	struct fix *f = *state;
+
+	for (int model = 2; model <= 3; model++) {
+		int last = -1, taken = 0;
+
+		set(f, "k_spw", model == 2 ? "2" : "3");
+		if (match_state(f->m) != MATCH_PLAYING) {
+			two_players(f);
+			start(f);
+		}
+		run(f, 3);
+		for (int i = 0; i < 30; i++) {
+			int s;
+
+			respawn(f, 1);
+			bob_at(f, 3);
+			s = again(f, 0);	/* bob's guard is over */
+			assert_true(s >= 0);
+			assert_int_not_equal(s, last);
+			if (s == 3) {
+				taken++;
+				assert_true(scen_player(&f->s, 1)->health <= 0);
+			}
+			last = s;
+		}
+		assert_true(taken > 0);
+	}
+}
+
+/* k_spw 4, the default: a player just spawned keeps his spot; the last
+ * spot comes back seldom (drawn twice) where model 0 gives it a quarter
+ * of the time */
+static void test_spawn_model_4(void **state)
+{
+	struct fix *f = *state;
+	int last = -1, repeats = 0;
+
+	two_players(f);
+	start(f);
+	for (int i = 0; i < 40; i++) {
+		int s = again(f, 0);
+
+		assert_true(s >= 0);
+		repeats += s == last;
+		last = s;
+	}
+	assert_true(repeats <= 5);
+	/* bob is put in; alice right after him, within his guard: never on
+	 * his spot, and he lives */
+	for (int i = 0; i < 20; i++) {
+		int b;
+
+		respawn(f, 1);	/* telefragged by alice above */
+		respawn(f, 0);
+		run(f, 3);
+		scen_place(&f->s, 0, 0, 0, STAND, 0);	/* off every spot */
+		game_client_kill(f->s.g, 1);
+		b = spot_of(f, 1);
+		assert_true(b >= 0);
+		game_client_kill(f->s.g, 0);
+		assert_true(spot_of(f, 0) >= 0);
+		assert_int_not_equal(spot_of(f, 0), b);
+		assert_true(scen_player(&f->s, 1)->health > 0);
+	}
+}
+
+/* the spawn command cycles k_spw in prewar */
+static void test_spawn_command(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	cmd(f, 0, "spawnmodel", NULL);
+	assert_true(printed(f, "Normal QW respawns"));
+	cmd(f, 0, "spawnmodel", NULL);
+	assert_true(printed(f, "KT SpawnSafety"));
+}
+
 static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
@@ -833,6 +988,10 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_settings_validated, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_empty_server_goes_home, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_discharge_rules, setup_pool, teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_model_1, setup_spots, teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_models_2_3, setup_spots, teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_model_4, setup_spots, teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_command, setup_spots, teardown),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)

@@ -126,8 +126,17 @@ static void test_match_setting_refused(void **state)
 	assert_non_null(strstr(out, "\"1\""));
 	assert_true(srvfix_log_count(f, "k_overtime: \"9\" is not a whole number from 0 to 3") >= 1);
 	/* a KTX setting qwd does not have is named, not taken */
+	console(f, "k_midair 1", out, sizeof(out));
+	assert_non_null(strstr(out, "k_midair"));
+	/* k_spw is the match's now: taken, and a value out of range refused */
 	console(f, "k_spw 2", out, sizeof(out));
-	assert_non_null(strstr(out, "k_spw"));
+	srvfix_run(f, 0.2, false);
+	console(f, "k_spw", out, sizeof(out));
+	assert_non_null(strstr(out, "\"2\""));
+	console(f, "k_spw 5", out, sizeof(out));
+	srvfix_run(f, 0.2, false);
+	console(f, "k_spw", out, sizeof(out));
+	assert_non_null(strstr(out, "\"2\""));
 }
 
 
