@@ -676,6 +676,8 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 
 	if (!cl || !(cl->ammo_shells + cl->ammo_nails + cl->ammo_rockets + cl->ammo_cells))
 		return;
+	if (g->match.no_backpacks)
+		return;
 	b = g_spawn(g);
 	if (!b)
 		return;

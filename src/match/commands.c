@@ -165,6 +165,7 @@ static void c_ctf(struct match *m, int slot, int argc, const char *const *argv);
 static void c_powerups(struct match *m, int slot, int argc, const char *const *argv);
 static void c_discharge(struct match *m, int slot, int argc, const char *const *argv);
 static void c_spawn(struct match *m, int slot, int argc, const char *const *argv);
+static void c_droppack(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv);
 static void c_pause(struct match *m, int slot, int argc, const char *const *argv);
@@ -187,6 +188,7 @@ static const struct cmd_def cmds[] = {
 	{ {"powerups", MATCH_WHO_PLAYER, "quad, \x98\x98\x98, ring & suit"}, c_powerups },
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
 	{ {"spawnmodel", MATCH_WHO_PLAYER, "next spawn model (k_spw)"}, c_spawn },
+	{ {"droppack", MATCH_WHO_PLAYER, "the dead drop backpacks on/off (dp)"}, c_droppack },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },
 	{ {"overtimeup", MATCH_WHO_PLAYER, "change overtime length"}, c_overtimeup },
 	{ {"1on1", MATCH_WHO_PLAYER, "duel settings"}, c_mode },
@@ -508,6 +510,19 @@ static void c_spawn(struct match *m, int slot, int argc, const char *const *argv
 		return;
 	set_var(m, "k_spw", m->set.spw >= 4 ? 0 : m->set.spw + 1);
 	m_bprint(m, "%s\n", m_spawn_model_name(m->set.spw, false));
+}
+
+/* KTX's ToggleDropPack */
+static void c_droppack(struct match *m, int slot, int argc, const char *const *argv)
+{
+	char r[M_TEXT];
+
+	(void)argc;
+	(void)argv;
+	if (!prewar_only(m, slot))
+		return;
+	set_var(m, "dp", !m->set.dp);
+	m_bprint(m, "%s %s\n", m_red(r, sizeof(r), "DropPacks"), m->set.dp ? "on" : "off");
 }
 
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)

@@ -61,6 +61,7 @@ static const struct var_def vars[] = {
 	INT_VAR("k_pow_s", "1", 0, 1, pow_s, "1: the biosuit (with k_pow)"),
 	INT_VAR("k_dis", "1", 0, 1, dis,
 		"1: the shaft fired under water discharges in a match; 0: the cells go, no blast"),
+	INT_VAR("dp", "1", 0, 1, dp, "1: the dead drop backpacks (KTX's name)"),
 	INT_VAR("k_spw", "4", 0, 4, spw,
 		"spawn model in a match: 0 QW, 1 KT SpawnSafety, 2 Kombat Teams, 3 KTX, 4 KTX2 (docs/match.md)"),
 	INT_VAR("k_lockmin", "0", 0, 64, lockmin, "team modes: teams needed to start"),
@@ -293,6 +294,7 @@ void m_apply_rules(struct match *m)
 		r.powerups_off |= IT_SUIT;
 	r.no_discharge = !s->dis;
 	r.shaft_in_water = m->state != MATCH_PLAYING && !s->matchless;
+	r.no_backpacks = !s->dp;
 	/* KTX's models act only while the match is played */
 	r.spawn_model = m->state == MATCH_PLAYING && !s->matchless ? s->spw : 0;
 	if (memcmp(&r, &m->g->match, sizeof(r)) != 0)

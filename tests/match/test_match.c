@@ -966,6 +966,23 @@ static void test_spawn_command(void **state)
 	assert_true(printed(f, "KT SpawnSafety"));
 }
 
+/* dp 0 (droppack): a frag leaves no backpack; dp 1 one */
+static void test_drop_pack(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	frag(f, 0, 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	cmd(f, 0, "droppack", NULL);
+	assert_true(printed(f, "DropPacks off"));
+	frag(f, 1, 0);
+	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	set(f, "dp", "1");
+	frag(f, 0, 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 2);
+}
+
 static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
@@ -992,6 +1009,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_spawn_models_2_3, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_model_4, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_command, setup_spots, teardown),
+	cmocka_unit_test_setup_teardown(test_drop_pack, setup, teardown),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)
