@@ -561,6 +561,9 @@ struct game_match_rules {
 				 * cells without the blast (KTX's k_dis 0) */
 	bool shaft_in_water;	/* ... and fires as on land (KTX before the
 				 * match: no discharge at all) */
+	bool drop_quad;		/* a quad carrier's death leaves the quad
+				 * with the time he had left (KTX's dq) */
+	bool drop_ring;		/* ... and the ring's (KTX's dr) */
 	bool no_backpacks;	/* the dead drop no backpack (KTX's dp 0) */
 	int spawn_model;	/* KTX's k_spw while a match is played
 				 * (0 outside one): 0 QuakeWorld's; 1 a

@@ -148,6 +148,7 @@ void movers_link_doors(struct game *g);
 /* items.c */
 bool items_spawn(struct game *g, struct game_entity *e, const char *cls);
 void items_drop_backpack(struct game *g, struct game_entity *player);
+void items_drop_powerups(struct game *g, struct game_entity *player);
 void items_precache(struct game *g);
 /* the match layer's: the powerups withheld or given back as
  * g->match.powerups_off says; every item back in place (backpacks

@@ -486,6 +486,22 @@ static void powerup_touch(struct game *g, struct game_entity *self,
 		self->items == IT_INVULNERABILITY ? GAME_ITEM_PENT :
 		self->items == IT_INVISIBILITY ? GAME_ITEM_RING : GAME_ITEM_SUIT,
 		GAME_WP_NONE, false);
+	if (self->attack_finished > 0) {	/* dropped: its time left */
+		double *fin = self->items == IT_QUAD ? &cl->super_damage_finished
+						     : &cl->invisible_finished;
+		double left = self->attack_finished - g->time;
+
+		*fin = (*fin > g->time ? *fin : g->time) + left;
+		if (*fin > g->time + 30)
+			*fin = g->time + 30;
+		if (self->items == IT_QUAD)
+			cl->super_time = 1;
+		else
+			cl->invisible_time = 1;
+		g_stuff(g, other, "bf\n");
+		g_remove(g, self);
+		return;
+	}
 	switch (self->items) {
 	case IT_INVULNERABILITY:
 		cl->invincible_time = 1;
@@ -665,6 +681,49 @@ static const char *weapon_netname(int w)
 static int clamp_byte(int v)
 {
 	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* a dropped powerup whose time ran out on the floor */
+static void dropped_expire(struct game *g, struct game_entity *self)
+{
+	g_remove(g, self);
+}
+
+/* KTX's DropPowerups (dq, dr): the quad and the ring a dying player
+ * carries stay where he died, holding the time he had left, for anyone
+ * to take; gone when taken or when that time is out */
+void items_drop_powerups(struct game *g, struct game_entity *player)
+{
+	struct game_client *cl = g_client(g, player);
+
+	if (!cl)
+		return;
+	for (int k = 0; k < 2; k++) {
+		bool quad = k == 0;
+		double fin = quad ? cl->super_damage_finished : cl->invisible_finished;
+		int item = quad ? IT_QUAD : IT_INVISIBILITY;
+		struct game_entity *e;
+
+		if (!(quad ? g->match.drop_quad : g->match.drop_ring) ||
+		    (g->match.powerups_off & item) || fin <= g->time)
+			continue;
+		e = g_spawn(g);
+		if (!e)
+			return;
+		e->classname = quad ? "item_artifact_super_damage"
+				    : "item_artifact_invisibility";
+		vec_copy(player->obj->origin, e->obj->origin);
+		if (quad)
+			spawn_powerup(g, e, IT_QUAD, "progs/quaddama.mdl",
+				      "items/damage.wav", "Quad Damage", EF_BLUE);
+		else
+			spawn_powerup(g, e, IT_INVISIBILITY, "progs/invisibl.mdl",
+				      "items/inv1.wav", "Ring of Shadows", 0);
+		e->model_saved = 0;	/* not a placed item: no respawn */
+		e->attack_finished = fin;
+		e->think = dropped_expire;
+		e->nextthink = fin;
+	}
 }
 
 void items_drop_backpack(struct game *g, struct game_entity *player)

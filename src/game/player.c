@@ -803,6 +803,7 @@ void player_player_die(struct game *g, struct game_entity *self,
 	struct game_client *cl = g_client(g, self);
 
 	(void)attacker;
+	items_drop_powerups(g, self);	/* with the time still on them */
 	self->items &= ~(IT_INVISIBILITY | IT_INVULNERABILITY | IT_QUAD | IT_SUIT);
 	cl->invisible_finished = cl->invincible_finished = 0;
 	cl->super_damage_finished = cl->radsuit_finished = 0;

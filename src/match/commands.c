@@ -166,6 +166,8 @@ static void c_powerups(struct match *m, int slot, int argc, const char *const *a
 static void c_discharge(struct match *m, int slot, int argc, const char *const *argv);
 static void c_spawn(struct match *m, int slot, int argc, const char *const *argv);
 static void c_droppack(struct match *m, int slot, int argc, const char *const *argv);
+static void c_dropquad(struct match *m, int slot, int argc, const char *const *argv);
+static void c_dropring(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv);
 static void c_pause(struct match *m, int slot, int argc, const char *const *argv);
@@ -189,6 +191,8 @@ static const struct cmd_def cmds[] = {
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
 	{ {"spawnmodel", MATCH_WHO_PLAYER, "next spawn model (k_spw)"}, c_spawn },
 	{ {"droppack", MATCH_WHO_PLAYER, "the dead drop backpacks on/off (dp)"}, c_droppack },
+	{ {"dropquad", MATCH_WHO_PLAYER, "a dying carrier drops the quad on/off (dq)"}, c_dropquad },
+	{ {"dropring", MATCH_WHO_PLAYER, "a dying carrier drops the ring on/off (dr)"}, c_dropring },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },
 	{ {"overtimeup", MATCH_WHO_PLAYER, "change overtime length"}, c_overtimeup },
 	{ {"1on1", MATCH_WHO_PLAYER, "duel settings"}, c_mode },
@@ -512,17 +516,38 @@ static void c_spawn(struct match *m, int slot, int argc, const char *const *argv
 	m_bprint(m, "%s\n", m_spawn_model_name(m->set.spw, false));
 }
 
-/* KTX's ToggleDropPack */
-static void c_droppack(struct match *m, int slot, int argc, const char *const *argv)
+/* KTX's ToggleDropPack, ToggleDropQuad, ToggleDropRing: one cvar
+ * flipped in prewar, said to all */
+static void drop_toggle(struct match *m, int slot, const char *var, int *value,
+			const char *what)
 {
 	char r[M_TEXT];
 
-	(void)argc;
-	(void)argv;
 	if (!prewar_only(m, slot))
 		return;
-	set_var(m, "dp", !m->set.dp);
-	m_bprint(m, "%s %s\n", m_red(r, sizeof(r), "DropPacks"), m->set.dp ? "on" : "off");
+	set_var(m, var, !*value);
+	m_bprint(m, "%s %s\n", m_red(r, sizeof(r), what), *value ? "on" : "off");
+}
+
+static void c_droppack(struct match *m, int slot, int argc, const char *const *argv)
+{
+	(void)argc;
+	(void)argv;
+	drop_toggle(m, slot, "dp", &m->set.dp, "DropPacks");
+}
+
+static void c_dropquad(struct match *m, int slot, int argc, const char *const *argv)
+{
+	(void)argc;
+	(void)argv;
+	drop_toggle(m, slot, "dq", &m->set.dq, "DropQuad");
+}
+
+static void c_dropring(struct match *m, int slot, int argc, const char *const *argv)
+{
+	(void)argc;
+	(void)argv;
+	drop_toggle(m, slot, "dr", &m->set.dr, "DropRing");
 }
 
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)

@@ -48,8 +48,6 @@ static const struct compat_entry compat[] = {
 	 * match layer (match.c, docs/match.md) registers the KTX settings it
 	 * has, so they are found before this table: these are the others */
 	{"k_frp", false, "qwd's backpacks hold the weapon in hand (KTX's k_frp 0)"},
-	{"dq", false, "qwd does not drop the quad when its holder dies (KTX's dq 0)"},
-	{"dr", false, "qwd does not drop the ring when its holder dies (KTX's dr 0)"},
 	{"k_", true, "a KTX setting qwd's match layer does not have (docs/match.md lists those it has)"},
 	{"sv_progtype", false, "qwd runs no QuakeC: its game is built in"},
 	{"sv_progsname", false, "qwd runs no QuakeC: its game is built in"},

@@ -983,6 +983,51 @@ static void test_drop_pack(void **state)
 	assert_int_equal(scen_count(&f->s, "backpack"), 2);
 }
 
+/* dq 1: in a match a quad carrier's death leaves a quad that gives its
+ * taker the time left; dq 0: nothing stays */
+static void test_drop_quad(void **state)
+{
+	struct fix *f = *state;
+	struct game_entity *placed = scen_find(&f->s, "item_artifact_super_damage");
+
+	set(f, "k_count", "3");
+	two_players(f);
+	cmd(f, 0, "dropquad", NULL);
+	assert_true(printed(f, "DropQuad on"));
+	start(f);
+	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
+	/* bob has 20 s of quad left and dies */
+	respawn(f, 1);
+	scen_client(&f->s, 1)->super_damage_finished = f->s.g->time + 20;
+	scen_player(&f->s, 1)->items |= IT_QUAD;
+	frag(f, 0, 1);
+	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 2);
+	/* alice walks over it: she has the time that was left (20 s less
+	 * the frag's 0.5 s, and whatever passes till she gets there) */
+	for (int i = 1; i < f->s.g->num_entities; i++) {
+		struct game_entity *e = &f->s.g->ents[i];
+
+		if (e->inuse && e != placed &&
+		    !strcmp(e->classname, "item_artifact_super_damage")) {
+			scen_place(&f->s, 0, e->obj->origin[0], e->obj->origin[1],
+				   STAND, 0);
+			break;
+		}
+	}
+	run(f, 0.2);
+	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
+	{
+		double left = scen_client(&f->s, 0)->super_damage_finished - f->s.g->time;
+
+		assert_true(left > 18 && left < 20);
+	}
+	/* dq 0: a carrier's death leaves nothing */
+	set(f, "dq", "0");
+	scen_client(&f->s, 0)->super_damage_finished = f->s.g->time + 20;
+	frag(f, 1, 0);
+	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
+}
+
 static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
@@ -1010,6 +1055,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_spawn_model_4, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_command, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_drop_pack, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_drop_quad, setup, teardown),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)
