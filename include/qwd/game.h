@@ -564,7 +564,10 @@ struct game_match_rules {
 	bool drop_quad;		/* a quad carrier's death leaves the quad
 				 * with the time he had left (KTX's dq) */
 	bool drop_ring;		/* ... and the ring's (KTX's dr) */
-	bool no_backpacks;	/* the dead drop no backpack (KTX's dp 0) */
+	bool no_backpacks;
+	int fair_packs;		/* KTX's k_frp 1: a backpack holds the best
+				 * weapon its owner had ammo for, not the
+				 * one in hand (0) */	/* the dead drop no backpack (KTX's dp 0) */
 	int spawn_model;	/* KTX's k_spw while a match is played
 				 * (0 outside one): 0 QuakeWorld's; 1 a
 				 * player's last spot is not given to it

@@ -683,6 +683,25 @@ static int clamp_byte(int v)
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
+/* KTX's fair packs (k_frp 1): the best weapon held with ammo for it, in
+ * KTX's order from worst to best; the one in hand when none */
+static int fair_pack_weapon(const struct game_entity *player,
+			    const struct game_client *cl, int in_hand)
+{
+	const struct { int it; int ammo; } order[] = {
+		{IT_NAILGUN, cl->ammo_nails}, {IT_SUPER_SHOTGUN, cl->ammo_shells},
+		{IT_SUPER_NAILGUN, cl->ammo_nails},
+		{IT_GRENADE_LAUNCHER, cl->ammo_rockets},
+		{IT_LIGHTNING, cl->ammo_cells}, {IT_ROCKET_LAUNCHER, cl->ammo_rockets},
+	};
+	int best = in_hand;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if ((player->items & order[i].it) && order[i].ammo > 0)
+			best = order[i].it;
+	return best;
+}
+
 /* a dropped powerup whose time ran out on the floor */
 static void dropped_expire(struct game *g, struct game_entity *self)
 {
@@ -744,6 +763,8 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	vec_copy(player->obj->origin, org);
 	org[2] -= 24;
 	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
+	if (g->match.fair_packs == 1)
+		b->items = fair_pack_weapon(player, cl, b->items);
 	b->netname = weapon_netname(b->items);
 	if (b->items)
 		G_EVENT(g, drop, player->client, weapons_code(b->items));

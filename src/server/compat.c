@@ -47,7 +47,6 @@ static const struct compat_entry compat[] = {
 	/* the game: qwd's deathmatch is built in, there is no QuakeC; its
 	 * match layer (match.c, docs/match.md) registers the KTX settings it
 	 * has, so they are found before this table: these are the others */
-	{"k_frp", false, "qwd's backpacks hold the weapon in hand (KTX's k_frp 0)"},
 	{"k_", true, "a KTX setting qwd's match layer does not have (docs/match.md lists those it has)"},
 	{"sv_progtype", false, "qwd runs no QuakeC: its game is built in"},
 	{"sv_progsname", false, "qwd runs no QuakeC: its game is built in"},

@@ -1028,6 +1028,30 @@ static void test_drop_quad(void **state)
 	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
 }
 
+/* k_frp 1: the backpack holds the best weapon with ammo, not the one in
+ * hand; k_frp 0: the one in hand */
+static void test_fair_packs(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	for (int frp = 1; frp >= 0; frp--) {
+		struct game_entity *pack;
+
+		set(f, "k_frp", frp ? "1" : "0");
+		respawn(f, 1);
+		scen_give(&f->s, 1, IT_NAILGUN, 50);
+		scen_give(&f->s, 1, IT_GRENADE_LAUNCHER, 10);
+		scen_give(&f->s, 1, IT_SUPER_SHOTGUN, 20);	/* in hand */
+		frag(f, 0, 1);
+		pack = scen_find(&f->s, "backpack");
+		assert_non_null(pack);
+		assert_int_equal(pack->items, frp ? IT_GRENADE_LAUNCHER : IT_SUPER_SHOTGUN);
+		pack->touch = NULL;	/* the next frag's pack is the one found */
+		pack->classname = "taken";
+	}
+}
+
 static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
@@ -1056,6 +1080,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_spawn_command, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_drop_pack, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_drop_quad, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fair_packs, setup, teardown),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)
