@@ -87,6 +87,7 @@ ESTIMATE = [
     ("tsan", 90, 1.0),
     ("tests/interop/ezquake.sh", 100, 1.0), ("tests/interop/mvd.sh", 90, 1.0),
     ("tests/interop/match-ktx.sh", 140, 0.1),
+    ("tests/interop/ezquake-duel.sh", 80, 1.0),
     ("tests/interop/qwexp-soak-storm.sh", 50, 0.1),
     ("tests/interop/qwexp-overhead-smoke.sh", 45, 0.2),
     ("tests/interop/qwbots-mvdsv.sh", 27, 0.1),

@@ -5,12 +5,14 @@
  * line, for a script to compare two servers (tests/interop/match-ktx.sh).
  *
  *   matchduel --server HOST:PORT --map FILE.bsp [--timeout S]
- *             [--suicide]
+ *             [--suicide] [--players 1|2]
  *
  * Design note
  *   The players stand still (a duel's clock does not need them to move);
  *   with --suicide the first one types "kill" once the match is on, so
- *   the end has a frag to compare.  Printed, in the order seen: "status
+ *   the end has a frag to compare.  --players 1: only "alpha" plays, the
+ *   other duellist is someone else's client (tests/interop/ezquake-duel.sh:
+ *   ezQuake); alpha readies once in the game and waits for the match.  Printed, in the order seen: "status
  *   VALUE" each time the first player's serverinfo key "status" changes,
  *   "print TEXT" for the prints a player relies on (ready, the timer, the
  *   match's start and end, the clock's minutes and seconds; KTX's red
@@ -140,7 +142,7 @@ static void status_of(const struct qwc *q, char *out, size_t size)
 static void usage(void)
 {
 	fprintf(stderr, "usage: matchduel --server HOST:PORT --map FILE.bsp "
-		"[--timeout S] [--suicide]\n");
+		"[--timeout S] [--suicide] [--players 1|2]\n");
 	exit(2);
 }
 
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
 	struct net_addr addr;
 	struct bsp_map *m;
 	uint32_t sum;
-	int rc = 1;
+	int rc = 1, n = 2;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--server") && i + 1 < argc)
@@ -166,10 +168,12 @@ int main(int argc, char **argv)
 			timeout = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--suicide"))
 			suicide = true;
+		else if (!strcmp(argv[i], "--players") && i + 1 < argc)
+			n = atoi(argv[++i]);
 		else
 			usage();
 	}
-	if (!server || !map || !pl || !rx || timeout <= 0)
+	if (!server || !map || !pl || !rx || timeout <= 0 || n < 1 || n > 2)
 		usage();
 	m = bsp_load(map, err, sizeof(err));
 	if (!m) {
@@ -185,7 +189,7 @@ int main(int argc, char **argv)
 	pl[0].name = "alpha";
 	pl[0].main = true;
 	pl[1].name = "beta";
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < n; i++)
 		if (open_player(&pl[i], &addr, sum, info[i], sizeof(info[i])) < 0)
 			return 2;
 
@@ -197,13 +201,14 @@ int main(int argc, char **argv)
 		if (now - start > timeout) {
 			fprintf(stderr, "matchduel: timed out (%s, %s, status \"%s\")\n",
 				qwc_state_name(pl[0].q.state),
-				qwc_state_name(pl[1].q.state), status);
+				n > 1 ? qwc_state_name(pl[1].q.state) : "-", status);
 			break;
 		}
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < n; i++)
 			exchange(&pl[i], rx, now);
 		nanosleep(&ts, NULL);
-		if (pl[0].q.state != QWC_ACTIVE || pl[1].q.state != QWC_ACTIVE)
+		if (pl[0].q.state != QWC_ACTIVE ||
+		    (n > 1 && pl[1].q.state != QWC_ACTIVE))
 			continue;
 		status_of(&pl[0].q, now_status, sizeof(now_status));
 		if (strcmp(now_status, status) != 0) {
@@ -213,8 +218,8 @@ int main(int argc, char **argv)
 		}
 		if (!readied && now - start > 1.0) {
 			/* a second in the game first: the server's prewar set */
-			qwc_stringcmd(&pl[0].q, "ready");
-			qwc_stringcmd(&pl[1].q, "ready");
+			for (int i = 0; i < n; i++)
+				qwc_stringcmd(&pl[i].q, "ready");
 			readied = true;
 		}
 		if (suicide && !killed && strstr(status, "min left")) {
@@ -229,7 +234,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		const struct qwc_player *p = qwc_player(&pl[0].q, pl[i].q.playernum);
 
 		printf("frags %s %d\n", pl[i].name, p ? p->frags : 0);

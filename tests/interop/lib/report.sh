@@ -27,3 +27,13 @@ check() { # check WHAT COMMAND...: the command's status decides
 		echo "$suite: $what: FAILED"
 	fi
 }
+
+need() { # need FILE...: each is there, else "SUITE: no FILE (make)", failed
+	for _f in "$@"; do
+		if [ ! -e "$_f" ]; then
+			echo "$suite: no $_f (make)"
+			failed=1
+			finish
+		fi
+	done
+}

@@ -1,8 +1,9 @@
 # tests/interop/lib/xclient.sh -- what the scripts that run ezQuake under
 # Xvfb share: which of its Debian packages are missing, and waiting for a
-# line in a log.
+# line in a log, a process gone, ezQuake quit.
 #
-# Design note: sourced by ezquake.sh, ezquake-pause.sh and spectator.sh
+# Design note: sourced by ezquake.sh, ezquake-pause.sh, ezquake-duel.sh and
+# spectator.sh
 # (after report.sh).  xclient_missing prints the missing packages' names,
 # each after a blank, for the script's skip line; ezquake.sh installs them
 # (scripts/deps.sh interop does for make test).  The waits poll once a
@@ -40,4 +41,21 @@ wait_count() {
 		_i=$((_i + 1))
 	done
 	[ "$(grep -cs "$2" "$1")" -ge "$3" ]
+}
+
+# wait_gone PIDFILE SECONDS: until the process PIDFILE names has exited
+wait_gone() {
+	_i=0
+	while [ $_i -lt "$2" ] && kill -0 "$(cat "$1")" 2>/dev/null; do
+		sleep 1
+		_i=$((_i + 1))
+	done
+}
+
+# ez_quit PIDFILE: press F10 (bound to "quit" on ezQuake's command line),
+# give it 10 s, then SIGKILL (it ignores SIGTERM)
+ez_quit() {
+	xdotool key F10
+	wait_gone "$1" 10
+	kill -9 "$(cat "$1")" 2>/dev/null
 }
