@@ -94,7 +94,11 @@ done
 # statuses: in order, "0 min left" left out (see above)
 for f in qwd mvdsv; do
 	sed -n 's/^status //p' "$work/$f.txt" | grep -v '^0 min left$' >"$work/$f.status"
-	sed -n 's/^print //p' "$work/$f.txt" >"$work/$f.prints"
+	# the two players say ready at once: whose line comes first is the
+	# network's choice, so the order compares "PLAYER is ready" and the
+	# names are checked apart
+	sed -n 's/^print //p' "$work/$f.txt" |
+		sed 's/^[^ ]* is ready$/PLAYER is ready/' >"$work/$f.prints"
 	sed -n 's/^frags //p' "$work/$f.txt" >"$work/$f.frags"
 done
 # the prints both servers gave, in qwd's order (KTX's extras dropped)
@@ -107,6 +111,10 @@ check "status Standby, Countdown, 1 min left, Standby on qwd" \
 	test "$(tr '\n' ',' <"$work/qwd.status")" = "Standby,Countdown,1 min left,Standby,"
 check "every print of qwd's is KTX's, in the same order" \
 	cmp -s "$work/qwd.prints" "$work/common.prints"
+for f in qwd mvdsv; do
+	check "$f: alpha and beta each said to be ready" \
+		test "$(grep -c '^print \(alpha\|beta\) is ready$' "$work/$f.txt")" -eq 2
+done
 check "the clock's last-minute prints agree" \
 	test "$(grep -c 'second' "$work/qwd.prints")" -eq "$(grep -c 'second' "$work/mvdsv.prints")"
 check "the same frags at the end ($(tr '\n' ',' <"$work/qwd.frags"))" \
