@@ -80,6 +80,7 @@ struct match {
 
 	int clients_seen;	/* in the game last frame (players and
 				 * spectators): the server emptied when 0 */
+	int levels;		/* levels begun: the first runs k_defmode */
 	struct match_result last;
 	struct match_result work;	/* scratch for events */
 

@@ -879,6 +879,14 @@ void match_level_begin(struct match *m)
 	m_votes_level(m);
 	m_apply_rules(m);
 	m_set_status(m, "%s", m->set.matchless ? "matchless" : "Standby");
+	/* KTX runs k_defmode's user mode (its settings and configs) on the
+	 * server's first map, before anyone came */
+	if (m->levels++ == 0 && !m->set.matchless) {
+		enum match_mode dm = m_mode_by_name(m->set.defmode);
+
+		if (m->set.defmode[0] && dm != MATCH_MODE_NONE)
+			m_run_mode(m, dm, -2);
+	}
 }
 
 /* the server emptied: KTX's k_defmode, k_defmap */

@@ -813,6 +813,35 @@ static void test_empty_server_goes_home(void **state)
 	assert_string_equal(f->lines[f->num_lines - 1], "map dm6");
 }
 
+/* KTX runs k_defmode's user mode on the server's first map, not on later
+ * ones (those keep the mode the server has) */
+static void test_first_level_runs_defmode(void **state)
+{
+	struct fix *f = *state;
+	struct match_services svc = {0};
+	bool ran;
+
+	svc.ctx = f;
+	svc.status = t_status;
+	svc.command = t_command;
+	svc.file_exists = t_exists;
+	svc.event = t_event;
+	match_destroy(f->m);
+	f->m = match_create(f->s.g, &svc);
+	assert_non_null(f->m);
+	set(f, "k_defmode", "2on2");
+	match_level_begin(f->m);
+	assert_int_equal(match_mode(f->m), MATCH_MODE_2ON2);
+	assert_true(f->num_lines > 0);
+	ran = false;
+	for (int i = 0; i < f->num_lines; i++)
+		ran = ran || strstr(f->lines[i], "k_mode 2") != NULL;
+	assert_true(ran);
+	set(f, "k_defmode", "1on1");
+	match_level_begin(f->m);
+	assert_int_equal(match_mode(f->m), MATCH_MODE_2ON2);
+}
+
 /* the room's two spots and two more: four */
 static void spots_map(struct mapsrc *m)
 {
@@ -1073,6 +1102,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_commands_list_and_info, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_settings_validated, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_empty_server_goes_home, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_first_level_runs_defmode, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_discharge_rules, setup_pool, teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_model_1, setup_spots, teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_models_2_3, setup_spots, teardown),

@@ -1,24 +1,35 @@
 /*
- * matchduel.c -- two players of the project's client library play a
- * KTX-style duel's life on a server: both say "ready", the match counts
- * down, runs its clock to the end; what they saw is printed, one fact a
- * line, for a script to compare two servers (tests/interop/match-ktx.sh).
+ * matchduel.c -- players of the project's client library play a
+ * KTX-style duel's (or 2on2's) life on a server: all say "ready", the
+ * match counts down, runs its clock to the end; what they saw is printed,
+ * one fact a line, for a script to compare two servers
+ * (tests/interop/match-ktx.sh).
  *
  *   matchduel --server HOST:PORT --map FILE.bsp [--timeout S]
- *             [--suicide] [--players 1|2]
+ *             [--suicide] [--mode duel|2on2] [--players N]
  *
  * Design note
  *   The players stand still (a duel's clock does not need them to move);
  *   with --suicide the first one types "kill" once the match is on, so
  *   the end has a frag to compare.  --players 1: only "alpha" plays, the
  *   other duellist is someone else's client (tests/interop/ezquake-duel.sh:
- *   ezQuake); alpha readies once in the game and waits for the match.  Printed, in the order seen: "status
+ *   ezQuake); alpha readies once in the game and waits for the match.
+ *   --mode 2on2: four players (--players 4, the default there), team
+ *   "red" alpha and beta, team "blue" gamma and delta (the duel's players
+ *   have their own names as teams).  Printed, in the order seen: "status
  *   VALUE" each time the first player's serverinfo key "status" changes,
  *   "print TEXT" for the prints a player relies on (ready, the timer, the
  *   match's start and end, the clock's minutes and seconds; KTX's red
  *   letters and gold digits read as plain text), and at the end "frags
- *   NAME N" for both.  It ends when a print says the match is over and
- *   the status is back to Standby, or at the timeout (exit 1).
+ *   NAME N" for every player.  Besides, from the countdown on (the first
+ *   of the status "Countdown" and the print "Timer started", on the
+ *   monotonic clock), "time S status VALUE" / "time S print TEXT" give
+ *   each status change and timed print (the start, the clock's minutes
+ *   and seconds, the end) with its seconds since then, to three places:
+ *   the script compares the two servers' times with a tolerance (the
+ *   arrival is known only to a server frame and a packet).  It ends when
+ *   a print says the match is over and the status is back to Standby, or
+ *   at the timeout (exit 1).
  */
 #include "qwd/client.h"
 #include <qwd/common.h>
@@ -41,7 +52,10 @@ struct player {
 	const char *name;
 	bool main;		/* the one whose prints and status are told */
 	bool over;		/* "The match is over" seen */
+	double *t0;		/* when the countdown was seen (0: not yet) */
 };
+
+enum { MAX_PLAYERS = 4 };
 
 static double now_s(void)
 {
@@ -72,8 +86,13 @@ static void on_print(void *ctx, struct qwc *c, int level, const char *text)
 		"The match has begun", "minute", "second", "The match is over",
 		"time over", "overtime"
 	};
+	/* what the clock times: the countdown's end and the match's */
+	static const char *const timed[] = {
+		"The match has begun", "minute", "second", "The match is over"
+	};
 	struct player *p = ctx;
 	char t[512];
+	double now = now_s();
 
 	(void)c;
 	(void)level;
@@ -82,6 +101,13 @@ static void on_print(void *ctx, struct qwc *c, int level, const char *text)
 		p->over = true;
 	if (!p->main)
 		return;
+	if (!*p->t0 && strstr(t, "Timer started"))
+		*p->t0 = now;
+	for (size_t i = 0; *p->t0 && i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (strstr(t, timed[i])) {
+			printf("time %.3f print %s\n", now - *p->t0, t);
+			break;
+		}
 	for (size_t i = 0; i < sizeof(told) / sizeof(told[0]); i++)
 		if (strstr(t, told[i])) {
 			printf("print %s\n", t);
@@ -91,7 +117,8 @@ static void on_print(void *ctx, struct qwc *c, int level, const char *text)
 }
 
 static int open_player(struct player *p, const struct net_addr *server,
-		       uint32_t checksum2, char *info, size_t info_size)
+		       uint32_t checksum2, const char *team, char *info,
+		       size_t info_size)
 {
 	struct qwc_options o;
 	char err[128];
@@ -99,7 +126,7 @@ static int open_player(struct player *p, const struct net_addr *server,
 	memset(&o, 0, sizeof(o));
 	o.server = *server;
 	snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s", p->name,
-		 p->name);
+		 team);
 	o.userinfo = info;
 	o.checksum2 = checksum2;
 	o.on_print = on_print;
@@ -142,22 +169,29 @@ static void status_of(const struct qwc *q, char *out, size_t size)
 static void usage(void)
 {
 	fprintf(stderr, "usage: matchduel --server HOST:PORT --map FILE.bsp "
-		"[--timeout S] [--suicide] [--players 1|2]\n");
+		"[--timeout S] [--suicide] [--mode duel|2on2] [--players N]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *server = NULL, *map = NULL;
-	double timeout = 180, start, killed = 0;
-	bool suicide = false, readied = false;
-	struct player *pl = calloc(2, sizeof(*pl));
+	static const char *const names[MAX_PLAYERS] = {
+		"alpha", "beta", "gamma", "delta"
+	};
+	static const char *const teams[MAX_PLAYERS] = {
+		"red", "red", "blue", "blue"
+	};
+	double timeout = 180, start, killed = 0, t0 = 0;
+	bool suicide = false, readied = false, team_game = false;
+	struct player *pl = calloc(MAX_PLAYERS, sizeof(*pl));
 	struct net_recv_batch *rx = calloc(1, sizeof(*rx));
-	char info[2][96], status[64] = "", now_status[64], err[256];
+	char info[MAX_PLAYERS][96], status[64] = "", now_status[64], err[256];
 	struct net_addr addr;
 	struct bsp_map *m;
 	uint32_t sum;
-	int rc = 1, n = 2;
+	int rc = 1, n = 0;
+	bool all_active;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--server") && i + 1 < argc)
@@ -170,10 +204,19 @@ int main(int argc, char **argv)
 			suicide = true;
 		else if (!strcmp(argv[i], "--players") && i + 1 < argc)
 			n = atoi(argv[++i]);
-		else
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "2on2"))
+				team_game = true;
+			else if (strcmp(argv[i], "duel") != 0)
+				usage();
+		} else
 			usage();
 	}
-	if (!server || !map || !pl || !rx || timeout <= 0 || n < 1 || n > 2)
+	if (!n)
+		n = team_game ? 4 : 2;
+	if (!server || !map || !pl || !rx || timeout <= 0 || n < 1 ||
+	    n > (team_game ? 4 : 2))
 		usage();
 	m = bsp_load(map, err, sizeof(err));
 	if (!m) {
@@ -186,12 +229,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "matchduel: %s: %s\n", server, err);
 		return 2;
 	}
-	pl[0].name = "alpha";
 	pl[0].main = true;
-	pl[1].name = "beta";
-	for (int i = 0; i < n; i++)
-		if (open_player(&pl[i], &addr, sum, info[i], sizeof(info[i])) < 0)
+	for (int i = 0; i < n; i++) {
+		pl[i].name = names[i];
+		pl[i].t0 = &t0;
+		if (open_player(&pl[i], &addr, sum,
+				team_game ? teams[i] : names[i], info[i],
+				sizeof(info[i])) < 0)
 			return 2;
+	}
 
 	start = now_s();
 	for (;;) {
@@ -199,20 +245,29 @@ int main(int argc, char **argv)
 		struct timespec ts = {0, 2 * 1000 * 1000};
 
 		if (now - start > timeout) {
-			fprintf(stderr, "matchduel: timed out (%s, %s, status \"%s\")\n",
-				qwc_state_name(pl[0].q.state),
-				n > 1 ? qwc_state_name(pl[1].q.state) : "-", status);
+			fprintf(stderr, "matchduel: timed out (status \"%s\";",
+				status);
+			for (int i = 0; i < n; i++)
+				fprintf(stderr, " %s %s", pl[i].name,
+					qwc_state_name(pl[i].q.state));
+			fprintf(stderr, ")\n");
 			break;
 		}
-		for (int i = 0; i < n; i++)
+		all_active = true;
+		for (int i = 0; i < n; i++) {
 			exchange(&pl[i], rx, now);
+			all_active = all_active && pl[i].q.state == QWC_ACTIVE;
+		}
 		nanosleep(&ts, NULL);
-		if (pl[0].q.state != QWC_ACTIVE ||
-		    (n > 1 && pl[1].q.state != QWC_ACTIVE))
+		if (!all_active)
 			continue;
 		status_of(&pl[0].q, now_status, sizeof(now_status));
 		if (strcmp(now_status, status) != 0) {
 			strlcpy(status, now_status, sizeof(status));
+			if (!t0 && !strcmp(status, "Countdown"))
+				t0 = now;
+			if (t0)
+				printf("time %.3f status %s\n", now - t0, status);
 			printf("status %s\n", status);
 			fflush(stdout);
 		}
