@@ -766,11 +766,19 @@ void game_client_kill(struct game *g, int slot)
 		return;
 	g_bprint(g, PRINT_MEDIUM, "%s suicides\n", cl->name);
 	if (g->events) {
+		/* KTX's "kill" is T_Damage(self, self, self, 999999): its
+		 * statistics count the health and armour as self damage */
+		struct game_ev_damage d = {.attacker = slot, .target = slot,
+			.deathtype = DT_NONE, .weapon = GAME_WP_NONE,
+			.health = e->health > 0 ? e->health : 0,
+			.armour = e->armortype > 0 ? e->armorvalue : 0,
+			.target_items = e->items};
 		struct game_ev_kill k = {.killer = slot, .victim = slot,
 			.deathtype = DT_NONE, .weapon = GAME_WP_NONE,
 			.flags = GAME_KILL_SUICIDE | GAME_KILL_COMMAND,
 			.victim_items = e->items};
 
+		G_EVENT(g, damage, &d);
 		G_EVENT(g, kill, &k);
 	}
 	e->modelindex = g->m_player;

@@ -179,7 +179,7 @@ for m in duel 2on2; do
 	if [ -n "$qj" ] && [ -n "$kj" ]; then
 		cp "$qj" "$work/qwd-$m.json"
 		cp "$kj" "$work/ktx-$m.json"
-		check "$m: the JSON files agree (keys, players, teams, frags, deaths)" \
+		check "$m: the JSON files agree (keys, types, header, players, teams, frags, deaths)" \
 			$compare json "$qj" "$kj" $players
 	fi
 done

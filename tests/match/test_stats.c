@@ -146,8 +146,16 @@ static void test_rocket_kill_counts(void **state)
 	assert_true(f->st.duel);
 	/* the game's own frag count agrees */
 	assert_int_equal(scen_client(&f->s, 0)->frags, a->frags);
-	/* and after alice's "kill" command (2 frags, a death, a suicide) */
-	game_client_kill(f->s.g, 0);
+	/* and after alice's "kill" command (2 frags, a death, a suicide;
+	 * her health as self damage, as KTX's T_Damage of 999999 counts) */
+	{
+		float self = a->dmg_self;
+		float health = scen_player(&f->s, 0)->health;
+
+		game_client_kill(f->s.g, 0);
+		assert_true(health > 0);
+		assert_true(fabs(a->dmg_self - self - health) < 1e-3);
+	}
 	assert_int_equal(a->frags, -1);
 	assert_int_equal(scen_client(&f->s, 0)->frags, a->frags);
 	assert_int_equal(a->deaths, 1);
