@@ -86,7 +86,7 @@ ESTIMATE = [
     ("build", 40, 1.8), ("san-build", 100, 1.8), ("tsan-build", 25, 1.8),
     ("tsan", 90, 1.0),
     ("tests/interop/ezquake.sh", 100, 1.0), ("tests/interop/mvd.sh", 90, 1.0),
-    ("tests/interop/match-ktx.sh", 140, 0.1),
+    ("tests/interop/match-ktx.sh", 75, 0.15),
     ("tests/interop/ezquake-duel.sh", 80, 1.0),
     ("tests/interop/qwexp-soak-storm.sh", 50, 0.1),
     ("tests/interop/qwexp-overhead-smoke.sh", 45, 0.2),
