@@ -10,8 +10,9 @@
  *
  * Design note
  *   The players stand still (a duel's clock does not need them to move);
- *   with --suicide the first one types "kill" once the match is on, so
- *   the end has a frag to compare.  --players 1: only "alpha" plays, the
+ *   with --suicide the first one, once the match is on, fires at the sky
+ *   for FIRE_S (shots that hit no one: the statistics get a weapon's
+ *   members) and types "kill", so the end has a frag to compare.  --players 1: only "alpha" plays, the
  *   other duellist is someone else's client (tests/interop/ezquake-duel.sh:
  *   ezQuake); alpha readies once in the game and waits for the match.
  *   --mode 2on2: four players (--players 4, the default there), team
@@ -56,6 +57,10 @@ struct player {
 };
 
 enum { MAX_PLAYERS = 4 };
+
+/* --suicide: how long alpha fires at the sky first (two shotgun shots,
+ * 0.5 s apart: the statistics' weapon members to compare) */
+static const double FIRE_S = 0.7;
 
 static double now_s(void)
 {
@@ -182,7 +187,7 @@ int main(int argc, char **argv)
 	static const char *const teams[MAX_PLAYERS] = {
 		"red", "red", "blue", "blue"
 	};
-	double timeout = 180, start, killed = 0, t0 = 0;
+	double timeout = 180, start, killed = 0, fired = 0, t0 = 0;
 	bool suicide = false, readied = false, team_game = false;
 	struct player *pl = calloc(MAX_PLAYERS, sizeof(*pl));
 	struct net_recv_batch *rx = calloc(1, sizeof(*rx));
@@ -277,13 +282,19 @@ int main(int argc, char **argv)
 				qwc_stringcmd(&pl[i].q, "ready");
 			readied = true;
 		}
-		if (suicide && !killed && strstr(status, "min left")) {
+		if (suicide && !fired && strstr(status, "min left"))
+			fired = now;
+		if (suicide && !killed && fired && now - fired > FIRE_S) {
 			qwc_stringcmd(&pl[0].q, "kill");
 			killed = now;
 		}
 		/* the dead press fire to come back */
 		pl[0].q.cmd.buttons = pl[0].q.stat[STAT_HEALTH] <= 0 &&
 				      (int)(now * 2) % 2 ? 1 : 0;
+		if (fired && !killed) {
+			pl[0].q.cmd.angles[0] = -80;	/* at the sky */
+			pl[0].q.cmd.buttons = 1;
+		}
 		if (pl[0].over && !strcmp(status, "Standby")) {
 			rc = 0;
 			break;

@@ -56,9 +56,10 @@ ALLOWED = {
 
 
 # KTX's names of weapons and items in a player's "weapons" and "items"
-# (its stats_json.c's weapon and item tables)
+# (its stats.c's WpName and ItName)
 EVENT_NAMES = {"axe", "sg", "ssg", "ng", "sng", "gl", "rl", "lg",
-               "q", "p", "r", "s", "ga", "ya", "ra", "mh"}
+               "health_15", "health_25", "health_100", "ga", "ya", "ra",
+               "q", "p", "r"}
 EVENT_PARENTS = ("players[].weapons", "players[].items")
 
 
