@@ -7,8 +7,9 @@
 #
 # Design note: build/matchduel (tools/matchduel) connects the players of
 # the project's client library (duel: alpha, beta; --mode 2on2: team red
-# alpha, beta and team blue gamma, delta); all say "ready", alpha types
-# "kill" once the match is on (a frag and a death to compare), and it
+# alpha, beta and team blue gamma, delta); all say "ready", alpha fires
+# two shots at the sky once the match is on (the statistics' weapon
+# members) and types "kill" (a frag and a death to compare), and it
 # prints what alpha saw ("status ...", "print ...", "time S ..." since the
 # countdown, "frags NAME N" at the end).  Four servers play at once, each
 # on its own port and base directory (a minute's match each, about 70 s
@@ -34,9 +35,10 @@
 # changes and timed prints both have, within 0.15 s of each other plus
 # 5 ms for every second since the countdown, KTX's timer drifting late
 # (tests/interop/lib/match_compare.py says why); the frags at the end;
-# and the two JSON files (match_compare.py json: key paths both ways, the
-# players' names, teams, frags and deaths, and tests/match/stats_keys.txt
-# against KTX's real file).
+# and the two JSON files (match_compare.py json: key paths both ways and
+# in order, value types, the header, the players' names, teams, frags,
+# deaths, kills and suicides; and tests/match/stats_keys.txt against
+# KTX's real duel file).
 # Needs mvdsv and ktx (Debian packages); skipped, naming them, without.
 # Prints "match-ktx: N passed, M failed[, K skipped (why)]" last.
 # KEEP=1 keeps the work directory (its name is printed).
