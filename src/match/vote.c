@@ -93,6 +93,11 @@ void m_votes_frame(struct match *m)
 {
 	struct m_votes *v = m->votes;
 
+	/* nothing running: nothing to time out, and the slots' votes are
+	 * stale (a map vote sets map_until, an election clears every yes
+	 * when it starts), so the frame does not walk them */
+	if (v->elect_slot < 0 && v->map_until <= 0)
+		return;
 	/* out of the game (gone, or in a level change's signon): his votes
 	 * do not count; his rights and mute stay until match_client_gone
 	 * (the server calls it when the client is dropped) */
