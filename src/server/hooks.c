@@ -50,8 +50,19 @@ struct sv_client_command *sv_client_command_add(struct server *sv,
 				      const struct net_args *),
 			   int budget)
 {
+	/* the core's signon and leaving (user.c's dispatch): a feature's
+	 * command of one of these names would be found first and break
+	 * every join (registering "spawn" once did); say and pause may be
+	 * taken over on purpose (the match's mute and KTX's pause) */
+	static const char *const core[] = {
+		"new", "soundlist", "modellist", "prespawn", "spawn", "begin",
+		"drop"
+	};
 	struct sv_client_command *c;
 
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (!strcmp(name, core[i]))
+			abort();	/* a programming error: another name */
 	if (sv->hooks.num_client_cmds == SV_CLIENT_COMMANDS_MAX)
 		abort();	/* a programming error: raise the limit */
 	c = &sv->hooks.client_cmds[sv->hooks.num_client_cmds++];
