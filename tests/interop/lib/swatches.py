@@ -102,10 +102,17 @@ def main(argv):
             raise ValueError("%s: %d bytes, a palette has 768" % (argv[2], len(pal)))
         players = []
         for arg in argv[3:]:
-            name, cols = arg.rsplit(":", 1)
-            t, b = (int(c) for c in cols.split(","))
+            try:
+                name, cols = arg.rsplit(":", 1)
+                t, b = (int(c) for c in cols.split(","))
+            except ValueError:
+                raise ValueError("%r: a player is NAME:TOP,BOTTOM" % arg)
             players.append((name, t, b))
-    except (OSError, ValueError, subprocess.CalledProcessError) as e:
+    except subprocess.CalledProcessError as e:
+        print("swatches: %s: convert could not read it: %s" % (
+            argv[1], e.stderr.decode(errors="replace").strip()), file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:
         print("swatches: %s" % e, file=sys.stderr)
         return 2
     rows = []
