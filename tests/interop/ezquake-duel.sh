@@ -101,7 +101,7 @@ dir=$work/duel
 qwd_pid=""
 cleanup() {
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
-	[ -f "$dir/ez.pid" ] && kill -9 "$(cat "$dir/ez.pid")" 2>/dev/null
+	ez_kill "$dir/ez.pid"
 	[ -f "$dir/alpha.pid" ] && kill "$(cat "$dir/alpha.pid")" 2>/dev/null
 	rm -rf "$work"
 }
