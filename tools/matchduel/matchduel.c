@@ -5,14 +5,18 @@
  * line, for a script to compare two servers (tests/interop/match-ktx.sh).
  *
  *   matchduel --server HOST:PORT --map FILE.bsp [--timeout S]
- *             [--suicide] [--players 1|2]
+ *             [--suicide] [--players 1|2] [--colors TOP,BOTTOM]
  *
  * Design note
  *   The players stand still (a duel's clock does not need them to move);
  *   with --suicide the first one types "kill" once the match is on, so
  *   the end has a frag to compare.  --players 1: only "alpha" plays, the
  *   other duellist is someone else's client (tests/interop/ezquake-duel.sh:
- *   ezQuake); alpha readies once in the game and waits for the match.  Printed, in the order seen: "status
+ *   ezQuake); alpha readies once in the game and waits for the match.
+ *   --colors: alpha's shirt and pants (userinfo topcolor, bottomcolor,
+ *   0..13), so a picture of the scoreboard can tell the duellists' rows
+ *   apart by their swatches; without it the userinfo has no colours, as
+ *   before.  Printed, in the order seen: "status
  *   VALUE" each time the first player's serverinfo key "status" changes,
  *   "print TEXT" for the prints a player relies on (ready, the timer, the
  *   match's start and end, the clock's minutes and seconds; KTX's red
@@ -40,6 +44,7 @@ struct player {
 	struct net_stats net;
 	const char *name;
 	bool main;		/* the one whose prints and status are told */
+	int top, bottom;	/* userinfo colours, -1: none sent */
 	bool over;		/* "The match is over" seen */
 };
 
@@ -95,11 +100,14 @@ static int open_player(struct player *p, const struct net_addr *server,
 {
 	struct qwc_options o;
 	char err[128];
+	int n = snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s",
+			 p->name, p->name);
 
+	if (p->top >= 0 && n > 0 && (size_t)n < info_size)
+		snprintf(info + n, info_size - (size_t)n,
+			 "\\topcolor\\%d\\bottomcolor\\%d", p->top, p->bottom);
 	memset(&o, 0, sizeof(o));
 	o.server = *server;
-	snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s", p->name,
-		 p->name);
 	o.userinfo = info;
 	o.checksum2 = checksum2;
 	o.on_print = on_print;
@@ -142,7 +150,8 @@ static void status_of(const struct qwc *q, char *out, size_t size)
 static void usage(void)
 {
 	fprintf(stderr, "usage: matchduel --server HOST:PORT --map FILE.bsp "
-		"[--timeout S] [--suicide] [--players 1|2]\n");
+		"[--timeout S] [--suicide] [--players 1|2] "
+		"[--colors TOP,BOTTOM]\n");
 	exit(2);
 }
 
@@ -157,7 +166,7 @@ int main(int argc, char **argv)
 	struct net_addr addr;
 	struct bsp_map *m;
 	uint32_t sum;
-	int rc = 1, n = 2;
+	int rc = 1, n = 2, top = -1, bottom = -1;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--server") && i + 1 < argc)
@@ -170,6 +179,14 @@ int main(int argc, char **argv)
 			suicide = true;
 		else if (!strcmp(argv[i], "--players") && i + 1 < argc)
 			n = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--colors") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%d,%d", &top, &bottom) != 2 ||
+			    top < 0 || top > 13 || bottom < 0 || bottom > 13) {
+				fprintf(stderr, "matchduel: --colors wants TOP,BOTTOM, "
+					"each 0..13, not \"%s\"\n", argv[i]);
+				return 2;
+			}
+		}
 		else
 			usage();
 	}
@@ -188,7 +205,10 @@ int main(int argc, char **argv)
 	}
 	pl[0].name = "alpha";
 	pl[0].main = true;
+	pl[0].top = top;
+	pl[0].bottom = bottom;
 	pl[1].name = "beta";
+	pl[1].top = pl[1].bottom = -1;
 	for (int i = 0; i < n; i++)
 		if (open_player(&pl[i], &addr, sum, info[i], sizeof(info[i])) < 0)
 			return 2;
