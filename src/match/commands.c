@@ -167,6 +167,7 @@ static void c_discharge(struct match *m, int slot, int argc, const char *const *
 static void c_spawn(struct match *m, int slot, int argc, const char *const *argv);
 static void c_droppack(struct match *m, int slot, int argc, const char *const *argv);
 static void c_dropquad(struct match *m, int slot, int argc, const char *const *argv);
+static void c_fairpacks(struct match *m, int slot, int argc, const char *const *argv);
 static void c_dropring(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv);
@@ -191,6 +192,7 @@ static const struct cmd_def cmds[] = {
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
 	{ {"spawnmodel", MATCH_WHO_PLAYER, "next spawn model (k_spw)"}, c_spawn },
 	{ {"droppack", MATCH_WHO_PLAYER, "the dead drop backpacks on/off (dp)"}, c_droppack },
+	{ {"fairpacks", MATCH_WHO_PLAYER, "best/last weapon dropped (k_frp)"}, c_fairpacks },
 	{ {"dropquad", MATCH_WHO_PLAYER, "a dying carrier drops the quad on/off (dq)"}, c_dropquad },
 	{ {"dropring", MATCH_WHO_PLAYER, "a dying carrier drops the ring on/off (dr)"}, c_dropring },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },
@@ -550,17 +552,38 @@ static void c_dropring(struct match *m, int slot, int argc, const char *const *a
 	drop_toggle(m, slot, "dr", &m->set.dr, "DropRing");
 }
 
-static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)
+/* a setting turned to its next value (0..n-1 in turn) in prewar, its
+ * new meaning said to all as "Label<sep> kind" */
+static void cycle_var(struct match *m, int slot, const char *var, const int *value,
+		      int n, const char *label, const char *sep,
+		      const char *const *kinds)
 {
-	static const char *const kinds[] = {"off", "time based", "sudden death", "tie-break"};
 	char r[M_TEXT];
+
+	if (!prewar_only(m, slot))
+		return;
+	set_var(m, var, (*value + 1) % n);
+	m_bprint(m, "%s%s %s\n", m_red(r, sizeof(r), label), sep, kinds[*value]);
+}
+
+/* KTX's ToggleFairPacks: k_frp 0, 1, 2 in turn */
+static void c_fairpacks(struct match *m, int slot, int argc, const char *const *argv)
+{
+	static const char *const kinds[] = {"disabled", "enabled - drop best weapon",
+					    "enabled - drop last fired weapon"};
 
 	(void)argc;
 	(void)argv;
-	if (!prewar_only(m, slot))
-		return;
-	set_var(m, "k_overtime", (m->set.overtime + 1) % 4);
-	m_bprint(m, "%s: %s\n", m_red(r, sizeof(r), "Overtime"), kinds[m->set.overtime]);
+	cycle_var(m, slot, "k_frp", &m->set.frp, 3, "Fairpacks", "", kinds);
+}
+
+static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)
+{
+	static const char *const kinds[] = {"off", "time based", "sudden death", "tie-break"};
+
+	(void)argc;
+	(void)argv;
+	cycle_var(m, slot, "k_overtime", &m->set.overtime, 4, "Overtime", ":", kinds);
 }
 
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv)

@@ -26,7 +26,8 @@ struct match_settings {
 	int pow, pow_q, pow_p, pow_r, pow_s;	/* k_pow, k_pow_q/_p/_r/_s */
 	int dis;		/* k_dis: the shaft's discharge under water */
 	int dp;			/* dp: the dead drop backpacks */
-	int frp;		/* k_frp: fair packs (1: the best weapon) */
+	int frp;		/* k_frp: fair packs (1 the best weapon, 2 the
+				 * last fired) */
 	int dq, dr;		/* dq, dr: a dying carrier drops quad, ring */
 	int spw;		/* k_spw: the spawn model in a match (0-4) */
 	int lockmin, lockmax;	/* k_lockmin/k_lockmax: teams */

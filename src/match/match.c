@@ -61,9 +61,9 @@ static const struct var_def vars[] = {
 	INT_VAR("k_pow_s", "1", 0, 1, pow_s, "1: the biosuit (with k_pow)"),
 	INT_VAR("k_dis", "1", 0, 1, dis,
 		"1: the shaft fired under water discharges in a match; 0: the cells go, no blast"),
-	INT_VAR("dp", "1", 0, 1, dp, "1: the dead drop backpacks (KTX's name)"),
-	INT_VAR("k_frp", "0", 0, 1, frp,
-		"1: a backpack holds the best weapon its owner had ammo for (KTX's fair packs 1)"),
+	INT_VAR("dp", "1", 0, 1, dp, "1: in a match the dead drop backpacks (none before it, as KTX)"),
+	INT_VAR("k_frp", "0", 0, 2, frp,
+		"fair packs: 1 a backpack holds the best weapon its owner had ammo for, 2 the last one he fired"),
 	INT_VAR("dq", "0", 0, 1, dq, "1: in a match a dying quad carrier leaves the quad with its time left"),
 	INT_VAR("dr", "0", 0, 1, dr, "1: in a match a dying ring carrier leaves the ring with its time left"),
 	INT_VAR("k_spw", "4", 0, 4, spw,
@@ -298,7 +298,8 @@ void m_apply_rules(struct match *m)
 		r.powerups_off |= IT_SUIT;
 	r.no_discharge = !s->dis;
 	r.shaft_in_water = m->state != MATCH_PLAYING && !s->matchless;
-	r.no_backpacks = !s->dp;
+	/* KTX's DropBackpack: only while the match is played */
+	r.no_backpacks = !s->dp || (m->state != MATCH_PLAYING && !s->matchless);
 	r.fair_packs = s->frp;
 	r.drop_quad = m->state == MATCH_PLAYING && !s->matchless && s->dq;
 	r.drop_ring = m->state == MATCH_PLAYING && !s->matchless && s->dr;

@@ -971,15 +971,23 @@ static void test_drop_pack(void **state)
 {
 	struct fix *f = *state;
 
+	set(f, "k_count", "3");
 	two_players(f);
+	/* KTX drops no backpack before the match */
 	frag(f, 0, 1);
-	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 0);
 	cmd(f, 0, "droppack", NULL);
 	assert_true(printed(f, "DropPacks off"));
+	start(f);
 	frag(f, 1, 0);
-	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 0);
 	set(f, "dp", "1");
 	frag(f, 0, 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	/* matchless: stock deathmatch, packs always */
+	set(f, "k_matchless", "1");
+	run(f, 0.1);
+	frag(f, 1, 0);
 	assert_int_equal(scen_count(&f->s, "backpack"), 2);
 }
 
@@ -1028,28 +1036,46 @@ static void test_drop_quad(void **state)
 	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
 }
 
-/* k_frp 1: the backpack holds the best weapon with ammo, not the one in
- * hand; k_frp 0: the one in hand */
+/* in a match, k_frp 2: the backpack holds the last weapon fired; 1:
+ * the best weapon with ammo; 0: the one in hand.  The fairpacks command
+ * turns 0, 1, 2 in prewar */
 static void test_fair_packs(void **state)
 {
 	struct fix *f = *state;
 
+	set(f, "k_count", "3");
 	two_players(f);
-	for (int frp = 1; frp >= 0; frp--) {
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Fairpacks enabled - drop best weapon"));
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Fairpacks enabled - drop last fired weapon"));
+	start(f);
+	for (int frp = 2; frp >= 0; frp--) {
+		static const int want[] = {IT_SUPER_SHOTGUN, IT_GRENADE_LAUNCHER, IT_NAILGUN};
 		struct game_entity *pack;
+		char v[4];
 
-		set(f, "k_frp", frp ? "1" : "0");
+		snprintf(v, sizeof(v), "%d", frp);
+		set(f, "k_frp", v);
 		respawn(f, 1);
-		scen_give(&f->s, 1, IT_NAILGUN, 50);
+		scen_place(&f->s, 1, -300, 300, STAND, 90);
 		scen_give(&f->s, 1, IT_GRENADE_LAUNCHER, 10);
+		scen_give(&f->s, 1, IT_NAILGUN, 50);
+		scen_hold(&f->s, 1, 0, 90, 0, 0, 1);	/* one nail, at the wall */
+		run(f, SCEN_TICK);
+		scen_hold(&f->s, 1, 0, 90, 0, 0, 0);
+		run(f, 0.3);
+		assert_int_equal(scen_client(&f->s, 1)->last_fired, IT_NAILGUN);
 		scen_give(&f->s, 1, IT_SUPER_SHOTGUN, 20);	/* in hand */
 		frag(f, 0, 1);
 		pack = scen_find(&f->s, "backpack");
 		assert_non_null(pack);
-		assert_int_equal(pack->items, frp ? IT_GRENADE_LAUNCHER : IT_SUPER_SHOTGUN);
+		assert_int_equal(pack->items, want[frp]);
 		pack->touch = NULL;	/* the next frag's pack is the one found */
 		pack->classname = "taken";
 	}
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Command blocked: a match is on"));
 }
 
 static const struct CMUnitTest match_tests[] = {
