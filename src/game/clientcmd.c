@@ -380,8 +380,13 @@ static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 	if (!cl->fixangle)
 		vec_copy(cmd->angles, cl->v_angle);
 	cl->buttons = cmd->buttons;
-	if (first && cmd->impulse)
+	if (first && cmd->impulse >= 1 && cmd->impulse <= 9 && cl->code_entry) {
+		/* a digit of KTX's admin code: the match's, no weapon's */
+		if (cl->code_count < (int)sizeof(cl->code_digits))
+			cl->code_digits[cl->code_count++] = cmd->impulse;
+	} else if (first && cmd->impulse) {
 		cl->impulse = cmd->impulse;
+	}
 	if (e->health > 0 && !cl->intermission) {
 		e->angles[0] = -cl->v_angle[0] / 3;
 		e->angles[1] = cl->v_angle[1];
