@@ -308,12 +308,12 @@ static void test_admin_code_by_impulses(void **state)
 	struct vfix *f = *state;
 
 	players(f, 2);
+	scen_give(&f->s, 0, IT_NAILGUN, 50);
 	setv(f, "k_admincode", "123456");
 	say(f, 0, "admin", NULL);
 	assert_true(said(f, "Use numbers or impulses to enter code"));
 	say(f, 0, "elect", NULL);
 	assert_true(said(f, "Finish entering the code first"));
-	scen_give(&f->s, 0, IT_NAILGUN, 50);
 	type_digit(f, 0, 1);	/* 1 would be the axe */
 	assert_int_equal(scen_player(&f->s, 0)->weapon, IT_NAILGUN);
 	assert_true(said(f, "5 more to go"));
