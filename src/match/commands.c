@@ -182,6 +182,7 @@ static const struct cmd_def cmds[] = {
 	{ {"toggleready", MATCH_WHO_PLAYER, "just toggle ready"}, c_toggleready },
 	{ {"rules", MATCH_WHO_PLAYER, "show game rules"}, c_rules },
 	{ {"about", MATCH_WHO_BOTH, "mod's info"}, c_about },
+	{ {"motd", MATCH_WHO_BOTH, "show motd"}, m_cmd_motd },
 	{ {"lastscores", MATCH_WHO_BOTH, "last game scores"}, c_lastscores },
 	/* the statistics: matchstats.c */
 	{ {"scores", MATCH_WHO_BOTH, "print scores"}, m_cmd_scores },
@@ -323,7 +324,11 @@ static void c_ready(struct match *m, int slot, int argc, const char *const *argv
 		return;
 	nready = m_count_players(m, true);
 	players = m_count_players(m, false);
-	if (nready != players || nready < 2)
+	if (nready != players) {
+		m_idle_check(m, slot);	/* KTX's IdlebotCheck */
+		return;
+	}
+	if (nready < 2)
 		return;
 	m_bprint(m, "All players ready\n");
 	m_bprint(m, "Timer started\n");
@@ -450,12 +455,13 @@ static void c_rules(struct match *m, int slot, int argc, const char *const *argv
 		 m->set.dis ? "on" : "off", m->set.count < 3 ? 3 : m->set.count);
 }
 
+/* KTX's UserMode: the mode's settings, then its words as the matchtag */
 static void c_mode(struct match *m, int slot, int argc, const char *const *argv)
 {
-	(void)argc;
 	if (!prewar_only(m, slot))
 		return;
 	m_run_mode(m, m_mode_by_name(argv[0]), slot);
+	m_set_matchtag(m, argc, argv);
 }
 
 static void c_ctf(struct match *m, int slot, int argc, const char *const *argv)
