@@ -242,8 +242,8 @@ static void test_match_motd_and_matchtag(void **state)
 	srvfix_start(f, 8);
 	a = srvfix_player(f, "alice");
 	b = srvfix_player(f, "bob");
-	srvfix_run(f, 0.3, true);
 	f->print_mark = "Already showing motd";
+	srvfix_run(f, 0.3, true);
 	qwc_stringcmd(&a->q, "motd");
 	srvfix_run(f, 0.3, true);
 	assert_int_equal(a->marked_prints, 1);
