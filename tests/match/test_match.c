@@ -1215,6 +1215,69 @@ static void test_matchtag(void **state)
 	assert_int_equal(strlen(match_matchtag(f->m)), 19);
 }
 
+/* docs/match.md's "KTX's commands: what qwd has": every KTX name it
+ * marks "yes" is in qwd's command table, and every command of the table
+ * is named in the section */
+static void test_commands_table_matches_docs(void **state)
+{
+	static char doc[65536];	/* the section */
+	char path[1024], line[1024];
+	const char *src = qwd_bundled_map_source("x");
+	const char *cut = strstr(src, "/maps/x.map");
+	bool in = false;
+	int yes = 0;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(cut);
+	snprintf(path, sizeof(path), "%.*s/docs/match.md", (int)(cut - src), src);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		char *qwd;
+
+		if (!strncmp(line, "## ", 3))
+			in = !strcmp(line, "## KTX's commands: what qwd has\n");
+		if (!in)
+			continue;
+		assert_true(len + strlen(line) < sizeof(doc));
+		memcpy(doc + len, line, strlen(line) + 1);
+		len += strlen(line);
+		/* | `a`, `b` | what | yes ... | */
+		qwd = strrchr(line, '|');
+		if (line[0] != '|' || line[2] != '`' || !qwd)
+			continue;
+		*qwd = '\0';
+		qwd = strrchr(line, '|');
+		if (strncmp(qwd, "| yes", 5) != 0)
+			continue;
+		for (char *p = line + 2; *p == '`';) {
+			char *end = strchr(p + 1, '`');
+			bool found = false;
+
+			assert_non_null(end);
+			*end = '\0';
+			for (int i = 0; i < match_command_count(); i++)
+				found |= !strcmp(match_command_info(i)->name, p + 1);
+			if (!found)
+				fail_msg("docs/match.md says qwd has \"%s\"; commands.c has not", p + 1);
+			yes++;
+			p = end + 1;
+			p += strspn(p, ", ");
+		}
+	}
+	fclose(fp);
+	assert_true(yes >= 30);
+	for (int i = 0; i < match_command_count(); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "`%s`", match_command_info(i)->name);
+		if (!strstr(doc, want))
+			fail_msg("qwd's command \"%s\" is not in docs/match.md's KTX table", want);
+	}
+}
+
 static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_prewar_frags_not_counted, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_ready_break_toggle, setup, teardown),
@@ -1247,6 +1310,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_motd, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_idle_bot, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_matchtag, setup, teardown),
+	cmocka_unit_test(test_commands_table_matches_docs),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)
