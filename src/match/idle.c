@@ -82,6 +82,8 @@ static void force_start(struct match *m)
 		}
 		m_bprint(m, "%s was kicked by IDLE BOT\n", m->g->clients[s].name);
 		m_sprint(m, s, "Bye bye! Pay attention next time.\n");
+		m_vlog(m, "idle bot: %s kicked (not ready after k_idletime %d s)",
+		       m->g->clients[s].name, m->set.idletime);
 		if (m->svc.kick)
 			m->svc.kick(m->svc.ctx, s, "kicked by the idle bot");
 		else if (m->g->svc.stufftext)

@@ -15,7 +15,8 @@
  *   fires (he wants to play, not read).  The text (match_motd_text) is
  *   composed into a caller's buffer at each print: the operator's lines,
  *   or "Welcome" when there are none, a bar, the "Running" line and the
- *   two hints; nothing is allocated.
+ *   two hints; nothing is allocated.  It is cut at 1023 bytes, what a
+ *   Quake client keeps of a centerprint (15 full lines would not fit).
  *   The matchtag is the match's (m->matchtag: the countdown, the pause,
  *   the demo and the statistics read it) and goes to the serverinfo key
  *   "matchtag" through match_services.serverinfo, as KTX's
@@ -29,7 +30,9 @@
 
 #include <bsd/string.h>
 
-enum { MOTD_TEXT = M_MOTD_LINES * M_MOTD_LEN + 256 };
+/* a Quake client keeps 1024 bytes of a centerprint (and the server's
+ * message of it has room for that): a longer MOTD is cut there */
+enum { MOTD_TEXT = 1024 };
 
 #define MOTD_PERIOD 0.7		/* KTX's PMOTDThink */
 #define MOTD_FIRST 0.4		/* KTX: 0.1, then 0.3 to the first print */
