@@ -7,8 +7,9 @@
  *   end, pause) and the settings; commands.c the players' commands (the
  *   table the "commands" list prints from, the modes' settings); text.c
  *   the Quake charset's helpers KTX's texts use (red text, gold digits,
- *   gold brackets).  Per-slot state is one array made by match_create,
- *   sized by the game's slots.
+ *   gold brackets); motd.c the message of the day and the matchtag;
+ *   idle.c KTX's idle bot.  Per-slot state is one array made by
+ *   match_create, sized by the game's slots.
  */
 #ifndef QWD_MATCH_INTERNAL_H
 #define QWD_MATCH_INTERNAL_H

@@ -3,7 +3,9 @@
  * prewar, ready and break, the countdown, the reset at the start, the
  * clock and its status values, the ends (timelimit, fraglimit, overtime,
  * sudden death, tie-break), a break, powerups withheld, the modes, the
- * start's conditions, the pause.
+ * start's conditions, the pause, backpacks (dp, fair packs), the message
+ * of the day, the idle bot, the matchtag, and docs/match.md's table of
+ * KTX's commands against the command table.
  *
  * Design note: the game runs in memory on the scenario maps of
  * tests/game (scenario.h), its services mocked there; the match's own

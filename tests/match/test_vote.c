@@ -1,7 +1,8 @@
 /*
  * tests/match/test_vote.c -- the match's votes and admins over a
  * scripted game: votemap (passing, timing out, refused maps), the admin
- * code (refused, counted, locked out by address, granted), the admin
+ * code (refused, counted, locked out by address, granted; typed as
+ * impulses), the admin
  * election, forcestart, forcebreak, lock and unlock, force_spec, kick,
  * mute, a leaver's rights gone.
  *
