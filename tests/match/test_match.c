@@ -1215,6 +1215,14 @@ static void test_matchtag(void **state)
 	assert_true(printed(f, "matchtag not set"));
 	cmd(f, 0, "ffa", "a-very-long-matchtag-of-a-cup");
 	assert_int_equal(strlen(match_matchtag(f->m)), 19);
+	/* a tagged match may be paused with pausable 0 (KTX) */
+	set(f, "k_count", "3");
+	f->s.mock.timelimit = 10;
+	start(f);
+	cmd(f, 0, "pause", NULL);
+	run(f, 0.1);
+	assert_false(printed(f, "Pause is not allowed"));
+	assert_true(centered(f, "pausing"));
 }
 
 /* docs/match.md's "KTX's commands: what qwd has": every KTX name it
