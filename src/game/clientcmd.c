@@ -8,7 +8,8 @@
  *   One usercmd runs as MVDSV's SV_RunCmd with QuakeWorld's QuakeC around
  *   it: split into steps of at most 50 ms (pmove_cmd_steps); per step the
  *   view angles and buttons are taken (the impulse in the first step
- *   only), PlayerPreThink (rules, liquids, death and respawn), the move
+ *   only; while the match layer takes KTX's admin code, code_entry,
+ *   impulses 1-9 are queued for it instead), PlayerPreThink (rules, liquids, death and respawn), the move
  *   (pmove_run, then the objects it hit are touched and the triggers at
  *   the new place), PlayerPostThink (landing, powerups, weapons).  The
  *   player's entity origin and velocity are the truth between commands:
