@@ -104,6 +104,8 @@ void m_votes_frame(struct match *m)
 	for (int s = 0; s < v->max_slots; s++) {
 		struct m_vslot *vs = &v->slot[s];
 
+		if (vs->code_left)
+			m_admin_digits(m, s);
 		if (m->g->clients[s].active)
 			continue;
 		vs->map[0] = '\0';
@@ -383,6 +385,10 @@ void m_cmd_elect(struct match *m, int slot, int argc, const char *const *argv)
 	if (!m->set.allowvoteadmin) {
 		m_sprint(m, slot, "Admin election is not allowed on this server\n");
 		v->st.votes_refused++;
+		return;
+	}
+	if (v->slot[slot].code_left) {
+		m_sprint(m, slot, "Finish entering the code first\n");
 		return;
 	}
 	if (m_is_admin(m, slot)) {
