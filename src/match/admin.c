@@ -193,6 +193,9 @@ static void code_entry_off(struct match *m, int slot)
 {
 	struct m_vslot *vs = &m->votes->slot[slot];
 
+	if (vs->coding)
+		m->votes->coding--;
+	vs->coding = false;
 	vs->code_left = 0;
 	memset(vs->code_typed, 0, sizeof(vs->code_typed));
 	m->g->clients[slot].code_entry = false;
@@ -269,6 +272,8 @@ void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
 	/* KTX: "admin" alone, then the code's digits as impulses 1-9 (the
 	 * number keys); the game hands them here instead of to the weapons */
 	vs->code_left = M_CODE_DIGITS;
+	vs->coding = true;
+	m->votes->coding++;
 	memset(vs->code_typed, 0, sizeof(vs->code_typed));
 	m->g->clients[slot].code_entry = true;
 	m->g->clients[slot].code_count = 0;

@@ -40,6 +40,7 @@ struct m_vslot {
 	int code_fails;
 	double code_retry;	/* no login before */
 	int code_left;		/* digits still to type ("admin" alone) */
+	bool coding;		/* typing the code (counted in m_votes.coding) */
 	char code_typed[M_CODE_DIGITS + 1];
 };
 
@@ -56,6 +57,7 @@ struct m_votes {
 	int elect_slot;		/* the candidate, -1: no election */
 	double elect_until;
 	double map_until;	/* map votes run out (0: none given) */
+	int coding;		/* slots typing the admin code (code_left) */
 	bool locked;
 	struct m_addr_fail addr[M_ADDR_SLOTS];
 	struct match_vote_stats st;
