@@ -167,8 +167,9 @@ const char *m_gold(char *buf, size_t size, int n);
 /* "s" unless n is 1 (KTX's count_s) */
 const char *m_plural(int n);
 
-/* motd.c: KTX's message of the day, to each player entering */
-void m_motd_frame(struct match *m);
+/* motd.c: KTX's message of the day, to each player entering: slot s's
+ * part of the frame (match_frame's walk of the slots calls it) */
+void m_motd_slot(struct match *m, int s);
 void m_cmd_motd(struct match *m, int slot, int argc, const char *const *argv);
 /* a mode command's words after the mode: KTX's UserMode_SetMatchTag */
 void m_set_matchtag(struct match *m, int argc, const char *const *argv);

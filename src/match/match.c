@@ -942,9 +942,12 @@ void match_frame(struct match *m, double realtime)
 			/* a leaver's flags go with him */
 			m->slots[s].ready = m->slots[s].brk = false;
 		}
+		/* the MOTD: only a slot entering, leaving or being shown it */
+		if (!g->world || g->clients[s].active != m->slots[s].in_game ||
+		    m->slots[s].motd_until > 0)
+			m_motd_slot(m, s);
 	}
 	m_votes_frame(m);
-	m_motd_frame(m);
 	if (clients == 0 && m->clients_seen > 0)
 		emptied(m);
 	m->clients_seen = clients;

@@ -79,41 +79,38 @@ static void motd_start(struct match *m, int slot, double seconds)
 	m->slots[slot].motd_next = m->g->time + MOTD_FIRST;
 }
 
-void m_motd_frame(struct match *m)
+void m_motd_slot(struct match *m, int s)
 {
 	const struct game *g = m->g;
+	struct match_slot *ms = &m->slots[s];
+	const struct game_client *cl = &g->clients[s];
 
-	for (int s = 0; s < m->max_slots; s++) {
-		struct match_slot *ms = &m->slots[s];
-		const struct game_client *cl = &g->clients[s];
-
-		if (!cl->active || !g->world) {
-			ms->in_game = false;
-			ms->motd_until = 0;
-			continue;
-		}
-		if (!ms->in_game) {
-			ms->in_game = true;
-			motd_start(m, s, m->set.motd_time ? m->set.motd_time :
-				   m->set.matchless ? 3 : 7);
-		}
-		if (ms->motd_until <= 0)
-			continue;
-		if (g->time > ms->motd_until) {
-			ms->motd_until = 0;
-			if (g->svc.centerprint)
-				g->svc.centerprint(g->svc.ctx, s, "");
-			continue;
-		}
-		if ((!m->set.matchless && m->state != MATCH_PREWAR) ||
-		    (cl->buttons & 1)) {
-			ms->motd_until = 0;
-			continue;
-		}
-		if (g->time >= ms->motd_next) {
-			ms->motd_next = g->time + MOTD_PERIOD;
-			motd_show(m, s);
-		}
+	if (!cl->active || !g->world) {
+		ms->in_game = false;
+		ms->motd_until = 0;
+		return;
+	}
+	if (!ms->in_game) {
+		ms->in_game = true;
+		motd_start(m, s, m->set.motd_time ? m->set.motd_time :
+			   m->set.matchless ? 3 : 7);
+	}
+	if (ms->motd_until <= 0)
+		return;
+	if (g->time > ms->motd_until) {
+		ms->motd_until = 0;
+		if (g->svc.centerprint)
+			g->svc.centerprint(g->svc.ctx, s, "");
+		return;
+	}
+	if ((!m->set.matchless && m->state != MATCH_PREWAR) ||
+	    (cl->buttons & 1)) {
+		ms->motd_until = 0;
+		return;
+	}
+	if (g->time >= ms->motd_next) {
+		ms->motd_next = g->time + MOTD_PERIOD;
+		motd_show(m, s);
 	}
 }
 
