@@ -496,6 +496,14 @@ struct game_client {
 	double axe_time;	/* when the swing in progress strikes */
 	bool axe_pending;	/* a swing strikes at axe_time */
 	bool intermission;
+	int last_fired;		/* IT_ bit of the weapon it last fired since
+				 * its spawn (0: none; KTX's lastwepfired) */
+	/* KTX's admin code typed as impulses: while code_entry is set (by
+	 * the match) impulses 1..9 change no weapon and are queued here for
+	 * the match to take (code_count of them, oldest first) */
+	bool code_entry;
+	int code_count;
+	unsigned char code_digits[8];
 	int last_spot;		/* entity of the spot it last spawned at
 				 * under a spawn model (0: none) */
 	double spawn_guard;	/* until when it keeps its spot (models 2-4) */
@@ -564,10 +572,12 @@ struct game_match_rules {
 	bool drop_quad;		/* a quad carrier's death leaves the quad
 				 * with the time he had left (KTX's dq) */
 	bool drop_ring;		/* ... and the ring's (KTX's dr) */
-	bool no_backpacks;
-	int fair_packs;		/* KTX's k_frp 1: a backpack holds the best
-				 * weapon its owner had ammo for, not the
-				 * one in hand (0) */	/* the dead drop no backpack (KTX's dp 0) */
+	bool no_backpacks;	/* the dead drop no backpack (KTX's dp 0,
+				 * and KTX's prewar and countdown) */
+	int fair_packs;		/* KTX's k_frp: 1, a backpack holds the best
+				 * weapon its owner had ammo for; 2, the last
+				 * weapon he fired (if droppable); 0 the one
+				 * in hand */
 	int spawn_model;	/* KTX's k_spw while a match is played
 				 * (0 outside one): 0 QuakeWorld's; 1 a
 				 * player's last spot is not given to it

@@ -109,6 +109,9 @@ struct match_services {
 	/* the server has the map (as its "map" command would find it);
 	 * NULL: file_exists on maps/NAME.bsp */
 	bool (*map_exists)(void *ctx, const char *name);
+	/* a serverinfo key set as KTX's "serverinfo KEY VALUE" does
+	 * (the "matchtag"); NULL: none */
+	void (*serverinfo)(void *ctx, const char *key, const char *value);
 };
 
 struct match;
@@ -173,6 +176,13 @@ bool match_ready(const struct match *m, int slot);
 const struct match_result *match_last_result(const struct match *m);
 /* the "status" value the match set last */
 const char *match_status(const struct match *m);
+/* KTX's matchtag ("" none): the words after a mode command ("4on4 cup
+ * final"), cleaned as KTX cleans them; kept across levels */
+const char *match_matchtag(const struct match *m);
+/* KTX's message of the day as it is centerprinted to a player entering
+ * (k_motd1 .. k_motd15, or "Welcome"; the bar, "Running qwd", the hints)
+ * into out, terminated, cut to size */
+void match_motd_text(const struct match *m, char *out, size_t size);
 
 /* ---- the statistics' file and the match's demo name (matchstats.c) --- */
 

@@ -8,7 +8,8 @@
  *   One usercmd runs as MVDSV's SV_RunCmd with QuakeWorld's QuakeC around
  *   it: split into steps of at most 50 ms (pmove_cmd_steps); per step the
  *   view angles and buttons are taken (the impulse in the first step
- *   only), PlayerPreThink (rules, liquids, death and respawn), the move
+ *   only; while the match layer takes KTX's admin code, code_entry,
+ *   impulses 1-9 are queued for it instead), PlayerPreThink (rules, liquids, death and respawn), the move
  *   (pmove_run, then the objects it hit are touched and the triggers at
  *   the new place), PlayerPostThink (landing, powerups, weapons).  The
  *   player's entity origin and velocity are the truth between commands:
@@ -380,8 +381,13 @@ static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 	if (!cl->fixangle)
 		vec_copy(cmd->angles, cl->v_angle);
 	cl->buttons = cmd->buttons;
-	if (first && cmd->impulse)
+	if (first && cmd->impulse >= 1 && cmd->impulse <= 9 && cl->code_entry) {
+		/* a digit of KTX's admin code: the match's, no weapon's */
+		if (cl->code_count < (int)sizeof(cl->code_digits))
+			cl->code_digits[cl->code_count++] = cmd->impulse;
+	} else if (first && cmd->impulse) {
 		cl->impulse = cmd->impulse;
+	}
 	if (e->health > 0 && !cl->intermission) {
 		e->angles[0] = -cl->v_angle[0] / 3;
 		e->angles[1] = cl->v_angle[1];

@@ -683,6 +683,10 @@ static int clamp_byte(int v)
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
+/* the weapons a backpack can hold (KTX's IT_DROPPABLE_WEAPONS) */
+#define DROPPABLE_WEAPONS (IT_SUPER_SHOTGUN | IT_NAILGUN | IT_SUPER_NAILGUN | \
+			   IT_GRENADE_LAUNCHER | IT_ROCKET_LAUNCHER | IT_LIGHTNING)
+
 /* KTX's fair packs (k_frp 1): the best weapon held with ammo for it, in
  * KTX's order from worst to best; the one in hand when none */
 static int fair_pack_weapon(const struct game_entity *player,
@@ -752,9 +756,12 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	struct game_entity *b;
 	vec3_t org;
 
-	if (!cl || !(cl->ammo_shells + cl->ammo_nails + cl->ammo_rockets + cl->ammo_cells))
+	if (!cl || g->match.no_backpacks)
 		return;
-	if (g->match.no_backpacks)
+	/* an empty pack is not dropped; KTX's k_frp 2 drops the last fired
+	 * weapon without ammo too */
+	if (!(cl->ammo_shells + cl->ammo_nails + cl->ammo_rockets + cl->ammo_cells) &&
+	    !(g->match.fair_packs == 2 && (cl->last_fired & DROPPABLE_WEAPONS)))
 		return;
 	b = g_spawn(g);
 	if (!b)
@@ -765,6 +772,8 @@ void items_drop_backpack(struct game *g, struct game_entity *player)
 	b->items = player->weapon == IT_AXE || player->weapon == IT_SHOTGUN ? 0 : player->weapon;
 	if (g->match.fair_packs == 1)
 		b->items = fair_pack_weapon(player, cl, b->items);
+	else if (g->match.fair_packs == 2 && (cl->last_fired & DROPPABLE_WEAPONS))
+		b->items = cl->last_fired;
 	b->netname = weapon_netname(b->items);
 	if (b->items)
 		G_EVENT(g, drop, player->client, weapons_code(b->items));

@@ -653,6 +653,7 @@ void player_put_in_server(struct game *g, int slot)
 	cl->dmg_take = cl->dmg_save = 0;
 	cl->refire = false;
 	cl->impulse = 0;
+	cl->last_fired = 0;
 	cl->teleport_time = 0;
 	cl->anim_prio = ANIM_BASIC;
 	cl->anim_time = 0;

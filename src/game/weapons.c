@@ -798,6 +798,7 @@ static void attack(struct game *g, struct game_entity *p)
 
 	if (!check_ammo(g, p))
 		return;
+	cl->last_fired = p->weapon;	/* KTX's lastwepfired (k_frp 2) */
 	switch (p->weapon) {
 	case IT_AXE:
 		p->attack_finished = g->time + 0.5;

@@ -1,6 +1,7 @@
 /*
  * admin.c -- KTX's admins in the game: the login with k_admincode
- * ("admin CODE"), elected admins (vote.c runs the election), and what an
+ * ("admin CODE", or KTX's "admin" alone then six digits typed as
+ * impulses 1-9), elected admins (vote.c runs the election), and what an
  * admin may do: forcestart, forcebreak, lock and unlock, force_spec,
  * kick, mute and unmute.  Every action and every refused login is
  * logged (match_services.log: who, from where, what; never the code).
@@ -17,6 +18,12 @@
  *   match: match_locked at a connect, match_muted at a say); force_spec
  *   is KTX's: the client is told to reconnect as a spectator.  An
  *   elected admin may not kick, mute or spec a real one (KTX).
+ *   The digits: "admin" sets the game's code_entry for the slot, so its
+ *   impulses 1-9 change no weapon and queue in the game's client; each
+ *   frame (m_votes_frame) they are taken ("N more to go"), and the sixth
+ *   tries the code as the argument form does, same waits and lockout.
+ *   A level change (the game clears the client) or a second "admin"
+ *   ends the entry.
  */
 #include "votes.h"
 
@@ -120,7 +127,9 @@ static void become_admin(struct match *m, int slot, enum m_admin kind)
 		 "Type %s for info\n", m_red(r, sizeof(r), "commands"));
 }
 
-void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
+/* a code typed (the argument, or the digits): KTX's 5 s after a wrong
+ * one; the address's lockout after M_CODE_TRIES */
+static void try_code(struct match *m, int slot, const char *code)
 {
 	struct m_votes *v = m->votes;
 	struct m_vslot *vs = &v->slot[slot];
@@ -129,25 +138,6 @@ void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
 	int till;
 
 	who_str(m, slot, who, sizeof(who));
-	if (v->elect_slot == slot) {
-		m_sprint(m, slot, "Abort %s first\n", m_red(r, sizeof(r), "election"));
-		return;
-	}
-	if (vs->admin) {
-		m_bprint(m, "%s is no longer an %s\n", m->g->clients[slot].name,
-			 m_red(r, sizeof(r), "admin"));
-		m_vlog(m, "admin: %s gave up admin rights", who);
-		vs->admin = M_ADMIN_NONE;
-		return;
-	}
-	if (!m->set.admins) {
-		m_sprint(m, slot, "%s on this server!\n", m_red(r, sizeof(r), "NO admins"));
-		return;
-	}
-	if (argc < 2) {
-		m_sprint(m, slot, "Usage: %s CODE\n", m_red(r, sizeof(r), "admin"));
-		return;
-	}
 	af = addr_entry(m, slot, false);
 	if (af && af->until > m->realtime) {
 		till = (int)(af->until - m->realtime + 0.999);
@@ -164,7 +154,7 @@ void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
 		return;
 	}
 	if (m->set.admincode[0] && strcmp(m->set.admincode, "none") != 0 &&
-	    code_equal(argv[1], m->set.admincode)) {
+	    code_equal(code, m->set.admincode)) {
 		vs->code_fails = 0;
 		if (af)
 			af->fails = 0;
@@ -196,6 +186,99 @@ void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
 		m_vlog(m, "admin: %s locked out for %d s after %d wrong codes", who,
 		       (int)M_LOCKOUT, M_CODE_TRIES);
 	}
+}
+
+/* KTX's digit-by-digit entry: off (cancelled, done, or the slot left) */
+static void code_entry_off(struct match *m, int slot)
+{
+	struct m_vslot *vs = &m->votes->slot[slot];
+
+	if (vs->coding)
+		m->votes->coding--;
+	vs->coding = false;
+	vs->code_left = 0;
+	memset(vs->code_typed, 0, sizeof(vs->code_typed));
+	m->g->clients[slot].code_entry = false;
+	m->g->clients[slot].code_count = 0;
+}
+
+void m_admin_digits(struct match *m, int slot)
+{
+	struct m_vslot *vs = &m->votes->slot[slot];
+	struct game_client *cl = &m->g->clients[slot];
+	char r[M_TEXT];
+	int n = cl->code_count;
+
+	/* a level change's reconnect (the game cleared the client) or gone */
+	if (!cl->active || !cl->code_entry) {
+		code_entry_off(m, slot);
+		return;
+	}
+	cl->code_count = 0;
+	for (int i = 0; i < n && i < (int)sizeof(cl->code_digits) && vs->code_left; i++) {
+		int d = cl->code_digits[i];
+
+		if (d < 1 || d > 9)
+			continue;
+		vs->code_typed[M_CODE_DIGITS - vs->code_left] = (char)('0' + d);
+		vs->code_left--;
+		if (vs->code_left)
+			m_sprint(m, slot, "%d %s\n", vs->code_left,
+				 m_red(r, sizeof(r), "more to go"));
+	}
+	if (vs->code_left)
+		return;
+	{
+		char code[M_CODE_DIGITS + 1];
+
+		memcpy(code, vs->code_typed, sizeof(code));
+		code_entry_off(m, slot);
+		try_code(m, slot, code);
+		memset(code, 0, sizeof(code));
+	}
+}
+
+void m_cmd_admin(struct match *m, int slot, int argc, const char *const *argv)
+{
+	struct m_votes *v = m->votes;
+	struct m_vslot *vs = &v->slot[slot];
+	char r1[M_TEXT], r2[M_TEXT], who[128];
+
+	if (v->elect_slot == slot) {
+		m_sprint(m, slot, "Abort %s first\n", m_red(r1, sizeof(r1), "election"));
+		return;
+	}
+	if (vs->admin) {
+		who_str(m, slot, who, sizeof(who));
+		m_bprint(m, "%s is no longer an %s\n", m->g->clients[slot].name,
+			 m_red(r1, sizeof(r1), "admin"));
+		m_vlog(m, "admin: %s gave up admin rights", who);
+		vs->admin = M_ADMIN_NONE;
+		return;
+	}
+	if (vs->code_left) {
+		code_entry_off(m, slot);
+		m_sprint(m, slot, "%s code canceled\n", m_red(r1, sizeof(r1), "admin"));
+		return;
+	}
+	if (!m->set.admins) {
+		m_sprint(m, slot, "%s on this server!\n", m_red(r1, sizeof(r1), "NO admins"));
+		return;
+	}
+	if (argc >= 2) {
+		try_code(m, slot, argv[1]);
+		return;
+	}
+	/* KTX: "admin" alone, then the code's digits as impulses 1-9 (the
+	 * number keys); the game hands them here instead of to the weapons */
+	vs->code_left = M_CODE_DIGITS;
+	vs->coding = true;
+	m->votes->coding++;
+	memset(vs->code_typed, 0, sizeof(vs->code_typed));
+	m->g->clients[slot].code_entry = true;
+	m->g->clients[slot].code_count = 0;
+	m_sprint(m, slot, "Use %s or %s to enter code\n", m_red(r1, sizeof(r1), "numbers"),
+		 m_red(r2, sizeof(r2), "impulses"));
 }
 
 /* ---- what admins do --------------------------------------------------- */

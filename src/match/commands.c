@@ -167,6 +167,7 @@ static void c_discharge(struct match *m, int slot, int argc, const char *const *
 static void c_spawn(struct match *m, int slot, int argc, const char *const *argv);
 static void c_droppack(struct match *m, int slot, int argc, const char *const *argv);
 static void c_dropquad(struct match *m, int slot, int argc, const char *const *argv);
+static void c_fairpacks(struct match *m, int slot, int argc, const char *const *argv);
 static void c_dropring(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtime(struct match *m, int slot, int argc, const char *const *argv);
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv);
@@ -181,6 +182,7 @@ static const struct cmd_def cmds[] = {
 	{ {"toggleready", MATCH_WHO_PLAYER, "just toggle ready"}, c_toggleready },
 	{ {"rules", MATCH_WHO_PLAYER, "show game rules"}, c_rules },
 	{ {"about", MATCH_WHO_BOTH, "mod's info"}, c_about },
+	{ {"motd", MATCH_WHO_BOTH, "show motd"}, m_cmd_motd },
 	{ {"lastscores", MATCH_WHO_BOTH, "last game scores"}, c_lastscores },
 	/* the statistics: matchstats.c */
 	{ {"scores", MATCH_WHO_BOTH, "print scores"}, m_cmd_scores },
@@ -191,6 +193,7 @@ static const struct cmd_def cmds[] = {
 	{ {"discharge", MATCH_WHO_PLAYER, "underwater discharges"}, c_discharge },
 	{ {"spawnmodel", MATCH_WHO_PLAYER, "next spawn model (k_spw)"}, c_spawn },
 	{ {"droppack", MATCH_WHO_PLAYER, "the dead drop backpacks on/off (dp)"}, c_droppack },
+	{ {"fairpacks", MATCH_WHO_PLAYER, "best/last weapon dropped (k_frp)"}, c_fairpacks },
 	{ {"dropquad", MATCH_WHO_PLAYER, "a dying carrier drops the quad on/off (dq)"}, c_dropquad },
 	{ {"dropring", MATCH_WHO_PLAYER, "a dying carrier drops the ring on/off (dr)"}, c_dropring },
 	{ {"overtime", MATCH_WHO_PLAYER, "toggle overtime mode"}, c_overtime },
@@ -321,7 +324,11 @@ static void c_ready(struct match *m, int slot, int argc, const char *const *argv
 		return;
 	nready = m_count_players(m, true);
 	players = m_count_players(m, false);
-	if (nready != players || nready < 2)
+	if (nready != players) {
+		m_idle_check(m, slot);	/* KTX's IdlebotCheck */
+		return;
+	}
+	if (nready < 2)
 		return;
 	m_bprint(m, "All players ready\n");
 	m_bprint(m, "Timer started\n");
@@ -448,12 +455,13 @@ static void c_rules(struct match *m, int slot, int argc, const char *const *argv
 		 m->set.dis ? "on" : "off", m->set.count < 3 ? 3 : m->set.count);
 }
 
+/* KTX's UserMode: the mode's settings, then its words as the matchtag */
 static void c_mode(struct match *m, int slot, int argc, const char *const *argv)
 {
-	(void)argc;
 	if (!prewar_only(m, slot))
 		return;
 	m_run_mode(m, m_mode_by_name(argv[0]), slot);
+	m_set_matchtag(m, argc, argv);
 }
 
 static void c_ctf(struct match *m, int slot, int argc, const char *const *argv)
@@ -550,17 +558,38 @@ static void c_dropring(struct match *m, int slot, int argc, const char *const *a
 	drop_toggle(m, slot, "dr", &m->set.dr, "DropRing");
 }
 
-static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)
+/* a setting turned to its next value (0..n-1 in turn) in prewar, its
+ * new meaning said to all as "Label<sep> kind" */
+static void cycle_var(struct match *m, int slot, const char *var, const int *value,
+		      int n, const char *label, const char *sep,
+		      const char *const *kinds)
 {
-	static const char *const kinds[] = {"off", "time based", "sudden death", "tie-break"};
 	char r[M_TEXT];
+
+	if (!prewar_only(m, slot))
+		return;
+	set_var(m, var, (*value + 1) % n);
+	m_bprint(m, "%s%s %s\n", m_red(r, sizeof(r), label), sep, kinds[*value]);
+}
+
+/* KTX's ToggleFairPacks: k_frp 0, 1, 2 in turn */
+static void c_fairpacks(struct match *m, int slot, int argc, const char *const *argv)
+{
+	static const char *const kinds[] = {"disabled", "enabled - drop best weapon",
+					    "enabled - drop last fired weapon"};
 
 	(void)argc;
 	(void)argv;
-	if (!prewar_only(m, slot))
-		return;
-	set_var(m, "k_overtime", (m->set.overtime + 1) % 4);
-	m_bprint(m, "%s: %s\n", m_red(r, sizeof(r), "Overtime"), kinds[m->set.overtime]);
+	cycle_var(m, slot, "k_frp", &m->set.frp, 3, "Fairpacks", "", kinds);
+}
+
+static void c_overtime(struct match *m, int slot, int argc, const char *const *argv)
+{
+	static const char *const kinds[] = {"off", "time based", "sudden death", "tie-break"};
+
+	(void)argc;
+	(void)argv;
+	cycle_var(m, slot, "k_overtime", &m->set.overtime, 4, "Overtime", ":", kinds);
 }
 
 static void c_overtimeup(struct match *m, int slot, int argc, const char *const *argv)

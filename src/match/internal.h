@@ -7,8 +7,9 @@
  *   end, pause) and the settings; commands.c the players' commands (the
  *   table the "commands" list prints from, the modes' settings); text.c
  *   the Quake charset's helpers KTX's texts use (red text, gold digits,
- *   gold brackets).  Per-slot state is one array made by match_create,
- *   sized by the game's slots.
+ *   gold brackets); motd.c the message of the day and the matchtag;
+ *   idle.c KTX's idle bot.  Per-slot state is one array made by
+ *   match_create, sized by the game's slots.
  */
 #ifndef QWD_MATCH_INTERNAL_H
 #define QWD_MATCH_INTERNAL_H
@@ -16,6 +17,9 @@
 #include "qwd/match.h"
 
 #include <stdarg.h>
+
+enum { M_MOTD_LINES = 15, M_MOTD_LEN = 128,	/* KTX's MOTD_LINES */
+       M_TAG_LEN = 20 };			/* KTX's matchtag buffer */
 
 /* the settings (KTX's cvars), validated */
 struct match_settings {
@@ -26,7 +30,8 @@ struct match_settings {
 	int pow, pow_q, pow_p, pow_r, pow_s;	/* k_pow, k_pow_q/_p/_r/_s */
 	int dis;		/* k_dis: the shaft's discharge under water */
 	int dp;			/* dp: the dead drop backpacks */
-	int frp;		/* k_frp: fair packs (1: the best weapon) */
+	int frp;		/* k_frp: fair packs (1 the best weapon, 2 the
+				 * last fired) */
 	int dq, dr;		/* dq, dr: a dying carrier drops quad, ring */
 	int spw;		/* k_spw: the spawn model in a match (0-4) */
 	int lockmin, lockmax;	/* k_lockmin/k_lockmax: teams */
@@ -41,12 +46,20 @@ struct match_settings {
 	int allowvoteadmin;	/* k_allowvoteadmin */
 	int admins;		/* k_admins: 0 no admins at all */
 	char admincode[32];	/* k_admincode: empty or "none": no logins */
+	/* motd.c, idle.c */
+	char motd[M_MOTD_LINES][M_MOTD_LEN];	/* k_motd1 .. k_motd15 */
+	int motd_time;		/* k_motd_time: seconds shown (0: 7, 3
+				 * matchless) */
+	int idletime;		/* k_idletime: the idle bot's seconds (0 off) */
 };
 
 struct match_slot {
 	bool ready;
 	bool brk;		/* votes to stop the match */
 	int pause_requests;	/* left in this match */
+	bool in_game;		/* was in the game last frame (motd.c) */
+	double motd_until;	/* the MOTD shown until (level time; 0 none) */
+	double motd_next;	/* its next centerprint */
 };
 
 struct match {
@@ -85,6 +98,10 @@ struct match {
 	struct match_result work;	/* scratch for events */
 
 	struct m_votes *votes;	/* vote.c, admin.c */
+
+	char matchtag[M_TAG_LEN];	/* KTX's serverinfo "matchtag" ("" none) */
+	int idle_left;		/* idle.c: the idle bot's seconds left (0 off) */
+	double idle_next;	/* its next second (level time) */
 };
 
 /* match.c */
@@ -150,6 +167,18 @@ const char *m_red(char *buf, size_t size, const char *s);
 const char *m_gold(char *buf, size_t size, int n);
 /* "s" unless n is 1 (KTX's count_s) */
 const char *m_plural(int n);
+
+/* motd.c: KTX's message of the day, to each player entering: slot s's
+ * part of the frame (match_frame's walk of the slots calls it) */
+void m_motd_slot(struct match *m, int s);
+void m_cmd_motd(struct match *m, int slot, int argc, const char *const *argv);
+/* a mode command's words after the mode: KTX's UserMode_SetMatchTag */
+void m_set_matchtag(struct match *m, int argc, const char *const *argv);
+
+/* idle.c: KTX's idle bot (k_idletime) */
+void m_idle_check(struct match *m, int slot);	/* slot said ready */
+void m_idle_frame(struct match *m);		/* prewar, each frame */
+void m_idle_off(struct match *m);		/* a countdown, a level */
 
 /* matchstats.c: the statistics wired to the match's states */
 struct m_stats *m_stats_create(void);

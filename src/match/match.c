@@ -35,7 +35,7 @@
 
 /* ---- the settings ------------------------------------------------------ */
 
-enum var_kind { V_INT, V_MODE, V_MAP, V_CODE };
+enum var_kind { V_INT, V_MODE, V_MAP, V_CODE, V_TEXT };
 
 struct var_def {
 	struct match_var_info info;
@@ -46,6 +46,9 @@ struct var_def {
 
 #define INT_VAR(n, d, lo, hi, field, h) \
 	{ {n, d, h}, V_INT, lo, hi, offsetof(struct match_settings, field) }
+#define MOTD_VAR(i) \
+	{ {"k_motd" #i, "", "line " #i " of the message of the day shown to a player entering"}, \
+	  V_TEXT, 0, 0, offsetof(struct match_settings, motd[(i) - 1]) }
 
 static const struct var_def vars[] = {
 	INT_VAR("k_count", "10", 0, 3600, count,
@@ -61,9 +64,9 @@ static const struct var_def vars[] = {
 	INT_VAR("k_pow_s", "1", 0, 1, pow_s, "1: the biosuit (with k_pow)"),
 	INT_VAR("k_dis", "1", 0, 1, dis,
 		"1: the shaft fired under water discharges in a match; 0: the cells go, no blast"),
-	INT_VAR("dp", "1", 0, 1, dp, "1: the dead drop backpacks (KTX's name)"),
-	INT_VAR("k_frp", "0", 0, 1, frp,
-		"1: a backpack holds the best weapon its owner had ammo for (KTX's fair packs 1)"),
+	INT_VAR("dp", "1", 0, 1, dp, "1: in a match the dead drop backpacks (none before it, as KTX)"),
+	INT_VAR("k_frp", "0", 0, 2, frp,
+		"fair packs: 1 a backpack holds the best weapon its owner had ammo for, 2 the last one he fired"),
 	INT_VAR("dq", "0", 0, 1, dq, "1: in a match a dying quad carrier leaves the quad with its time left"),
 	INT_VAR("dr", "0", 0, 1, dr, "1: in a match a dying ring carrier leaves the ring with its time left"),
 	INT_VAR("k_spw", "4", 0, 4, spw,
@@ -93,6 +96,13 @@ static const struct var_def vars[] = {
 	INT_VAR("k_admins", "1", 0, 1, admins, "0: no admins on this server"),
 	{ {"k_admincode", "", "the admins' code (admin CODE); empty or none: no logins by code"},
 	  V_CODE, 0, 0, offsetof(struct match_settings, admincode) },
+	MOTD_VAR(1), MOTD_VAR(2), MOTD_VAR(3), MOTD_VAR(4), MOTD_VAR(5),
+	MOTD_VAR(6), MOTD_VAR(7), MOTD_VAR(8), MOTD_VAR(9), MOTD_VAR(10),
+	MOTD_VAR(11), MOTD_VAR(12), MOTD_VAR(13), MOTD_VAR(14), MOTD_VAR(15),
+	INT_VAR("k_motd_time", "0", 0, 30, motd_time,
+		"seconds the message of the day is shown (0: 7, 3 on a matchless server)"),
+	INT_VAR("k_idletime", "0", 0, 3600, idletime,
+		"idle bot: once half the players are ready, the others have this many seconds, then are kicked and the match starts (0 off)"),
 };
 
 enum { NUM_VARS = sizeof(vars) / sizeof(vars[0]) };
@@ -181,6 +191,20 @@ int match_set(struct match *m, const char *name, const char *value,
 		}
 		strlcpy(base + v->off, value, sizeof(m->set.admincode));
 		break;
+	case V_TEXT: {
+		size_t n = strlen(value);
+		bool ctl = false;
+
+		for (size_t i = 0; i < n; i++)
+			ctl |= (unsigned char)value[i] < 0x20 || value[i] == 0x7f;
+		if (n >= M_MOTD_LEN || ctl) {
+			snprintf(err, errlen, "%s: not taken: at most %d characters, no control characters",
+				 v->info.name, M_MOTD_LEN - 1);
+			return -1;
+		}
+		strlcpy(base + v->off, value, M_MOTD_LEN);
+		break;
+	}
 	}
 	m_apply_rules(m);
 	return 0;
@@ -298,7 +322,8 @@ void m_apply_rules(struct match *m)
 		r.powerups_off |= IT_SUIT;
 	r.no_discharge = !s->dis;
 	r.shaft_in_water = m->state != MATCH_PLAYING && !s->matchless;
-	r.no_backpacks = !s->dp;
+	/* KTX's DropBackpack: only while the match is played */
+	r.no_backpacks = !s->dp || (m->state != MATCH_PLAYING && !s->matchless);
 	r.fair_packs = s->frp;
 	r.drop_quad = m->state == MATCH_PLAYING && !s->matchless && s->dq;
 	r.drop_ring = m->state == MATCH_PLAYING && !s->matchless && s->dr;
@@ -494,13 +519,17 @@ static void print_countdown(struct match *m, int seconds)
 	m_powerups_word(&m->set, pw, sizeof(pw));
 	if (strcmp(pw, "off") != 0)
 		ADD("%s %4s\n", "Powerups", m_red(r, sizeof(r), pw));
-	ADD("\nno matchtag\n\n\n");
+	if (m->matchtag[0])
+		ADD("\nmatchtag %s\n\n\n", m_red(r, sizeof(r), m->matchtag));
+	else
+		ADD("\nno matchtag\n\n\n");
 #undef ADD
 	m_centerprint_all(m, text);
 }
 
 void m_start_countdown(struct match *m)
 {
+	m_idle_off(m);
 	m->state = MATCH_COUNTDOWN;
 	m->count_left = (m->set.count < 3 ? 3 : m->set.count) + 1;
 	m->next_tick = m->g->time;	/* the first second now */
@@ -813,7 +842,10 @@ void m_pause_command(struct match *m, int slot)
 	}
 	pausable = m->g->svc.cvar ? m->g->svc.cvar(m->g->svc.ctx, "pausable") : NULL;
 	if (!(pausable && *pausable)) {
-		if (!m->set.pause_without_tag || m->slots[slot].pause_requests <= 0) {
+		/* KTX: a matchtag (an official match) or
+		 * k_pause_without_matchtag lets each player pause thrice */
+		if ((!m->set.pause_without_tag && !m->matchtag[0]) ||
+		    m->slots[slot].pause_requests <= 0) {
 			m_sprint(m, slot, "Pause is not allowed\n");
 			return;
 		}
@@ -877,6 +909,7 @@ void match_level_begin(struct match *m)
 	m->pause_at = m->unpause_at = 0;
 	memset(m->slots, 0, sizeof(*m->slots) * (size_t)m->max_slots);
 	m_votes_level(m);
+	m_idle_off(m);
 	m_apply_rules(m);
 	m_set_status(m, "%s", m->set.matchless ? "matchless" : "Standby");
 	/* KTX runs k_defmode's user mode (its settings and configs) on the
@@ -917,6 +950,10 @@ void match_frame(struct match *m, double realtime)
 			/* a leaver's flags go with him */
 			m->slots[s].ready = m->slots[s].brk = false;
 		}
+		/* the MOTD: only a slot entering, leaving or being shown it */
+		if (!g->world || g->clients[s].active != m->slots[s].in_game ||
+		    m->slots[s].motd_until > 0)
+			m_motd_slot(m, s);
 	}
 	m_votes_frame(m);
 	if (clients == 0 && m->clients_seen > 0)
@@ -935,6 +972,8 @@ void match_frame(struct match *m, double realtime)
 
 	switch (m->state) {
 	case MATCH_PREWAR:
+		m_idle_frame(m);
+		break;
 	case MATCH_OVER:
 		break;
 	case MATCH_COUNTDOWN:

@@ -76,6 +76,8 @@ void match_client_gone(struct match *m, int slot)
 		m_elect_end(m, false);
 	/* the next one in the slot starts clean; the address table keeps
 	 * the lockout of a guesser who reconnects */
+	if (v->slot[slot].coding)
+		v->coding--;
 	memset(&v->slot[slot], 0, sizeof(v->slot[slot]));
 	/* a lock outlives no admin: else one who locked and left would keep
 	 * everyone out */
@@ -93,12 +95,19 @@ void m_votes_frame(struct match *m)
 {
 	struct m_votes *v = m->votes;
 
+	/* nothing running: nothing to time out, no digits to take, and the
+	 * slots' votes are stale (a map vote sets map_until, an election
+	 * clears every yes when it starts), so the frame does not walk them */
+	if (v->elect_slot < 0 && v->map_until <= 0 && v->coding == 0)
+		return;
 	/* out of the game (gone, or in a level change's signon): his votes
 	 * do not count; his rights and mute stay until match_client_gone
 	 * (the server calls it when the client is dropped) */
 	for (int s = 0; s < v->max_slots; s++) {
 		struct m_vslot *vs = &v->slot[s];
 
+		if (vs->coding)
+			m_admin_digits(m, s);
 		if (m->g->clients[s].active)
 			continue;
 		vs->map[0] = '\0';
@@ -378,6 +387,10 @@ void m_cmd_elect(struct match *m, int slot, int argc, const char *const *argv)
 	if (!m->set.allowvoteadmin) {
 		m_sprint(m, slot, "Admin election is not allowed on this server\n");
 		v->st.votes_refused++;
+		return;
+	}
+	if (v->slot[slot].code_left) {
+		m_sprint(m, slot, "Finish entering the code first\n");
 		return;
 	}
 	if (m_is_admin(m, slot)) {

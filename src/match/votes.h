@@ -20,7 +20,8 @@ enum m_admin { M_ADMIN_NONE, M_ADMIN_REAL, M_ADMIN_ELECTED };
 
 enum {
 	M_CODE_TRIES = 3,	/* wrong codes before a lockout */
-	M_ADDR_SLOTS = 16	/* addresses whose failures are remembered */
+	M_ADDR_SLOTS = 16,	/* addresses whose failures are remembered */
+	M_CODE_DIGITS = 6	/* KTX: "admin" alone, then 6 impulses 1-9 */
 };
 
 #define M_CODE_WAIT 5.0		/* KTX: seconds after a wrong code */
@@ -38,6 +39,9 @@ struct m_vslot {
 	double elect_block;	/* no election of his before */
 	int code_fails;
 	double code_retry;	/* no login before */
+	int code_left;		/* digits still to type ("admin" alone) */
+	bool coding;		/* typing the code (counted in m_votes.coding) */
+	char code_typed[M_CODE_DIGITS + 1];
 };
 
 struct m_addr_fail {
@@ -53,6 +57,7 @@ struct m_votes {
 	int elect_slot;		/* the candidate, -1: no election */
 	double elect_until;
 	double map_until;	/* map votes run out (0: none given) */
+	int coding;		/* slots typing the admin code (code_left) */
 	bool locked;
 	struct m_addr_fail addr[M_ADDR_SLOTS];
 	struct match_vote_stats st;
@@ -62,6 +67,8 @@ struct m_votes {
 bool m_vote_gap(struct match *m, int slot);
 /* admin.c: end slot's election (aborted, timed out or won) */
 void m_elect_end(struct match *m, bool blocked);
+/* admin.c: the digits typed as impulses this frame (m_votes_frame) */
+void m_admin_digits(struct match *m, int slot);
 /* slot's target by NAME or USERID (-1: said so to slot) */
 int m_find_target(struct match *m, int slot, const char *cmd, const char *who);
 

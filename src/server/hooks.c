@@ -6,27 +6,42 @@
  *   A base file: it knows struct server only for the registry it holds
  *   (sv->hooks) and calls nothing of the server but what the features
  *   registered.  Each sv_hooks_X walks the features in registration order
- *   and calls those that set X: a handful of pointer tests per call, so
- *   even the per-packet and per-reply hooks cost next to nothing when no
- *   feature wants them.  The tables are filled once at start-up; a full
- *   one is a programming error (raise its limit in hooks.h).
+ *   and calls those that set X: registration files each feature under the
+ *   hooks it sets (sv_hooks.on), so a per-packet or per-reply hook costs
+ *   a loop over the features that want it, nothing when none do.  The
+ *   tables are filled once at start-up; a full one is a programming
+ *   error (raise its limit in hooks.h).
  */
 #include "base.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* every registered feature f that set hook h */
+/* every registered feature f that set hook h, in registration order */
 #define EACH(sv, f, h)                                                       \
-	for (int i_ = 0; i_ < (sv)->hooks.num_features; i_++)                \
-		for (const struct sv_feature *f = (sv)->hooks.features[i_];  \
-		     f && f->h; f = NULL)
+	for (int i_ = 0; i_ < (sv)->hooks.on.h.n; i_++)                       \
+		for (const struct sv_feature *f = (sv)->hooks.on.h.f[i_]; f;  \
+		     f = NULL)
+
+/* SV_HOOK_NAMES names every hook of struct sv_feature (its name and
+ * one function pointer per hook) */
+#define SV_HOOK_COUNT(h) +1
+_Static_assert(sizeof(struct sv_feature) ==
+		       sizeof(const char *) +
+			       (0 SV_HOOK_NAMES(SV_HOOK_COUNT)) * sizeof(void (*)(void)),
+	       "SV_HOOK_NAMES lists every hook of struct sv_feature");
+#undef SV_HOOK_COUNT
 
 void sv_feature_add(struct server *sv, const struct sv_feature *f)
 {
 	if (sv->hooks.num_features == SV_FEATURES_MAX)
 		abort();	/* a programming error: raise SV_FEATURES_MAX */
-	sv->hooks.features[sv->hooks.num_features++] = f;
+	sv->hooks.num_features++;
+#define SV_HOOK_ADD(h)                                                        \
+	if (f->h)                                                             \
+		sv->hooks.on.h.f[sv->hooks.on.h.n++] = f;
+	SV_HOOK_NAMES(SV_HOOK_ADD)
+#undef SV_HOOK_ADD
 }
 
 struct sv_client_command *sv_client_command_add(struct server *sv,
@@ -35,8 +50,19 @@ struct sv_client_command *sv_client_command_add(struct server *sv,
 				      const struct net_args *),
 			   int budget)
 {
+	/* the core's signon and leaving (user.c's dispatch): a feature's
+	 * command of one of these names would be found first and break
+	 * every join (registering "spawn" once did); say and pause may be
+	 * taken over on purpose (the match's mute and KTX's pause) */
+	static const char *const core[] = {
+		"new", "soundlist", "modellist", "prespawn", "spawn", "begin",
+		"drop"
+	};
 	struct sv_client_command *c;
 
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (!strcmp(name, core[i]))
+			abort();	/* a programming error: another name */
 	if (sv->hooks.num_client_cmds == SV_CLIENT_COMMANDS_MAX)
 		abort();	/* a programming error: raise the limit */
 	c = &sv->hooks.client_cmds[sv->hooks.num_client_cmds++];

@@ -147,9 +147,30 @@ struct sv_oob_command {
 };
 
 /* the registry, in struct server */
+/* every hook of struct sv_feature, in its order */
+#define SV_HOOK_NAMES(X)                                                      \
+	X(start) X(fds) X(io) X(packet) X(admit) X(datagram) X(replies_sent) \
+	X(frame) X(upkeep) X(frame_end) X(frame_closed) X(pool_ran)          \
+	X(level_end) X(level_begin) X(level_client) X(client_drop)           \
+	X(client_new) X(userinfo) X(usercmd) X(message) X(setangle) X(frag)  \
+	X(allowed) X(unknown) X(help) X(stop) X(free)
+
+/* the features that set one hook, in registration order */
+struct sv_hook_list {
+	const struct sv_feature *f[SV_FEATURES_MAX];
+	int n;
+};
+
 struct sv_hooks {
-	const struct sv_feature *features[SV_FEATURES_MAX];
 	int num_features;
+	/* one list per hook, filled at registration: a call walks only the
+	 * features that set its hook (the per-packet and per-reply hooks
+	 * are called tens of thousands of times a second) */
+#define SV_HOOK_LIST_FIELD(h) struct sv_hook_list h;
+	struct {
+		SV_HOOK_NAMES(SV_HOOK_LIST_FIELD)
+	} on;
+#undef SV_HOOK_LIST_FIELD
 	struct sv_client_command client_cmds[SV_CLIENT_COMMANDS_MAX];
 	int num_client_cmds;
 	struct sv_oob_command oob_cmds[SV_OOB_COMMANDS_MAX];

@@ -52,13 +52,19 @@ struct sv_match {
 
 /* ---- what the match asks of the server -------------------------------- */
 
-static void svc_status(void *ctx, const char *value)
+/* a serverinfo key the match sets (KTX's "serverinfo KEY VALUE"):
+ * mirrored to every client in the game */
+static void svc_info_key(void *ctx, const char *key, const char *value)
 {
 	struct server *sv = ctx;
 
-	info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo), "status",
-			       value);
-	sv_serverinfo_changed(sv, "status", value);
+	info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo), key, value);
+	sv_serverinfo_changed(sv, key, value);
+}
+
+static void svc_status(void *ctx, const char *value)
+{
+	svc_info_key(ctx, "status", value);
 }
 
 static void svc_command(void *ctx, const char *line)
@@ -211,6 +217,7 @@ int sv_match_register(struct server *sv)
 		.command = svc_command,
 		.file_exists = svc_file_exists,
 		.event = svc_event,
+		.serverinfo = svc_info_key,
 	};
 
 	sv_match_votes_services(&svc);

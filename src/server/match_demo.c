@@ -121,8 +121,10 @@ static void start(struct server *sv, struct sv_match_demo *md, const struct matc
 	said(sv, QWD_LOG_INFO, "recording", md->file);
 }
 
-/* KTX's match_can_cancel_demo: never started, or shorter than mintime */
-static bool cancel_it(const struct sv_match_demo *md, const struct match_result *r)
+/* KTX's match_can_cancel_demo: never started, or shorter than mintime
+ * without a matchtag (a tagged match's demo is kept) */
+static bool cancel_it(const struct sv_match_demo *md, const struct match *m,
+		      const struct match_result *r)
 {
 	int min = (int)md->mintime->value;
 
@@ -130,7 +132,9 @@ static bool cancel_it(const struct sv_match_demo *md, const struct match_result 
 		min = 3600;
 	if (min <= 0)
 		min = 120;
-	return !r || r->duration <= 0 || r->duration < min;
+	if (!r || r->duration <= 0)
+		return true;
+	return !match_matchtag(m)[0] && r->duration < min;
 }
 
 static void write_stats(struct server *sv, struct sv_match_demo *md,
@@ -170,6 +174,7 @@ static void write_stats(struct server *sv, struct sv_match_demo *md,
 	f.ip = ip;
 	f.port = sv->port;
 	f.demo = demo;
+	f.matchtag = match_matchtag(m);
 	out = fopen(path, "w");
 	if (!out || match_write_stats(m, &f, out) != 0) {
 		if (out)
@@ -215,7 +220,7 @@ void sv_match_demo_event(struct server *sv, struct sv_match_demo *md,
 	case MATCH_EVENT_BROKEN:
 		if (!still_ours(sv, md))
 			break;
-		if (cancel_it(md, r)) {
+		if (cancel_it(md, m, r)) {
 			qwd_logf(&sv->log, QWD_LOG_INFO, "match demo: %s removed (the match "
 				 "was broken off after %.0f s)", md->file,
 				 r ? r->duration : 0.0);

@@ -14,12 +14,15 @@
  *   player is not in the game: the table's lookup and refusal run).
  *   Checks beyond ASan/UBSan (a broken one aborts): a refusal's message
  *   is terminated and names the setting (any case); a value taken reads back as a
- *   setting's text (a whole number or a name), terminated.
+ *   setting's text (a whole number or a name), terminated; the message of
+ *   the day composed from the k_motd lines taken is terminated within
+ *   its buffer, whatever they hold.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "qwd/game.h"
 #include "qwd/match.h"
@@ -48,6 +51,14 @@ static void one_line(struct match *m, char *line)
 		if (!match_get(m, argv[0], back, sizeof(back)) ||
 		    !memchr(back, '\0', sizeof(back)))
 			abort();
+		if (!strncasecmp(argv[0], "k_motd", 6)) {
+			static char motd[600];	/* short of 15 long lines: cut */
+
+			memset(motd, 0x55, sizeof(motd));
+			match_motd_text(m, motd, sizeof(motd));
+			if (!memchr(motd, '\0', sizeof(motd)))
+				abort();
+		}
 		return;
 	}
 	(void)match_command(m, 0, argc, argv);

@@ -227,7 +227,8 @@ static void mk_centerprint(void *ctx, int slot, const char *text)
 {
 	struct mock *m = ctx;
 
-	(void)slot;
+	m->centerprint_slot = slot;
+	m->centerprint_calls++;
 	strlcpy(m->centerprint, text, sizeof(m->centerprint));
 }
 

@@ -61,7 +61,9 @@ struct mock {
 	char static_names[2048];	/* the static sounds' names, "a b ..." */
 	char prints[MOCK_PRINTS];
 	size_t prints_len;
-	char centerprint[256];
+	char centerprint[2048];
+	int centerprint_slot;	/* of the last one */
+	int centerprint_calls;
 	int frags[64];
 	int frag_calls;
 	int damage_calls, kick_calls, muzzle_calls, stuff_calls;

@@ -37,24 +37,16 @@ build=${1:-build}
 suite=antilag-mvdsv
 . "$(dirname "$0")/lib/report.sh"
 . "$(dirname "$0")/lib/port.sh"
+. "$(dirname "$0")/lib/ktx.sh"
 
 mvdsv=/usr/games/mvdsv
 ktxdata=/usr/share/games/quake/ktx
 shots=20
 delay=0.1
 
-missing=""
-[ -x "$mvdsv" ] || missing="$missing mvdsv"
-[ -f /usr/lib/quakeworld/ktx/qwprogs.so ] || missing="$missing ktx"
-[ -d "$ktxdata" ] || missing="$missing ktx-data"
+missing=$(ktx_missing)
 [ -z "$missing" ] || finish ", 1 skipped (needs$missing)"
-for f in qwd lagshot maps/arena.bsp; do
-	if [ ! -e "$build/$f" ]; then
-		echo "$suite: no $build/$f (make)"
-		failed=1
-		finish
-	fi
-done
+need "$build/qwd" "$build/lagshot" "$build/maps/arena.bsp"
 
 work=$(mktemp -d)
 server_pid=""
@@ -62,15 +54,6 @@ trap '[ -n "$server_pid" ] && kill $server_pid 2>/dev/null; rm -rf "$work"' EXIT
 port=$(free_port)
 qwd=$(cd "$build" && pwd)/qwd
 lagshot=$(cd "$build" && pwd)/lagshot
-
-# wait_port: until something listens on $port (10 s at most)
-wait_port() {
-	i=0
-	while [ $i -lt 40 ] && ! ss -Hlun "sport = :$port" 2>/dev/null | grep -q .; do
-		sleep 0.25
-		i=$((i + 1))
-	done
-}
 
 # stop_server: the one we started, by its pid
 stop_server() {
@@ -95,7 +78,7 @@ qwd_run() {
 		+set deathmatch 4 +set sv_antilag "$1" +map arena \
 		</dev/null >"$base/qwd.log" 2>&1) &
 	server_pid=$!
-	wait_port
+	wait_udp "$port"
 	timeout -k 5 120 "$lagshot" --server "127.0.0.1:$port" \
 		--map "$base/id1/maps/arena.bsp" --delay "$delay" --shots "$shots" \
 		--timeout 100 >"$work/qwd-$1.txt" 2>&1
@@ -105,27 +88,19 @@ qwd_run() {
 # mvdsv_run ANTILAG: MVDSV+KTX on arena, lagshot's output in mvdsv-ANTILAG.txt
 mvdsv_run() {
 	base=$work/mvdsv-$1
-	mkdir -p "$base/id1/maps" "$base/ktx"
-	cp "$build/maps/arena.bsp" "$build"/maps/b_*.bsp "$base/id1/maps/"
-	for f in "$ktxdata"/*; do
-		ln -s "$f" "$base/ktx/$(basename "$f")"
-	done
-	[ -e "$base/ktx/qwprogs.so" ] || ln -s /usr/lib/quakeworld/ktx/qwprogs.so "$base/ktx/qwprogs.so"
-	rm -f "$base/ktx/mvdsv.cfg" "$base/ktx/ktx.cfg" "$base/ktx/configs"
-	cp -r "$ktxdata/configs" "$base/ktx/configs"
+	ktx_base "$base"
+	ktx_duel_configs "$base"
+	rm -f "$base/ktx/mvdsv.cfg"
 	# KTX's duel sets deathmatch 3 and every usermode sv_antilag 2: the
 	# duel's own file, run after them, sets ours
 	printf 'deathmatch 4\nsv_antilag %s\n' "$1" \
 		>>"$base/ktx/configs/usermodes/1on1/default.cfg"
 	sed -e 's/^deathmatch .*/deathmatch 4/' -e "s/^sv_antilag .*/sv_antilag $1/" \
 		"$ktxdata/mvdsv.cfg" >"$base/ktx/mvdsv.cfg"
-	sed -e 's/^set k_count .*/set k_count 3/' -e 's/^set k_mode .*/set k_mode 1/' \
-		-e 's/^set k_defmode .*/set k_defmode 1on1/' \
-		"$ktxdata/ktx.cfg" >"$base/ktx/ktx.cfg"
 	(cd "$base" && exec "$mvdsv" -basedir "$base" -game ktx -port "$port" +map arena \
 		</dev/null >"$base/mvdsv.log" 2>&1) &
 	server_pid=$!
-	wait_port
+	wait_udp "$port"
 	timeout -k 5 120 "$lagshot" --server "127.0.0.1:$port" \
 		--map "$base/id1/maps/arena.bsp" --delay "$delay" --shots "$shots" \
 		--ready --timeout 100 >"$work/mvdsv-$1.txt" 2>&1

@@ -18,39 +18,51 @@
 #   - qwd's log: both entered the game, tester left cleanly, no timeout;
 #   - "The match is over" reached alpha, and a second after it the display
 #     is captured (ImageMagick `import -window root`): the intermission,
-#     ezQuake's scoreboard over the view.  Not blank: a band across the
-#     scoreboard's rows (560x56 at 40,56: the names, frags and pings;
-#     925 colours in a run, the view showing through its shade) holds at least
-#     min_colours colours, and the whole picture at least as many;
+#     ezQuake's scoreboard over the view.  That it is the scoreboard is
+#     told by its rows' colour swatches (tests/interop/lib/swatches.py):
+#     the two players wear colours of their own (tester shirt 12 pants 4,
+#     ezQuake's +topcolor/+bottomcolor; alpha 13 and 3, matchduel
+#     --colors), and the picture must hold, for each, a swatch of exactly
+#     the palette's colours the client data has (gamma and contrast are
+#     set to 1 on ezQuake's command line), shirt over pants, of the
+#     scoreboard's shape, one a row in one column (80x16, 20 pixels apart
+#     at ezQuake's 2D scale here).  The same check must fail on a capture
+#     taken 5 s into the match (the view, the status bar and ezQuake's
+#     small frag table, whose swatches are of another shape and side by
+#     side; nobody dies, so the scoreboard a dead player sees is not up):
+#     the check tells the scoreboard from another drawn frame;
 #   - the match's demo kept in qw/demos, duel_*[small].mvd, and its stats
 #     beside it, duel_*[small].json, parsed with python3's json: its
 #     players are tester and alpha.
-# The capture, both logs, the demo's JSON and alpha's output are kept in
-# build/artifacts/ezquake-duel-*.  About 85 s: ~10 s to join, 3 s of
+# Both captures, the palette, both logs, the demo's JSON and alpha's
+# output are kept in build/artifacts/ezquake-duel-*.  About 85 s: ~10 s to join, 3 s of
 # countdown, 60 s of match, the intermission.  ezQuake ignores SIGTERM
 # (tests/interop/ezquake.sh), so it is stopped with SIGKILL when it has not
 # quit on F10.
 # Needs: ezquake xvfb xauth imagemagick xdotool libgl1-mesa-dri (skipped,
 # naming them, when missing: tests/interop/ezquake.sh installs them) and
-# python3 for the JSON.  Prints "ezquake-duel: N passed, M failed".
+# python3 for the JSON and the swatches.  Prints "ezquake-duel: N passed,
+# M failed".
 set -u
 
 build=${1:-build}
 suite=ezquake-duel
 ez=/usr/lib/games/ezquake/ezquake
 art=build/artifacts
-band=560x56+40+56
-min_colours=64
+tester_top=12 tester_bottom=4
+alpha_top=13 alpha_bottom=3
 . tests/interop/lib/report.sh
 . tests/interop/lib/port.sh
 . "$(dirname "$0")/lib/xclient.sh"
 
-# session DIR PORT (on the Xvfb display): join, console away, ready; the
-# intermission captured a second after alpha is told the match is over;
-# quit once alpha has seen the status back at Standby (it has exited)
+# session DIR PORT (on the Xvfb display): join, console away, ready; a
+# capture 5 s into the match, and the intermission's a second after alpha
+# is told the match is over; quit once alpha has seen the status back at
+# Standby (it has exited)
 session() {
 	"$ez" -basedir "$1/client" -nosound -window -clientport 0 +set vid_xpos 0 \
-		+set vid_ypos 0 +set cl_onload none +name tester +bind F7 toggleconsole \
+		+set vid_ypos 0 +set cl_onload none +name tester +topcolor $tester_top \
+		+bottomcolor $tester_bottom +gl_gamma 1 +gl_contrast 1 +bind F7 toggleconsole \
 		+bind F6 cmd ready +bind F10 quit +rate 100000 +connect "127.0.0.1:$2" \
 		>"$1/client.log" 2>&1 &
 	echo $! >"$1/ez.pid"
@@ -59,6 +71,10 @@ session() {
 		xdotool key F7
 		sleep 1
 		xdotool key F6
+		if wait_for "$1/alpha.txt" "^print The match has begun" 30; then
+			sleep 5
+			import -window root "$1/match.png"
+		fi
 		if wait_for "$1/alpha.txt" "^print The match is over" 100; then
 			sleep 1
 			import -window root "$1/scoreboard.png"
@@ -85,7 +101,7 @@ dir=$work/duel
 qwd_pid=""
 cleanup() {
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
-	[ -f "$dir/ez.pid" ] && kill -9 "$(cat "$dir/ez.pid")" 2>/dev/null
+	ez_kill "$dir/ez.pid"
 	[ -f "$dir/alpha.pid" ] && kill "$(cat "$dir/alpha.pid")" 2>/dev/null
 	rm -rf "$work"
 }
@@ -106,7 +122,8 @@ if ! wait_for "$dir/qwd.log" "listening on" 10; then
 	finish
 fi
 timeout -k 5 150 "$build/matchduel" --players 1 --server "127.0.0.1:$port" \
-	--map build/maps/small.bsp --timeout 140 >"$dir/alpha.txt" 2>"$dir/alpha.err" &
+	--map build/maps/small.bsp --colors "$alpha_top,$alpha_bottom" --timeout 140 \
+	>"$dir/alpha.txt" 2>"$dir/alpha.err" &
 echo $! >"$dir/alpha.pid"
 timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$dir" "$port"
 wait "$(cat "$dir/alpha.pid")" 2>/dev/null
@@ -118,7 +135,11 @@ qwd_pid=""
 demos=$dir/server/qw/demos
 cp "$dir/qwd.log" "$art/ezquake-duel-qwd.log"
 cp "$dir/alpha.txt" "$art/ezquake-duel-alpha.txt"
-[ -f "$dir/scoreboard.png" ] && cp "$dir/scoreboard.png" "$art/ezquake-duel-scoreboard.png"
+for shot in match scoreboard; do
+	[ -f "$dir/$shot.png" ] && cp "$dir/$shot.png" "$art/ezquake-duel-$shot.png"
+done
+# the palette, so that lib/swatches.py can be run again on the captures
+cp "$dir/client/id1/gfx/palette.lmp" "$art/ezquake-duel-palette.lmp" 2>/dev/null
 for j in "$demos"/duel_*"[small]"*.json; do
 	[ -f "$j" ] && cp "$j" "$art/ezquake-duel-stats.json"
 done
@@ -135,14 +156,23 @@ check "status Standby, Countdown, 1 min left, Standby" statuses
 check "the match ran to its end" grep -q '^print The match is over$' "$dir/alpha.txt"
 check "tester left cleanly" grep -q '"tester" dropped: disconnected' "$log"
 check "no client timed out" sh -c "! grep -q 'timed out' '$log'"
-drawn() {
-	[ -f "$dir/scoreboard.png" ] || return 1
-	all=$(identify -format '%k' "$dir/scoreboard.png" 2>/dev/null)
-	rows=$(identify -format '%k' "$dir/scoreboard.png[$band]" 2>/dev/null)
-	echo "$suite: scoreboard capture: ${all:-0} colours, ${rows:-0} in the band $band"
-	[ "${all:-0}" -ge $min_colours ] && [ "${rows:-0}" -ge $min_colours ]
+# swatches SHOT: does capture SHOT show the scoreboard's rows of tester
+# and alpha (tests/interop/lib/swatches.py, its findings printed)
+swatches() {
+	[ -f "$dir/$1.png" ] || return 2
+	python3 tests/interop/lib/swatches.py "$dir/$1.png" "$dir/client/id1/gfx/palette.lmp" \
+		"tester:$tester_top,$tester_bottom" "alpha:$alpha_top,$alpha_bottom" >"$dir/$1.swatches"
+	rc=$?
+	sed "s/^/$suite: $1 capture: /" "$dir/$1.swatches"
+	return $rc
 }
-check "the intermission's scoreboard captured, not blank" drawn
+check "the intermission's capture is the scoreboard (each player's swatch, one a row)" \
+	swatches scoreboard
+no_scoreboard() { # the checker says no (1) on a capture that was taken
+	swatches match
+	[ $? -eq 1 ]
+}
+check "the capture 5 s into the match is not (the check tells them apart)" no_scoreboard
 demo_kept() {
 	ls "$demos"/duel_*"[small]"*.mvd >/dev/null 2>&1 &&
 		echo "$suite: demo $(basename "$(ls "$demos"/duel_*"[small]"*.mvd | head -1)")"

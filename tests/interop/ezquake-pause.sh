@@ -45,13 +45,7 @@ min_pixels=300
 . "$(dirname "$0")/lib/xclient.sh"
 missing=$(xclient_missing "$ez")
 [ -z "$missing" ] || finish ", 1 skipped (needs the Debian packages$missing)"
-for f in "$build/qwd" "$build/mkassets" build/maps/small.bsp; do
-	if [ ! -e "$f" ]; then
-		echo "$suite: no $f (make)"
-		failed=1
-		finish
-	fi
-done
+need "$build/qwd" "$build/mkassets" build/maps/small.bsp
 
 # session DIR PORT LOG PAUSED RESUMED CONSOLE (on the Xvfb display): join,
 # put the console away, capture; pause (until PAUSED is in the server's
@@ -76,14 +70,8 @@ session() {
 		wait_for "$3" "$5" 15 && sleep 2
 		[ "$6" = - ] || echo sv_paused >"$6"
 		import -window root "$1/resumed.png"
-		fi
-	xdotool key F10
-	i=0
-	while [ $i -lt 10 ] && kill -0 "$(cat "$1/ez.pid")" 2>/dev/null; do
-		sleep 1
-		i=$((i + 1))
-	done
-	kill -9 "$(cat "$1/ez.pid")" 2>/dev/null
+	fi
+	ez_quit "$1/ez.pid"
 }
 
 if [ "${2:-}" = --session ]; then
@@ -99,9 +87,7 @@ mvdsv_pid=""
 cleanup() {
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
 	[ -n "$mvdsv_pid" ] && kill "$mvdsv_pid" 2>/dev/null
-	for p in "$work"/*/ez.pid; do
-		[ -f "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
-	done
+	ez_kill "$work"/*/ez.pid
 	rm -rf "$work"
 }
 trap cleanup EXIT

@@ -69,9 +69,9 @@
 # is skipped, naming the folder.  Prints "ezquake: N passed, M failed" (or
 # with ", K skipped (why)") as its last line.
 set -u
-. "$(dirname "$0")/lib/xclient.sh"
 
 build=${1:-build}
+suite=ezquake
 assets=${QWD_CLIENT_ASSETS:-../shared/client-assets}
 real=${QWD_REALMAPS:-../shared/realmaps}
 ez=/usr/lib/games/ezquake/ezquake
@@ -80,31 +80,14 @@ ingame=8
 region=440x100+100+280
 region_pixels=44000
 min_colours=64
-passed=0
-failed=0
-
-finish() {
-	echo "ezquake: $passed passed, $failed failed${1:-}"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
-
-have() {
-	case $1 in
-	ezquake) [ -x "$ez" ] ;;
-	xvfb) command -v Xvfb >/dev/null ;;
-	xauth) command -v xauth >/dev/null ;;
-	imagemagick) command -v import >/dev/null && command -v compare >/dev/null ;;
-	xdotool) command -v xdotool >/dev/null ;;
-	libgl1-mesa-dri) ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 ;;
-	esac
-}
+. "$(dirname "$0")/lib/report.sh"
+. "$(dirname "$0")/lib/xclient.sh"
 
 # session DIR BASE MAP PORT DEMO ARGS (on the Xvfb display): the client
 # connects (ARGS: more of its options, split at blanks); the console
 # picture once the download is under way, the game picture $ingame s
-# after entering; F9 fetches demos/DEMO unless DEMO is "-"; F10; SIGKILL
-# if it is still there 10 s later
+# after entering; F9 fetches demos/DEMO unless DEMO is "-"; quit (ez_quit:
+# F10, SIGKILL if it is still there 10 s later)
 session() {
 	"$ez" -basedir "$2" -nosound -window -clientport 0 +set vid_xpos 0 +set vid_ypos 0 \
 		+set cl_onload none +name tester $6 \
@@ -124,13 +107,7 @@ session() {
 		wait_count "$1/qwd.log" "download complete" 2 30
 		sleep 1
 	fi
-	xdotool key F10
-	i=0
-	while [ $i -lt 10 ] && kill -0 "$(cat "$1/ez.pid")" 2>/dev/null; do
-		sleep 1
-		i=$((i + 1))
-	done
-	kill -9 "$(cat "$1/ez.pid")" 2>/dev/null
+	ez_quit "$1/ez.pid"
 }
 
 if [ "${1:-}" = --session ]; then
@@ -139,10 +116,7 @@ if [ "${1:-}" = --session ]; then
 	exit 0
 fi
 
-missing=""
-for p in ezquake xvfb xauth imagemagick xdotool libgl1-mesa-dri; do
-	have $p || missing="$missing $p"
-done
+missing=$(xclient_missing "$ez")
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
 		finish ", 1 skipped (needs the Debian packages$missing; not root with apt-get to install them)"
@@ -155,22 +129,14 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-for f in "$build/qwd" "$build/mkassets" build/qwmap build/maps/small.bsp; do
-	if [ ! -e "$f" ]; then
-		echo "ezquake: no $f (make)"
-		failed=1
-		finish
-	fi
-done
+need "$build/qwd" "$build/mkassets" build/qwmap build/maps/small.bsp
 
 mkdir -p "$art"
 work=$(mktemp -d)
 qwd_pid=""
 cleanup() {
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
-	for p in "$work"/*/ez.pid; do
-		[ -f "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
-	done
+	ez_kill "$work"/*/ez.pid
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -209,7 +175,7 @@ play() {
 
 	timeout 240 xvfb-run -a -s "-screen 0 640x480x24" \
 		sh "$0" --session "$dir" "$base" "$map" "$port" "$demo" "$args"
-	kill -9 "$(cat "$dir/ez.pid" 2>/dev/null)" 2>/dev/null
+	ez_kill "$dir/ez.pid"
 	sleep 1
 	kill "$qwd_pid" 2>/dev/null
 	wait "$qwd_pid" 2>/dev/null

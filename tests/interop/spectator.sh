@@ -62,13 +62,7 @@ min_bar_pixels=300
 . "$(dirname "$0")/lib/xclient.sh"
 missing=$(xclient_missing "$ez")
 [ -z "$missing" ] || finish ", 1 skipped (needs the Debian packages$missing; tests/interop/ezquake.sh installs them)"
-for f in "$build/qwd" "$build/qwbots" "$build/mkassets" build/maps/small.bsp; do
-	if [ ! -e "$f" ]; then
-		echo "spectator: no $f (make)"
-		failed=1
-		finish
-	fi
-done
+need "$build/qwd" "$build/qwbots" "$build/mkassets" build/maps/small.bsp
 
 # session DIR BASE PORT (on the Xvfb display): the spectator's client,
 # the captures, the console's listings in between
@@ -91,13 +85,7 @@ session() {
 		echo status >"$1/console"
 		sleep 1
 	fi
-	xdotool key F10
-	i=0
-	while [ $i -lt 10 ] && kill -0 "$(cat "$1/ez.pid")" 2>/dev/null; do
-		sleep 1
-		i=$((i + 1))
-	done
-	kill -9 "$(cat "$1/ez.pid")" 2>/dev/null
+	ez_quit "$1/ez.pid"
 }
 
 if [ "${2:-}" = --session ]; then
@@ -111,7 +99,7 @@ qwd_pid="" bots_pid=""
 cleanup() {
 	[ -n "$bots_pid" ] && kill "$bots_pid" 2>/dev/null
 	[ -n "$qwd_pid" ] && kill "$qwd_pid" 2>/dev/null
-	[ -f "$work/ez.pid" ] && kill -9 "$(cat "$work/ez.pid")" 2>/dev/null
+	ez_kill "$work/ez.pid"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -142,7 +130,7 @@ bots_pid=$!
 wait_for "$work/qwd.log" '"bot0000" entered the game' 10
 
 timeout 200 xvfb-run -a -s "-screen 0 640x480x24" sh "$0" "$build" --session "$work" "$work/base" "$port"
-[ -f "$work/ez.pid" ] && kill -9 "$(cat "$work/ez.pid")" 2>/dev/null
+ez_kill "$work/ez.pid"
 kill "$bots_pid" 2>/dev/null
 wait "$bots_pid" 2>/dev/null
 bots_pid=""

@@ -3,7 +3,9 @@
  * prewar, ready and break, the countdown, the reset at the start, the
  * clock and its status values, the ends (timelimit, fraglimit, overtime,
  * sudden death, tie-break), a break, powerups withheld, the modes, the
- * start's conditions, the pause.
+ * start's conditions, the pause, backpacks (dp, fair packs), the message
+ * of the day, the idle bot, the matchtag, and docs/match.md's table of
+ * KTX's commands against the command table.
  *
  * Design note: the game runs in memory on the scenario maps of
  * tests/game (scenario.h), its services mocked there; the match's own
@@ -38,7 +40,25 @@ struct fix {
 	int countdowns, started, ended, broken;
 	struct match_result result;
 	double real;
+	char matchtag[32];	/* the serverinfo "matchtag" set */
 };
+
+/* the server's kick: the client leaves the game */
+static void t_kick(void *ctx, int slot, const char *why)
+{
+	struct fix *f = ctx;
+
+	(void)why;
+	game_client_disconnect(f->s.g, slot);
+}
+
+static void t_serverinfo(void *ctx, const char *key, const char *value)
+{
+	struct fix *f = ctx;
+
+	if (!strcmp(key, "matchtag"))
+		snprintf(f->matchtag, sizeof(f->matchtag), "%s", value);
+}
 
 static void t_status(void *ctx, const char *v)
 {
@@ -141,6 +161,8 @@ static int setup_on(void **state, bool pool, void (*extra)(struct mapsrc *m))
 	svc.command = t_command;
 	svc.file_exists = t_exists;
 	svc.event = t_event;
+	svc.kick = t_kick;
+	svc.serverinfo = t_serverinfo;
 	f->m = match_create(f->s.g, &svc);
 	assert_non_null(f->m);
 	match_level_begin(f->m);
@@ -179,7 +201,7 @@ static bool printed(struct fix *f, const char *text)
 
 static bool centered(struct fix *f, const char *text)
 {
-	char buf[512];
+	char buf[2048];
 
 	match_plain_text(f->s.mock.centerprint, buf, sizeof(buf));
 	return strstr(buf, text) != NULL;
@@ -1000,15 +1022,23 @@ static void test_drop_pack(void **state)
 {
 	struct fix *f = *state;
 
+	set(f, "k_count", "3");
 	two_players(f);
+	/* KTX drops no backpack before the match */
 	frag(f, 0, 1);
-	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 0);
 	cmd(f, 0, "droppack", NULL);
 	assert_true(printed(f, "DropPacks off"));
+	start(f);
 	frag(f, 1, 0);
-	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 0);
 	set(f, "dp", "1");
 	frag(f, 0, 1);
+	assert_int_equal(scen_count(&f->s, "backpack"), 1);
+	/* matchless: stock deathmatch, packs always */
+	set(f, "k_matchless", "1");
+	run(f, 0.1);
+	frag(f, 1, 0);
 	assert_int_equal(scen_count(&f->s, "backpack"), 2);
 }
 
@@ -1057,27 +1087,233 @@ static void test_drop_quad(void **state)
 	assert_int_equal(scen_count(&f->s, "item_artifact_super_damage"), 1);
 }
 
-/* k_frp 1: the backpack holds the best weapon with ammo, not the one in
- * hand; k_frp 0: the one in hand */
+/* in a match, k_frp 2: the backpack holds the last weapon fired; 1:
+ * the best weapon with ammo; 0: the one in hand.  The fairpacks command
+ * turns 0, 1, 2 in prewar */
 static void test_fair_packs(void **state)
 {
 	struct fix *f = *state;
 
+	set(f, "k_count", "3");
 	two_players(f);
-	for (int frp = 1; frp >= 0; frp--) {
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Fairpacks enabled - drop best weapon"));
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Fairpacks enabled - drop last fired weapon"));
+	start(f);
+	for (int frp = 2; frp >= 0; frp--) {
+		static const int want[] = {IT_SUPER_SHOTGUN, IT_GRENADE_LAUNCHER, IT_NAILGUN};
 		struct game_entity *pack;
+		char v[4];
 
-		set(f, "k_frp", frp ? "1" : "0");
+		snprintf(v, sizeof(v), "%d", frp);
+		set(f, "k_frp", v);
 		respawn(f, 1);
-		scen_give(&f->s, 1, IT_NAILGUN, 50);
+		scen_place(&f->s, 1, -300, 300, STAND, 90);
 		scen_give(&f->s, 1, IT_GRENADE_LAUNCHER, 10);
+		scen_give(&f->s, 1, IT_NAILGUN, 50);
+		scen_hold(&f->s, 1, 0, 90, 0, 0, 1);	/* one nail, at the wall */
+		run(f, SCEN_TICK);
+		scen_hold(&f->s, 1, 0, 90, 0, 0, 0);
+		run(f, 0.3);
+		assert_int_equal(scen_client(&f->s, 1)->last_fired, IT_NAILGUN);
 		scen_give(&f->s, 1, IT_SUPER_SHOTGUN, 20);	/* in hand */
 		frag(f, 0, 1);
 		pack = scen_find(&f->s, "backpack");
 		assert_non_null(pack);
-		assert_int_equal(pack->items, frp ? IT_GRENADE_LAUNCHER : IT_SUPER_SHOTGUN);
+		assert_int_equal(pack->items, want[frp]);
 		pack->touch = NULL;	/* the next frag's pack is the one found */
 		pack->classname = "taken";
+	}
+	cmd(f, 0, "fairpacks", NULL);
+	assert_true(printed(f, "Command blocked: a match is on"));
+}
+
+/* KTX's MOTD: the operator's lines, the bar, "Running qwd" and the
+ * hints, centerprinted again and again for k_motd_time seconds to a
+ * player entering, then cleared; stopped by a shot; the motd command;
+ * "Welcome" without lines; the lines checked */
+static void test_motd(void **state)
+{
+	struct fix *f = *state;
+	char text[2048], err[160];
+	int calls;
+
+	set(f, "k_motd1", "qwd duel server");
+	set(f, "k_motd2", "be nice");
+	set(f, "k_motd_time", "3");
+	scen_join(&f->s, 0, "alice");
+	run(f, 0.6);
+	assert_true(centered(f, "qwd duel server\nbe nice\n"));
+	assert_true(centered(f, "Running qwd"));
+	assert_true(centered(f, "Type \"commands\" for available commands"));
+	assert_int_equal(f->s.mock.centerprint_slot, 0);
+	calls = f->s.mock.centerprint_calls;
+	run(f, 2.0);
+	assert_true(f->s.mock.centerprint_calls >= calls + 2);	/* repeated */
+	run(f, 1.0);
+	assert_string_equal(f->s.mock.centerprint, "");	/* time out: cleared */
+	calls = f->s.mock.centerprint_calls;
+	run(f, 2.0);
+	assert_int_equal(f->s.mock.centerprint_calls, calls);
+	/* the command: 10 s more; asked again, said so; a shot ends it */
+	cmd(f, 0, "motd", NULL);
+	run(f, 0.6);
+	assert_true(centered(f, "be nice"));
+	cmd(f, 0, "motd", NULL);
+	assert_true(printed(f, "Already showing motd"));
+	scen_hold(&f->s, 0, 0, 0, 0, 0, 1);
+	run(f, 0.1);
+	scen_hold(&f->s, 0, 0, 0, 0, 0, 0);
+	calls = f->s.mock.centerprint_calls;
+	run(f, 2.0);
+	assert_int_equal(f->s.mock.centerprint_calls, calls);
+	/* no lines: KTX's Welcome */
+	set(f, "k_motd1", "");
+	set(f, "k_motd2", "");
+	match_motd_text(f->m, text, sizeof(text));
+	assert_memory_equal(text, "Welcome\n\n", 9);
+	/* a line with a control character, a time past 30: refused */
+	assert_int_equal(match_set(f->m, "k_motd3", "a\nb", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "k_motd3"));
+	assert_int_equal(match_set(f->m, "k_motd_time", "31", err, sizeof(err)), -1);
+}
+
+/* KTX's idle bot: half the players ready starts it; the others are
+ * counted down and kicked, and the match starts; fewer than half ready
+ * stops it */
+static void test_idle_bot(void **state)
+{
+	struct fix *f = *state;
+
+	set(f, "k_idletime", "10");
+	scen_join(&f->s, 0, "alice");
+	scen_join(&f->s, 1, "bob");
+	scen_join(&f->s, 2, "carol");
+	run(f, 0.3);
+	/* one of two ready then breaks: the bot comes and goes */
+	cmd(f, 0, "ready", NULL);
+	assert_false(printed(f, "server activates the idle bot"));	/* 1 of 3 */
+	cmd(f, 1, "ready", NULL);
+	assert_true(printed(f, "server activates the idle bot"));
+	cmd(f, 1, "break", NULL);
+	run(f, 1.1);
+	assert_true(printed(f, "console: bah! chickening out?\nserver disables the idle bot"));
+	forget_prints(f);
+	run(f, 12);
+	assert_false(printed(f, "tired of waiting"));
+	/* again, to the end */
+	cmd(f, 1, "ready", NULL);
+	assert_true(printed(f, "server activates the idle bot"));
+	run(f, 5.5);
+	/* at 5, 10, ... and each of the last four: 9..6 unsaid */
+	assert_true(printed(f, "console: 5 seconds to go ready") &&
+		    !printed(f, "console: 6 seconds to go ready"));
+	run(f, 3.0);
+	assert_true(printed(f, "console: 1 second to go ready"));
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	run(f, 1.5);
+	assert_true(printed(f, "server is tired of waiting\nmatch WILL commence!"));
+	assert_true(printed(f, "carol was kicked by IDLE BOT"));
+	assert_true(printed(f, "Bye bye! Pay attention next time."));
+	assert_false(scen_client(&f->s, 2)->active);
+	assert_int_equal(match_state(f->m), MATCH_COUNTDOWN);
+}
+
+/* KTX's matchtag: the words after a mode command, cleaned; in the
+ * serverinfo and the countdown; a mode without words takes it away */
+static void test_matchtag(void **state)
+{
+	struct fix *f = *state;
+
+	two_players(f);
+	cmd(f, 0, "ffa", "cup;final");
+	assert_true(printed(f, "matchtag is cup_final"));
+	assert_string_equal(match_matchtag(f->m), "cup_final");
+	assert_string_equal(f->matchtag, "cup_final");
+	cmd(f, 0, "ready", NULL);
+	cmd(f, 1, "ready", NULL);
+	run(f, 0.05);
+	assert_true(centered(f, "matchtag cup_final"));
+	cmd(f, 0, "break", NULL);
+	assert_int_equal(match_state(f->m), MATCH_PREWAR);
+	cmd(f, 0, "ffa", NULL);
+	assert_true(printed(f, "matchtag disabled"));
+	assert_string_equal(f->matchtag, "");
+	cmd(f, 0, "ffa", NULL);
+	assert_true(printed(f, "matchtag not set"));
+	cmd(f, 0, "ffa", "a-very-long-matchtag-of-a-cup");
+	assert_int_equal(strlen(match_matchtag(f->m)), 19);
+	/* a tagged match may be paused with pausable 0 (KTX) */
+	set(f, "k_count", "3");
+	f->s.mock.timelimit = 10;
+	start(f);
+	cmd(f, 0, "pause", NULL);
+	run(f, 0.1);
+	assert_false(printed(f, "Pause is not allowed"));
+	assert_true(centered(f, "pausing"));
+}
+
+/* docs/match.md's "KTX's commands: what qwd has": every KTX name it
+ * marks "yes" is in qwd's command table, and every command of the table
+ * is named in the section */
+static void test_commands_table_matches_docs(void **state)
+{
+	static char doc[65536];	/* the section */
+	char path[1024], line[1024];
+	const char *src = qwd_bundled_map_source("x");
+	const char *cut = strstr(src, "/maps/x.map");
+	bool in = false;
+	int yes = 0;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(cut);
+	snprintf(path, sizeof(path), "%.*s/docs/match.md", (int)(cut - src), src);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		char *qwd;
+
+		if (!strncmp(line, "## ", 3))
+			in = !strcmp(line, "## KTX's commands: what qwd has\n");
+		if (!in)
+			continue;
+		assert_true(len + strlen(line) < sizeof(doc));
+		memcpy(doc + len, line, strlen(line) + 1);
+		len += strlen(line);
+		/* | `a`, `b` | what | yes ... | */
+		qwd = strrchr(line, '|');
+		if (line[0] != '|' || line[2] != '`' || !qwd)
+			continue;
+		*qwd = '\0';
+		qwd = strrchr(line, '|');
+		if (strncmp(qwd, "| yes", 5) != 0)
+			continue;
+		for (char *p = line + 2; *p == '`';) {
+			char *end = strchr(p + 1, '`');
+			bool found = false;
+
+			assert_non_null(end);
+			*end = '\0';
+			for (int i = 0; i < match_command_count(); i++)
+				found |= !strcmp(match_command_info(i)->name, p + 1);
+			if (!found)
+				fail_msg("docs/match.md says qwd has \"%s\"; commands.c has not", p + 1);
+			yes++;
+			p = end + 1;
+			p += strspn(p, ", ");
+		}
+	}
+	fclose(fp);
+	assert_true(yes >= 30);
+	for (int i = 0; i < match_command_count(); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "`%s`", match_command_info(i)->name);
+		if (!strstr(doc, want))
+			fail_msg("qwd's command \"%s\" is not in docs/match.md's KTX table", want);
 	}
 }
 
@@ -1111,6 +1347,10 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_drop_pack, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_drop_quad, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_fair_packs, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_motd, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_idle_bot, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_matchtag, setup, teardown),
+	cmocka_unit_test(test_commands_table_matches_docs),
 };
 
 QWD_TEST_GROUP(match, match_tests, NULL, NULL)

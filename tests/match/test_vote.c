@@ -1,7 +1,8 @@
 /*
  * tests/match/test_vote.c -- the match's votes and admins over a
  * scripted game: votemap (passing, timing out, refused maps), the admin
- * code (refused, counted, locked out by address, granted), the admin
+ * code (refused, counted, locked out by address, granted; typed as
+ * impulses), the admin
  * election, forcestart, forcebreak, lock and unlock, force_spec, kick,
  * mute, a leaver's rights gone.
  *
@@ -291,6 +292,65 @@ static void test_admin_wrong_code_locked_out(void **state)
 	assert_int_equal(match_vote_stats(f->m)->admin_granted, 1);
 }
 
+/* one number key: impulse d in one move */
+static void type_digit(struct vfix *f, int slot, int d)
+{
+	f->s.held[slot].impulse = (uint8_t)d;
+	advance(f, SCEN_TICK);
+	f->s.held[slot].impulse = 0;
+	advance(f, 0.1);
+}
+
+/* KTX's "admin" alone, then six impulses 1-9: the digits change no
+ * weapon, "N more to go", the sixth logs in; a wrong one waits 5 s as
+ * the argument's; "admin" again cancels; no election meanwhile */
+static void test_admin_code_by_impulses(void **state)
+{
+	struct vfix *f = *state;
+
+	players(f, 2);
+	scen_give(&f->s, 0, IT_NAILGUN, 50);
+	setv(f, "k_admincode", "123456");
+	say(f, 0, "admin", NULL);
+	assert_true(said(f, "Use numbers or impulses to enter code"));
+	say(f, 0, "elect", NULL);
+	assert_true(said(f, "Finish entering the code first"));
+	type_digit(f, 0, 1);	/* 1 would be the axe */
+	assert_int_equal(scen_player(&f->s, 0)->weapon, IT_NAILGUN);
+	assert_true(said(f, "5 more to go"));
+	for (int d = 2; d <= 5; d++)
+		type_digit(f, 0, d);
+	assert_true(said(f, "1 more to go"));
+	assert_false(said(f, "gains admins status"));
+	type_digit(f, 0, 6);
+	assert_true(said(f, "alice gains admins status!"));
+	assert_int_equal(scen_player(&f->s, 0)->weapon, IT_NAILGUN);
+	/* done: the number keys are weapons again */
+	type_digit(f, 0, 1);
+	assert_int_equal(scen_player(&f->s, 0)->weapon, IT_AXE);
+	/* bob: wrong, then the 5 s wait */
+	say(f, 1, "admin", NULL);
+	for (int i = 0; i < 6; i++)
+		type_digit(f, 1, 9);
+	assert_true(said(f, "Access denied..."));
+	assert_int_equal(match_vote_stats(f->m)->admin_denied, 1);
+	say(f, 1, "admin", NULL);
+	for (int i = 0; i < 6; i++)
+		type_digit(f, 1, 1 + i);
+	assert_true(said(f, "Wait 4 seconds!") || said(f, "Wait 3 seconds!"));
+	assert_false(said(f, "bob gains admins status"));
+	/* "admin" again while typing cancels */
+	say(f, 1, "admin", NULL);
+	type_digit(f, 1, 1);
+	say(f, 1, "admin", NULL);
+	assert_true(said(f, "admin code canceled"));
+	type_digit(f, 1, 2);	/* a weapon again: the shotgun */
+	assert_int_equal(scen_player(&f->s, 1)->weapon, IT_SHOTGUN);
+	for (int i = 0; i < f->num_logs; i++)
+		assert_null(strstr(f->logs[i], "123456"));
+	assert_true(logged(f, "admin: alice (userid 100, 10.0.0.1) logged in"));
+}
+
 static void test_no_code_no_login(void **state)
 {
 	struct vfix *f = *state;
@@ -481,6 +541,7 @@ static const struct CMUnitTest vote_tests[] = {
 	cmocka_unit_test_setup_teardown(test_vote_spam_bounded, vsetup, vteardown),
 	cmocka_unit_test_setup_teardown(test_admin_wrong_code_locked_out, vsetup, vteardown),
 	cmocka_unit_test_setup_teardown(test_no_code_no_login, vsetup, vteardown),
+	cmocka_unit_test_setup_teardown(test_admin_code_by_impulses, vsetup, vteardown),
 	cmocka_unit_test_setup_teardown(test_admin_commands_need_admin, vsetup, vteardown),
 	cmocka_unit_test_setup_teardown(test_forcestart_and_forcebreak, vsetup, vteardown),
 	cmocka_unit_test_setup_teardown(test_elected_admin, vsetup, vteardown),

@@ -230,10 +230,37 @@ static void test_match_demo_and_stats(void **state)
 	assert_true(a->marked_prints >= 1);
 }
 
+/* a player entering is shown the MOTD (the motd command says it is
+ * already showing); a mode command's words become the serverinfo
+ * "matchtag" every client sees */
+static void test_match_motd_and_matchtag(void **state)
+{
+	struct srvfix *f = *state;
+	struct srv_client *a, *b;
+	char v[64];
+
+	srvfix_start(f, 8);
+	a = srvfix_player(f, "alice");
+	b = srvfix_player(f, "bob");
+	f->print_mark = "Already showing motd";
+	srvfix_run(f, 0.3, true);
+	qwc_stringcmd(&a->q, "motd");
+	srvfix_run(f, 0.3, true);
+	assert_int_equal(a->marked_prints, 1);
+
+	qwc_stringcmd(&a->q, "ffa cup final");
+	for (int i = 0; i < 40 && !info_value_for_key(b->q.serverinfo, "matchtag", v, sizeof(v)); i++)
+		srvfix_run(f, 0.05, true);
+	assert_true(info_value_for_key(b->q.serverinfo, "matchtag", v, sizeof(v)));
+	assert_string_equal(v, "cup final");
+	assert_true(info_value_for_key(f->sv->serverinfo, "matchtag", v, sizeof(v)));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_match_demo_and_stats, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_match_ready_countdown_timelimit, srvfix_test_teardown),
 	cmocka_unit_test_teardown(test_match_setting_refused, srvfix_test_teardown),
+	cmocka_unit_test_teardown(test_match_motd_and_matchtag, srvfix_test_teardown),
 };
 
 QWD_TEST_GROUP(server_match, tests, srvfix_setup, srvfix_teardown)

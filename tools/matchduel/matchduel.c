@@ -7,6 +7,7 @@
  *
  *   matchduel --server HOST:PORT --map FILE.bsp [--timeout S]
  *             [--suicide] [--mode duel|2on2] [--players N]
+ *             [--colors TOP,BOTTOM]
  *
  * Design note
  *   The players stand still (a duel's clock does not need them to move);
@@ -15,6 +16,9 @@
  *   members) and types "kill", so the end has a frag to compare.  --players 1: only "alpha" plays, the
  *   other duellist is someone else's client (tests/interop/ezquake-duel.sh:
  *   ezQuake); alpha readies once in the game and waits for the match.
+ *   --colors: alpha's shirt and pants (userinfo topcolor, bottomcolor,
+ *   0..13), so a picture of the scoreboard can tell the duellists' rows
+ *   apart by their swatches; without it the userinfo has no colours.
  *   --mode 2on2: four players (--players 4, the default there), team
  *   "red" alpha and beta, team "blue" gamma and delta (the duel's players
  *   have their own names as teams).  Printed, in the order seen: "status
@@ -52,6 +56,7 @@ struct player {
 	struct net_stats net;
 	const char *name;
 	bool main;		/* the one whose prints and status are told */
+	int top, bottom;	/* userinfo colours, -1: none sent */
 	bool over;		/* "The match is over" seen */
 	double *t0;		/* when the countdown was seen (0: not yet) */
 };
@@ -127,11 +132,14 @@ static int open_player(struct player *p, const struct net_addr *server,
 {
 	struct qwc_options o;
 	char err[128];
+	int n = snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s",
+			 p->name, team);
 
+	if (p->top >= 0 && n > 0 && (size_t)n < info_size)
+		snprintf(info + n, info_size - (size_t)n,
+			 "\\topcolor\\%d\\bottomcolor\\%d", p->top, p->bottom);
 	memset(&o, 0, sizeof(o));
 	o.server = *server;
-	snprintf(info, info_size, "\\name\\%s\\rate\\25000\\team\\%s", p->name,
-		 team);
 	o.userinfo = info;
 	o.checksum2 = checksum2;
 	o.on_print = on_print;
@@ -174,7 +182,8 @@ static void status_of(const struct qwc *q, char *out, size_t size)
 static void usage(void)
 {
 	fprintf(stderr, "usage: matchduel --server HOST:PORT --map FILE.bsp "
-		"[--timeout S] [--suicide] [--mode duel|2on2] [--players N]\n");
+		"[--timeout S] [--suicide] [--mode duel|2on2] [--players N] "
+		"[--colors TOP,BOTTOM]\n");
 	exit(2);
 }
 
@@ -195,7 +204,7 @@ int main(int argc, char **argv)
 	struct net_addr addr;
 	struct bsp_map *m;
 	uint32_t sum;
-	int rc = 1, n = 0;
+	int rc = 1, n = 0, top = -1, bottom = -1;
 	bool all_active;
 
 	for (int i = 1; i < argc; i++) {
@@ -209,7 +218,14 @@ int main(int argc, char **argv)
 			suicide = true;
 		else if (!strcmp(argv[i], "--players") && i + 1 < argc)
 			n = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--colors") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%d,%d", &top, &bottom) != 2 ||
+			    top < 0 || top > 13 || bottom < 0 || bottom > 13) {
+				fprintf(stderr, "matchduel: --colors wants TOP,BOTTOM, "
+					"each 0..13, not \"%s\"\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "2on2"))
 				team_game = true;
@@ -238,6 +254,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		pl[i].name = names[i];
 		pl[i].t0 = &t0;
+		pl[i].top = i == 0 ? top : -1;
+		pl[i].bottom = i == 0 ? bottom : -1;
 		if (open_player(&pl[i], &addr, sum,
 				team_game ? teams[i] : names[i], info[i],
 				sizeof(info[i])) < 0)

@@ -1,14 +1,15 @@
 # tests/interop/lib/xclient.sh -- what the scripts that run ezQuake under
 # Xvfb share: which of its Debian packages are missing, and waiting for a
-# line in a log, a process gone, ezQuake quit.
+# line in a log, a process gone, ezQuake quit or killed.
 #
-# Design note: sourced by ezquake.sh, ezquake-pause.sh, ezquake-duel.sh and
-# spectator.sh
-# (after report.sh).  xclient_missing prints the missing packages' names,
-# each after a blank, for the script's skip line; ezquake.sh installs them
-# (scripts/deps.sh interop does for make test).  The waits poll once a
-# second and are bounded by their caller's count.  It lives in lib/ so
-# that the suite does not run it as a test.
+# Design note: sourced by ezquake.sh, ezquake-pause.sh, ezquake-duel.sh
+# and spectator.sh (after report.sh).  xclient_missing prints the missing
+# packages' names, each after a blank, for the script's skip line;
+# ezquake.sh installs them (scripts/deps.sh interop does for make test).
+# The waits poll once a second and are bounded by their caller's count.
+# ezQuake ignores SIGTERM (and spins if its display goes away), so it is
+# stopped by its quit key, else with SIGKILL, each session's pid kept in
+# a file.  It lives in lib/ so that the suite does not run it as a test.
 
 # xclient_missing EZQUAKE: the packages an ezQuake session needs that are
 # not there
@@ -52,10 +53,19 @@ wait_gone() {
 	done
 }
 
+# ez_kill PIDFILE...: SIGKILL to each process a PIDFILE there names (a
+# script's cleanup, or a session's ezQuake still running)
+ez_kill() {
+	for _p in "$@"; do
+		[ -f "$_p" ] && kill -9 "$(cat "$_p")" 2>/dev/null
+	done
+	return 0
+}
+
 # ez_quit PIDFILE: press F10 (bound to "quit" on ezQuake's command line),
-# give it 10 s, then SIGKILL (it ignores SIGTERM)
+# give it 10 s, then SIGKILL
 ez_quit() {
 	xdotool key F10
 	wait_gone "$1" 10
-	kill -9 "$(cat "$1")" 2>/dev/null
+	ez_kill "$1"
 }

@@ -1,0 +1,167 @@
+/*
+ * motd.c -- KTX's message of the day and its matchtag: the centerprint a
+ * player sees on entering the game (k_motd1 .. k_motd15, k_motd_time),
+ * the "motd" command, and the tag a mode command's words set.
+ *
+ * Design note
+ *   KTX keeps a "motd" entity per client that centerprints every 0.7 s;
+ *   here it is two times per slot (until when, and the next print),
+ *   checked by match_frame's walk over the slots.  A slot that comes into
+ *   the game (its first frame, and again after each level change, as
+ *   KTX's ClientConnect runs on every map) gets it for k_motd_time
+ *   seconds (0: KTX's 7, or 3 on a matchless server).  It stops, as
+ *   KTX's does, when the time is out (the centerprint cleared), when the
+ *   countdown or the match begins (not matchless), or when the player
+ *   fires (he wants to play, not read).  The text (match_motd_text) is
+ *   composed into a caller's buffer at each print: the operator's lines,
+ *   or "Welcome" when there are none, a bar, the "Running" line and the
+ *   two hints; nothing is allocated.  It is cut at 1023 bytes, what a
+ *   Quake client keeps of a centerprint (15 full lines would not fit).
+ *   The matchtag is the match's (m->matchtag: the countdown, the pause,
+ *   the demo and the statistics read it) and goes to the serverinfo key
+ *   "matchtag" through match_services.serverinfo, as KTX's
+ *   "serverinfo matchtag" does: KTX's clean_string (letters, digits,
+ *   space, - and +; anything else an underscore), at most 19 bytes.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+/* a Quake client keeps 1024 bytes of a centerprint (and the server's
+ * message of it has room for that): a longer MOTD is cut there */
+enum { MOTD_TEXT = 1024 };
+
+#define MOTD_PERIOD 0.7		/* KTX's PMOTDThink */
+#define MOTD_FIRST 0.4		/* KTX: 0.1, then 0.3 to the first print */
+#define MOTD_COMMAND_TIME 10.0	/* KTX's motd_show */
+
+void match_motd_text(const struct match *m, char *out, size_t size)
+{
+	char r1[M_TEXT], r2[M_TEXT], r3[M_TEXT];
+	bool any = false;
+
+	if (size == 0)
+		return;
+	out[0] = '\0';
+	for (int i = 0; i < M_MOTD_LINES; i++) {
+		if (!m->set.motd[i][0])
+			continue;
+		strlcat(out, m->set.motd[i], size);
+		strlcat(out, "\n", size);
+		any = true;
+	}
+	/* KTX: no "Welcome" when the operator wrote lines */
+	if (!any)
+		strlcat(out, "Welcome\n\n", size);
+	strlcat(out, "\n\x9d\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9e\x9f\n\n",
+		size);
+	snprintf(out + strlen(out), size - strlen(out),
+		 "Running %s\n\nType \"%s\" for available commands\nType \"%s\" for server details",
+		 m_red(r1, sizeof(r1), "qwd"), m_red(r2, sizeof(r2), "commands"),
+		 m_red(r3, sizeof(r3), "about"));
+}
+
+static void motd_show(struct match *m, int slot)
+{
+	char text[MOTD_TEXT];
+
+	match_motd_text(m, text, sizeof(text));
+	if (m->g->svc.centerprint)
+		m->g->svc.centerprint(m->g->svc.ctx, slot, text);
+}
+
+static void motd_start(struct match *m, int slot, double seconds)
+{
+	m->slots[slot].motd_until = m->g->time + seconds;
+	m->slots[slot].motd_next = m->g->time + MOTD_FIRST;
+}
+
+void m_motd_slot(struct match *m, int s)
+{
+	const struct game *g = m->g;
+	struct match_slot *ms = &m->slots[s];
+	const struct game_client *cl = &g->clients[s];
+
+	if (!cl->active || !g->world) {
+		ms->in_game = false;
+		ms->motd_until = 0;
+		return;
+	}
+	if (!ms->in_game) {
+		ms->in_game = true;
+		motd_start(m, s, m->set.motd_time ? m->set.motd_time :
+			   m->set.matchless ? 3 : 7);
+	}
+	if (ms->motd_until <= 0)
+		return;
+	if (g->time > ms->motd_until) {
+		ms->motd_until = 0;
+		if (g->svc.centerprint)
+			g->svc.centerprint(g->svc.ctx, s, "");
+		return;
+	}
+	if ((!m->set.matchless && m->state != MATCH_PREWAR) ||
+	    (cl->buttons & 1)) {
+		ms->motd_until = 0;
+		return;
+	}
+	if (g->time >= ms->motd_next) {
+		ms->motd_next = g->time + MOTD_PERIOD;
+		motd_show(m, s);
+	}
+}
+
+/* KTX's motd_show: 10 s more of it, not during a match */
+void m_cmd_motd(struct match *m, int slot, int argc, const char *const *argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!m->set.matchless && m->state != MATCH_PREWAR)
+		return;
+	if (m->slots[slot].motd_until > 0) {
+		m_sprint(m, slot, "Already showing motd\n");
+		return;
+	}
+	motd_start(m, slot, MOTD_COMMAND_TIME);
+}
+
+/* ---- the matchtag ------------------------------------------------------ */
+
+const char *match_matchtag(const struct match *m)
+{
+	return m->matchtag;
+}
+
+void m_set_matchtag(struct match *m, int argc, const char *const *argv)
+{
+	char tag[M_TAG_LEN] = "", r1[M_TEXT], r2[M_TEXT];
+	bool had = m->matchtag[0] != '\0';
+	size_t n = 0;
+
+	/* the words after the mode, one space between, as KTX's CmdArgs */
+	for (int i = 1; i < argc && n + 1 < sizeof(tag); i++) {
+		if (i > 1)
+			tag[n++] = ' ';
+		for (const char *p = argv[i]; *p && n + 1 < sizeof(tag); p++) {
+			char c = *p;
+
+			tag[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				   (c >= '0' && c <= '9') || c == ' ' || c == '-' ||
+				   c == '+' ? c : '_';
+		}
+	}
+	tag[n] = '\0';
+	strlcpy(m->matchtag, tag, sizeof(m->matchtag));
+	if (m->svc.serverinfo)
+		m->svc.serverinfo(m->svc.ctx, "matchtag", m->matchtag);
+	if (m->matchtag[0])
+		m_bprint(m, "\n%s is %s\n", m_red(r1, sizeof(r1), "matchtag"), m->matchtag);
+	else if (had)
+		m_bprint(m, "\n%s %s\n", m_red(r1, sizeof(r1), "matchtag"),
+			 m_red(r2, sizeof(r2), "disabled"));
+	else
+		m_bprint(m, "\n%s not set\n", m_red(r1, sizeof(r1), "matchtag"));
+}
