@@ -79,6 +79,10 @@ struct server_options {
 	int agones_port;	/* the Agones SDK sidecar's HTTP port
 				 * (AGONES_SDK_HTTP_PORT, -agones PORT);
 				 * 0: off */
+	uint64_t seed;		/* the game's random state at start (-seed N;
+				 * qwd gives an unpredictable one unless told):
+				 * 0 is the game's constant, so in-process
+				 * drivers and tests repeat their games */
 	enum net_path net;	/* -net select|uring|auto: the socket's
 				 * path (auto: io_uring when granted) */
 	struct server_link *link;	/* NULL: the socket and the real clock;

@@ -337,7 +337,7 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 		struct game_config gc = {
 			.max_entities = sv->max_entities,
 			.max_clients = sv->maxclients,
-			.seed = 0,
+			.seed = opt->seed,
 		};
 
 		sv->game = game_create(&gc);

@@ -34,6 +34,9 @@
  *   -threads auto makes a pool of -threads-max workers (default: the
  *   online CPUs) and uses as many as the predicted need asks for
  *   (src/server/autopool.c); -threads-max without auto does nothing.
+ *   -seed N starts the game's random numbers (spawn spots, damage,
+ *   sounds) at N, so a game can be repeated; without it the seed comes
+ *   from the kernel (getrandom), so no two starts play the same sequence.
  *   Signals (docs/security.md, "Signals"): SIGINT and SIGTERM end the
  *   loop within a frame whatever stdin is (a terminal, an open pipe,
  *   closed): the handlers are installed without SA_RESTART, so a blocked
@@ -52,8 +55,11 @@
 #include "qwd/server.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
@@ -101,13 +107,26 @@ static bool stopping(struct server *sv)
 	return true;
 }
 
+/* the game's random state when -seed does not give one: from the
+ * kernel, so spawns and damage do not repeat from one start to the
+ * next (the game's own constant made every server play the same
+ * sequence after a restart) */
+static uint64_t random_seed(void)
+{
+	uint64_t seed = 0;
+
+	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	return seed ? seed : 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: qwd [-port N] [-ip ADDR] [-basedir DIR] [-game DIR] [-maxclients N]\n"
 		"           [-noconsole] [-stats FILE] [-statsinterval S] [-statsline] [-counters] [-countersample N] [-notimers]\n"
 		"           [-threads N|auto] [-threads-max N] [-cpus LIST] [-metrics [ADDR:]PORT]\n"
-		"           [-agones PORT] [-agones-conformance] [-net select|uring|auto]\n"
+		"           [-agones PORT] [-agones-conformance] [-net select|uring|auto] [-seed N]\n"
 		"           [+map NAME] [+set NAME VALUE] [+exec FILE] [+CMD ARGS...]\n"
 		"  with no map, serves the bundled map \"small\" on port %d\n", PORT_SERVER);
 }
@@ -117,7 +136,7 @@ int main(int argc, char **argv)
 	struct server_options opt = {.port = -1, .threads = 1};
 	int cpus[POOL_MAX_THREADS];
 	struct server *sv;
-	bool console = true, have_map = false, conformance = false;
+	bool console = true, have_map = false, conformance = false, seeded = false;
 	char err[512];
 	int i;
 
@@ -163,6 +182,16 @@ int main(int argc, char **argv)
 				fprintf(stderr, "qwd: -net: select, uring or auto, not \"%s\"\n", v);
 				return 2;
 			}
+			i++;
+		} else if (!strcmp(a, "-seed") && v) {
+			long long n;
+
+			if (!qwd_parse_int(v, 1, INT64_MAX, true, &n)) {
+				fprintf(stderr, "qwd: -seed: a number, 1 or more (0x... for hex), not \"%s\"\n", v);
+				return 2;
+			}
+			opt.seed = (uint64_t)n;
+			seeded = true;
 			i++;
 		} else if (!strcmp(a, "-metrics") && v) {
 			opt.metrics = v;
@@ -215,6 +244,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (!seeded)
+		opt.seed = random_seed();
 	if (opt.port < -1 || opt.port > 65535 || opt.maxclients < 0) {
 		fprintf(stderr, "qwd: bad -port or maxclients\n");
 		return 2;
