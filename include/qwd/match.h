@@ -103,6 +103,10 @@ struct match_services {
 	 * code's lockout; false when the slot has no client */
 	bool (*client_info)(void *ctx, int slot, int *userid, char *addr,
 			    size_t size);
+	/* what the statistics file tells of a player that the game does
+	 * not keep: the shirt colour (userinfo "topcolor") and the ping in
+	 * ms; false when the slot has no client (NULL: both 0) */
+	bool (*client_extra)(void *ctx, int slot, int *topcolor, int *ping);
 	/* the operator's map list (KTX's k_ml_0, k_ml_1, ...): entry i into
 	 * buf, false past the end */
 	bool (*map_list)(void *ctx, int i, char *buf, size_t size);

@@ -73,12 +73,22 @@ static void send_text(struct match *m, int slot, const char *text)
 	}
 }
 
+/* the shirt colour and the ping, which the server keeps */
+static void client_extra(struct match *m, int slot, int *top, int *ping)
+{
+	*top = *ping = 0;
+	if (!m->svc.client_extra || !m->svc.client_extra(m->svc.ctx, slot, top, ping))
+		*top = *ping = 0;
+}
+
 static void set_player(struct match *m, int slot)
 {
 	const struct game_client *cl = &m->g->clients[slot];
+	int top, ping;
 
-	stats_player_set(&m->stats->st, slot, cl->name, cl->team, 0,
-			 cl->bottomcolor, 0);
+	client_extra(m, slot, &top, &ping);
+	stats_player_set(&m->stats->st, slot, cl->name, cl->team, top,
+			 cl->bottomcolor, ping);
 }
 
 void m_stats_start(struct match *m)
@@ -132,9 +142,15 @@ void m_stats_end(struct match *m, bool played_out)
 	for (int s = 0; s < m->max_slots && s < STATS_MAX_PLAYERS; s++) {
 		const struct game_entity *e = &g->ents[game_player_entity(g, s)];
 
-		if (st->pl[s].present)
-			stats_endgame(st, s, (int)e->health, (int)e->armorvalue,
-				      e->items);
+		int top, ping;
+
+		if (!st->pl[s].present)
+			continue;
+		stats_endgame(st, s, (int)e->health, (int)e->armorvalue,
+			      e->items);
+		/* the ping at the end, as KTX writes it */
+		client_extra(m, s, &top, &ping);
+		st->pl[s].ping = ping;
 	}
 	stats_end(st, g->time);
 	stats_text_init(&t, m->stats->text, sizeof(m->stats->text));

@@ -190,6 +190,9 @@ sv_obj_visible(const struct world_obj *o, const uint8_t *pvs)
 void sv_send_pings(struct server *sv, struct client *cl);
 /* the same to a stock client, in a reply phase (made once per phase) */
 void sv_send_stock_pings(struct server *sv, struct client *cl);
+/* a colour of the client's userinfo ("topcolor", "bottomcolor"), held
+ * to 0..16 as MVDSV's status lists it (user.c) */
+int sv_client_color(const struct client *cl, const char *key);
 int sv_client_ping(const struct client *c);
 /* reliable.c: the reliable stream */
 void sv_reliable_write(struct client *cl, const void *data, size_t len);

@@ -71,6 +71,21 @@ static bool svc_client_info(void *ctx, int slot, int *userid, char *addr,
 	return true;
 }
 
+static bool svc_client_extra(void *ctx, int slot, int *topcolor, int *ping)
+{
+	struct server *sv = ctx;
+	const struct client *cl;
+
+	if (slot < 0 || slot >= sv->maxclients)
+		return false;
+	cl = &sv->clients[slot];
+	if (cl->state < CS_CONNECTED)
+		return false;
+	*topcolor = sv_client_color(cl, "topcolor");
+	*ping = sv_client_ping(cl);
+	return true;
+}
+
 static bool svc_map_list(void *ctx, int i, char *buf, size_t size)
 {
 	struct server *sv = ctx;
@@ -101,6 +116,7 @@ void sv_match_votes_services(struct match_services *svc)
 	svc->log = svc_log;
 	svc->kick = svc_kick;
 	svc->client_info = svc_client_info;
+	svc->client_extra = svc_client_extra;
 	svc->map_list = svc_map_list;
 }
 

@@ -202,16 +202,6 @@ enum {
 	STATUS_SHOWCLIENTTYPE = 128		/* 'h' human, 'b' bot */
 };
 
-static int color(const char *userinfo, const char *key)
-{
-	char v[16];
-	int c;
-
-	info_value_for_key(userinfo, key, v, sizeof(v));
-	c = atoi(v);
-	return c < 0 ? 0 : c > 16 ? 16 : c;
-}
-
 /* "status": serverinfo, then one line per client as qstat reads it:
  * userid frags minutes ping "name" "skin" top bottom.  A spectator (when
  * the flags ask for spectators) as MVDSV lists it: frags -9999, the ping
@@ -249,8 +239,8 @@ static size_t oob_status(struct server *sv, const struct net_addr *from,
 		n = snprintf(text + len, sizeof(text) - len,
 			     "%d %s %d %d \"%s\" \"%s\" %d %d%s%s%s%s%s\n", cl->userid,
 			     frags, (int)(sv->realtime - cl->connect_time) / 60,
-			     ping, name, skin, color(cl->userinfo, "topcolor"),
-			     color(cl->userinfo, "bottomcolor"),
+			     ping, name, skin, sv_client_color(cl, "topcolor"),
+			     sv_client_color(cl, "bottomcolor"),
 			     opt & STATUS_SHOWTEAMS ? " \"" : "",
 			     opt & STATUS_SHOWTEAMS ? cl->team : "",
 			     opt & STATUS_SHOWTEAMS ? "\"" : "",

@@ -908,13 +908,23 @@ void sv_userinfo_changed(struct server *sv, struct client *cl)
 	strlcpy(cl->name, name, sizeof(cl->name));
 	info_value_for_key(cl->userinfo, "team", cl->team, sizeof(cl->team));
 	if (cl->state == CS_SPAWNED) {
-		char team[16], bottom[16];
+		char team[16];
 
 		info_value_for_key(cl->userinfo, "team", team, sizeof(team));
-		info_value_for_key(cl->userinfo, "bottomcolor", bottom, sizeof(bottom));
-		game_client_userinfo(sv->game, cl->slot, cl->name, team, atoi(bottom));
+		game_client_userinfo(sv->game, cl->slot, cl->name, team,
+				     sv_client_color(cl, "bottomcolor"));
 	}
 	sv_hooks_userinfo(sv, cl);	/* its rates (transfer.c) */
+}
+
+int sv_client_color(const struct client *cl, const char *key)
+{
+	char v[16];
+	int c;
+
+	info_value_for_key(cl->userinfo, key, v, sizeof(v));
+	c = atoi(v);
+	return c < 0 ? 0 : c > 16 ? 16 : c;
 }
 
 void sv_client_setup(struct server *sv, struct client *cl)

@@ -180,6 +180,9 @@ static void test_match_demo_and_stats(void **state)
 	console(f, "k_mode 1", out, sizeof(out));	/* a duel */
 	a = srvfix_player(f, "alice");
 	b = srvfix_player(f, "bob");
+	/* her shirt is the server's to tell the statistics (the game keeps
+	 * only the pants) */
+	qwc_stringcmd(&a->q, "setinfo topcolor 12");
 	srvfix_run(f, 0.3, true);
 	snprintf(dir, sizeof(dir), "%s/qw/demos", f->dir);
 
@@ -220,6 +223,7 @@ static void test_match_demo_and_stats(void **state)
 	assert_true(slurp(path, json, sizeof(json)) > 0);
 	assert_non_null(strstr(json, "\"alice\""));
 	assert_non_null(strstr(json, "\"bob\""));
+	assert_non_null(strstr(json, "\"top-color\": 12"));
 	assert_non_null(strstr(json, "\"players\""));
 	assert_non_null(strstr(json, "\"mode\": \"duel\""));
 	assert_non_null(strstr(json, "\"demo\": \"duel_alice_vs_bob["));
