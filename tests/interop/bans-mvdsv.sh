@@ -41,6 +41,9 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# a qwd that died early closes its console's FIFO: the write then fails
+# and the checks say what is missing, rather than SIGPIPE ending the script
+trap '' PIPE
 port=$(free_port)
 qwd=$(cd "$build" && pwd)/qwd
 later=1900000000	# an expiry in 2030, as a Unix time
@@ -58,6 +61,9 @@ check "MVDSV wrote its list" test -s "$work/a/qw/listip.cfg"
 # qstat-banned-THREADS.txt and qstat-other-THREADS.txt
 read_list() {
 	log=$work/qwd-read-$1.log
+	# a port of its own: between two servers on one number another job's
+	# client socket may take it (make test runs scripts side by side)
+	port=$(free_port)
 	rm -f "$work/console"
 	mkfifo "$work/console"
 	(cd "$work" && exec "$qwd" -threads "$1" -basedir "$work/a" -game qw \
@@ -101,6 +107,7 @@ check_qstat 2 " (qwd -threads 2)"
 
 # 2. qwd's list, read by MVDSV
 mkdir -p "$work/b/qw"
+port=$(free_port)
 printf 'addip 127.0.0.5\naddip 172.16 ban %s\naddip 10.9.8.7 safe\nwriteip\nquit\n' "$later" |
 	(cd "$work" && "$qwd" -basedir "$work/b" -game qw -ip 127.0.0.1 -port "$port") \
 		>"$work/qwd-write.log" 2>&1
