@@ -26,6 +26,13 @@
  *   (bsp_box_point_solid, the hull's answer without the walk).  The
  *   results are the same floats the per-trace computation gave.
  *
+ *   A speculative move (pmove_run_read) also gathers what it read: the
+ *   bounds of every trace and position test, grown by the player's box,
+ *   as pm_cull sees them (an object outside them is culled by each), and
+ *   the physents' whole box when a new object could change which ones
+ *   are kept (near the 64 slots) or when every brush model is asked
+ *   (point contents).
+ *
  *   Nothing here is global and nothing allocates.
  */
 #include "internal.h"
@@ -66,6 +73,45 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 				pmove_player_mins[i];
 		}
 	}
+}
+
+/* ---- what a move read (pmove_run_read) ------------------------------------ */
+
+/* the margin beyond pm_cull's bounds: absmin/absmax hold the object's
+ * box +-1 and are summed in another order than the cull bounds */
+#define PM_READ_MARGIN 2
+
+void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
+{
+	struct pmove_read *r = pm->read;
+
+	if (!r)
+		return;
+	if (!r->any) {
+		vec_copy(mins, r->mins);
+		vec_copy(maxs, r->maxs);
+		r->any = true;
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		if (mins[k] < r->mins[k])
+			r->mins[k] = mins[k];
+		if (maxs[k] > r->maxs[k])
+			r->maxs[k] = maxs[k];
+	}
+}
+
+void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs)
+{
+	vec3_t mins, maxs;
+
+	if (!pm->read)
+		return;
+	for (int k = 0; k < 3; k++) {
+		mins[k] = tmins[k] + pmove_player_mins[k] - PM_READ_MARGIN;
+		maxs[k] = tmaxs[k] + pmove_player_maxs[k] + PM_READ_MARGIN;
+	}
+	pm_read_box(pm, mins, maxs);
 }
 
 #define PM_PHYSENT_RANGE 256
@@ -114,6 +160,12 @@ void pm_gather_physents(struct pm_ctx *pm,
 	} else if (n >= PMOVE_MAX_PHYSENTS) {
 		world_objs_sort(found, n);
 	}
+
+	vec_copy(mins, pm->gather_min);
+	vec_copy(maxs, pm->gather_max);
+	/* near the slots' end, an object coming in may push one out */
+	if (n >= PMOVE_MAX_PHYSENTS - 1)
+		pm_read_box(pm, mins, maxs);
 
 	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
 		const struct world_obj *o = found[i];
@@ -202,6 +254,7 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 		tmins[i] = (end[i] > start[i] ? start[i] : end[i]) - 1;
 		tmaxs[i] = (end[i] > start[i] ? end[i] : start[i]) + 1;
 	}
+	pm_read_ref(pm, tmins, tmaxs);
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		struct trace tr;
@@ -236,6 +289,7 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		pmins[k] = pos[k] - 1;
 		pmaxs[k] = pos[k] + 1;
 	}
+	pm_read_ref(pm, pmins, pmaxs);
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
 		vec3_t test;
@@ -273,6 +327,9 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p)
 {
 	int final = CONTENTS_EMPTY;
+
+	/* every brush physent is asked, culled by nothing */
+	pm_read_box(pm, pm->gather_min, pm->gather_max);
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
