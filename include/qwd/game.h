@@ -119,10 +119,27 @@ void pmove_run(const struct world *w, const struct world_obj *self,
  * test's bounds grown by the player's box and a margin, every point
  * test, and the whole box the physents were gathered from when the
  * gathering was near its 64 slots (a new object may then displace one). */
+enum { PMOVE_READ_SEGS = 32 };
 struct pmove_read {
 	bool any;		/* something was read (else the box is unset) */
 	vec3_t mins, maxs;
+	/* finer: the reference point's segment of every trace and the
+	 * point of every position test; an object whose box, grown by the
+	 * player's and a margin, none of them meets was met by none
+	 * (pmove_read_touches).  wide: the physents' whole box was read
+	 * (near the slots' end, or every brush asked): the box alone says */
+	bool wide;
+	int num_segs;		/* more than PMOVE_READ_SEGS: the box alone */
+	vec3_t seg_start[PMOVE_READ_SEGS], seg_end[PMOVE_READ_SEGS];
 };
+
+/* Could an object placed (absmin..absmax) at [mins, maxs] have changed
+ * what the step read?  From the segments when they say, else from the
+ * box.  brush: it has a brush model (its hull lies within the box grown
+ * by the player's; a box object is its box, absmin..absmax less the
+ * link's unit). */
+bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
+			const vec3_t maxs, bool brush);
 
 /* pmove_run, with what it read of the world put into *read */
 void pmove_run_read(const struct world *w, const struct world_obj *self,

@@ -414,7 +414,10 @@ void world_commit(struct world *w, struct world_obj *obj);
  * (world_changes_begin .. _end), world_link and world_unlink note the
  * object's placed box before and after.  world_changes_meet: did an
  * object other than skip, changed since the log began, have a placed box
- * meeting [mins, maxs]?  Yes also when no log is attached or it filled.
+ * meeting [mins, maxs] (and, when test is given, one test says yes of:
+ * the caller's finer question, told whether the object has a brush
+ * model)?  Yes also when no log is attached or it
+ * filled.
  * Made once (max_entries notes a segment), nothing allocated after. */
 struct world_changes;
 struct world_changes *world_changes_create(int max_entries);
@@ -422,8 +425,14 @@ void world_changes_destroy(struct world_changes *c);
 void world_changes_begin(struct world *w, struct world_changes *c);
 void world_changes_end(struct world *w);
 void world_changes_note(struct world_changes *c, const struct world_obj *obj);
+typedef bool (*world_changes_test)(const void *ctx, const vec3_t mins,
+				   const vec3_t maxs, bool brush);
 bool world_changes_meet(const struct world *w, const vec3_t mins,
-			const vec3_t maxs, int skip);
+			const vec3_t maxs, int skip, world_changes_test test,
+			const void *ctx);
+/* Does the segment a..b, grown by r on every side, meet the box? */
+bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
+			 const vec3_t mins, const vec3_t maxs);
 /* notes made, and segments whose log filled, since it was made */
 void world_changes_counts(const struct world_changes *c, uint64_t *noted,
 			  uint64_t *overflows);

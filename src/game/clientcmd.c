@@ -448,6 +448,12 @@ void game_spec_attach(struct game *g, int slot, const struct game_spec *s)
 		g->clients[slot].spec = s;
 }
 
+static bool spec_read_touches(const void *ctx, const vec3_t mins,
+			      const vec3_t maxs, bool brush)
+{
+	return pmove_read_touches(ctx, mins, maxs, brush);
+}
+
 /* The step's pmove from the speculation attached to the player, when
  * it ran on this very input and nothing it read has changed since;
  * used once (the player's next step runs for real). */
@@ -467,7 +473,8 @@ static bool spec_take(struct game *g, struct game_client *cl,
 	}
 	if (!g->world->changes ||
 	    (s->read.any && world_changes_meet(g->world, s->read.mins,
-					       s->read.maxs, e->obj->id))) {
+					       s->read.maxs, e->obj->id,
+					       spec_read_touches, &s->read))) {
 		g->stats.spec_world++;
 		return false;
 	}

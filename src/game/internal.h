@@ -241,6 +241,8 @@ struct pm_ctx {
 /* the read box grows by a box of the reference point (a trace's or a
  * test's bounds): the objects whose boxes meet it, grown by the player's */
 void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs);
+/* ... and keeps the reference point's segment (start == end: a test) */
+void pm_read_seg(const struct pm_ctx *pm, const vec3_t start, const vec3_t end);
 /* ... or by a box of world space (a point test, the physents' box) */
 void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs);
 

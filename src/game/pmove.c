@@ -724,8 +724,11 @@ void pmove_run_read(const struct world *w, const struct world_obj *self,
 	vec_set(pm.groundnormal, 0, 0, 1);
 	pm.box = &box;
 	pm.read = read;
-	if (read)
+	if (read) {
 		read->any = false;
+		read->wide = false;
+		read->num_segs = 0;
+	}
 
 	pm_gather_physents(&pm, self);
 

@@ -31,7 +31,9 @@
  *   as pm_cull sees them (an object outside them is culled by each), and
  *   the physents' whole box when a new object could change which ones
  *   are kept (near the 64 slots) or when every brush model is asked
- *   (point contents).
+ *   (point contents); and each trace's segment and each test's point,
+ *   which say more finely whether a changed object could have been met
+ *   (pmove_read_touches).
  *
  *   Nothing here is global and nothing allocates.
  */
@@ -80,6 +82,8 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 /* the margin beyond pm_cull's bounds: absmin/absmax hold the object's
  * box +-1 and are summed in another order than the cull bounds */
 #define PM_READ_MARGIN 2
+/* against a box object's own box: the rounding of its coordinates */
+#define PM_READ_BOX_MARGIN 0.02f
 
 void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
 {
@@ -99,6 +103,49 @@ void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
 		if (maxs[k] > r->maxs[k])
 			r->maxs[k] = maxs[k];
 	}
+}
+
+void pm_read_seg(const struct pm_ctx *pm, const vec3_t start, const vec3_t end)
+{
+	struct pmove_read *r = pm->read;
+
+	if (!r)
+		return;
+	if (r->num_segs < PMOVE_READ_SEGS) {
+		vec_copy(start, r->seg_start[r->num_segs]);
+		vec_copy(end, r->seg_end[r->num_segs]);
+	}
+	r->num_segs++;
+}
+
+bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
+			const vec3_t maxs, bool brush)
+{
+	/* a box object's box is absmin + 1 .. absmax - 1 to the float's
+	 * rounding; a trace or test meets it only where the reference point
+	 * is inside its grown box or on a face, so a margin of rounding
+	 * (well under the DIST_EPSILON gap players stop at) is enough */
+	float in = brush ? 0 : 1, margin = brush ? PM_READ_MARGIN : PM_READ_BOX_MARGIN;
+	vec3_t lo, hi;
+
+	if (!r->any)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if (mins[k] > r->maxs[k] || maxs[k] < r->mins[k])
+			return false;
+	if (r->wide || r->num_segs > PMOVE_READ_SEGS)
+		return true;
+	/* the object as the reference point sees it: its box grown by the
+	 * player's (a brush model's hull 1 lies within it too) */
+	for (int k = 0; k < 3; k++) {
+		lo[k] = mins[k] + in - pmove_player_maxs[k];
+		hi[k] = maxs[k] - in - pmove_player_mins[k];
+	}
+	for (int i = 0; i < r->num_segs; i++)
+		if (world_segment_meets(r->seg_start[i], r->seg_end[i],
+					margin, lo, hi))
+			return true;
+	return false;
 }
 
 void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs)
@@ -164,8 +211,10 @@ void pm_gather_physents(struct pm_ctx *pm,
 	vec_copy(mins, pm->gather_min);
 	vec_copy(maxs, pm->gather_max);
 	/* near the slots' end, an object coming in may push one out */
-	if (n >= PMOVE_MAX_PHYSENTS - 1)
+	if (n >= PMOVE_MAX_PHYSENTS - 1 && pm->read) {
 		pm_read_box(pm, mins, maxs);
+		pm->read->wide = true;
+	}
 
 	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
 		const struct world_obj *o = found[i];
@@ -255,6 +304,7 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 		tmaxs[i] = (end[i] > start[i] ? end[i] : start[i]) + 1;
 	}
 	pm_read_ref(pm, tmins, tmaxs);
+	pm_read_seg(pm, start, end);
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		struct trace tr;
@@ -290,6 +340,7 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		pmaxs[k] = pos[k] + 1;
 	}
 	pm_read_ref(pm, pmins, pmaxs);
+	pm_read_seg(pm, pos, pos);
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
 		vec3_t test;
@@ -330,6 +381,8 @@ int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p)
 
 	/* every brush physent is asked, culled by nothing */
 	pm_read_box(pm, pm->gather_min, pm->gather_max);
+	if (pm->read)
+		pm->read->wide = true;
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];

@@ -314,41 +314,6 @@ static bool far_line(struct sv_exec *x, int m)
 	return true;
 }
 
-/* Does the segment a..b, grown by r on every side, meet the box?  The
- * segment against the box grown by r (slabs): a capsule's test, made
- * coarser at the box's corners. */
-static bool segment_meets(const vec3_t a, const vec3_t b, float r,
-			  const vec3_t mins, const vec3_t maxs)
-{
-	float t0 = 0, t1 = 1;
-
-	for (int k = 0; k < 3; k++) {
-		float lo = mins[k] - r, hi = maxs[k] + r;
-		float d = b[k] - a[k];
-
-		if (d == 0) {
-			if (a[k] < lo || a[k] > hi)
-				return false;
-			continue;
-		}
-		float ta = (lo - a[k]) / d, tb = (hi - a[k]) / d;
-
-		if (ta > tb) {
-			float t = ta;
-
-			ta = tb;
-			tb = t;
-		}
-		if (ta > t0)
-			t0 = ta;
-		if (tb < t1)
-			t1 = tb;
-		if (t0 > t1)
-			return false;
-	}
-	return true;
-}
-
 /* an entity that acts far, in a move's halo: where it acts is a far box
  * (a teleporter's destination, grown by the reach of the move that may
  * take it); false: it acts anywhere */
@@ -428,7 +393,7 @@ static bool meets_far(const struct sv_exec *x, const vec3_t bmin,
 
 		if (!boxes_meet(mn, mx, x->far_min[f], x->far_max[f]))
 			continue;
-		if (l && !segment_meets(l->fstart, l->fend, l->fgrow, mn, mx))
+		if (l && !world_segment_meets(l->fstart, l->fend, l->fgrow, mn, mx))
 			continue;
 		return true;
 	}
@@ -508,7 +473,7 @@ static bool schedule_far(struct server *sv)
 			if (!boxes_meet(mv->qmin, mv->qmax, x->far_min[f],
 					x->far_max[f]))
 				continue;
-			if (l && !segment_meets(l->fstart, l->fend, l->fgrow,
+			if (l && !world_segment_meets(l->fstart, l->fend, l->fgrow,
 						mv->qmin, mv->qmax))
 				continue;
 			{

@@ -33,6 +33,7 @@
 
 struct wc_entry {
 	int id;
+	bool brush;		/* it has a brush model (solid or not now) */
 	vec3_t mins, maxs;
 };
 
@@ -152,6 +153,7 @@ void world_changes_note(struct world_changes *c, const struct world_obj *obj)
 	i = c->num++;
 	e = &c->entries[i];
 	e->id = obj->id;
+	e->brush = obj->model >= 0;
 	vec_copy(obj->lmin, e->mins);
 	vec_copy(obj->lmax, e->maxs);
 	x0 = wc_col(e->mins[0]);
@@ -169,27 +171,35 @@ void world_changes_note(struct world_changes *c, const struct world_obj *obj)
 		c->overflows++;
 }
 
-static bool wc_meets(const struct wc_entry *e, const vec3_t mins,
-		     const vec3_t maxs, int skip)
+struct wc_ask {
+	const float *mins, *maxs;
+	int skip;
+	world_changes_test test;
+	const void *ctx;
+};
+
+static bool wc_meets(const struct wc_entry *e, const struct wc_ask *q)
 {
-	if (e->id == skip)
+	if (e->id == q->skip)
 		return false;
 	for (int k = 0; k < 3; k++)
-		if (e->mins[k] > maxs[k] || e->maxs[k] < mins[k])
+		if (e->mins[k] > q->maxs[k] || e->maxs[k] < q->mins[k])
 			return false;
-	return true;
+	return !q->test || q->test(q->ctx, e->mins, e->maxs, e->brush);
 }
 
 bool world_changes_meet(const struct world *w, const vec3_t mins,
-			const vec3_t maxs, int skip)
+			const vec3_t maxs, int skip, world_changes_test test,
+			const void *ctx)
 {
+	struct wc_ask q = {mins, maxs, skip, test, ctx};
 	const struct world_changes *c = w->changes;
 	int x0, x1, y0, y1;
 
 	if (!c || c->full)
 		return true;	/* nothing says what changed */
 	for (int i = 0; i < c->num_big; i++)
-		if (wc_meets(&c->entries[c->big[i]], mins, maxs, skip))
+		if (wc_meets(&c->entries[c->big[i]], &q))
 			return true;
 	x0 = wc_col(mins[0]);
 	x1 = wc_col(maxs[0]);
@@ -197,7 +207,7 @@ bool world_changes_meet(const struct world *w, const vec3_t mins,
 	y1 = wc_col(maxs[1]);
 	if ((int64_t)(x1 - x0 + 1) * (y1 - y0 + 1) > WC_ASK_CELLS) {
 		for (int i = 0; i < c->num; i++)
-			if (wc_meets(&c->entries[i], mins, maxs, skip))
+			if (wc_meets(&c->entries[i], &q))
 				return true;
 		return false;
 	}
@@ -208,8 +218,7 @@ bool world_changes_meet(const struct world *w, const vec3_t mins,
 			if (c->stamp[cell] != c->now)
 				continue;
 			for (int n = c->head[cell]; n >= 0; n = c->nodes[n].next)
-				if (wc_meets(&c->entries[c->nodes[n].entry],
-					     mins, maxs, skip))
+				if (wc_meets(&c->entries[c->nodes[n].entry], &q))
 					return true;
 		}
 	return false;
@@ -220,4 +229,38 @@ void world_changes_counts(const struct world_changes *c, uint64_t *noted,
 {
 	*noted = c->noted;
 	*overflows = c->overflows;
+}
+
+/* the segment against the box grown by r (slabs): a capsule's test, made
+ * coarser at the box's corners */
+bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
+			 const vec3_t mins, const vec3_t maxs)
+{
+	float t0 = 0, t1 = 1;
+
+	for (int k = 0; k < 3; k++) {
+		float lo = mins[k] - r, hi = maxs[k] + r;
+		float d = b[k] - a[k];
+
+		if (d == 0) {
+			if (a[k] < lo || a[k] > hi)
+				return false;
+			continue;
+		}
+		float ta = (lo - a[k]) / d, tb = (hi - a[k]) / d;
+
+		if (ta > tb) {
+			float t = ta;
+
+			ta = tb;
+			tb = t;
+		}
+		if (ta > t0)
+			t0 = ta;
+		if (tb < t1)
+			t1 = tb;
+		if (t0 > t1)
+			return false;
+	}
+	return true;
 }
