@@ -34,6 +34,7 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- animation -------------------------------------------------------- */
@@ -478,6 +479,20 @@ static bool spec_take(struct game *g, struct game_client *cl,
 		g->stats.spec_world++;
 		return false;
 	}
+#ifdef QWD_SELF_CHECK
+	{
+		/* the sanitizer builds run it again: a result taken must be
+		 * the one pmove gives now */
+		struct pmove_player now = cl->pm;
+		struct pmove_result r;
+
+		pmove_run(g->world, e->obj, mv, c, &now, &r);
+		if (!same_player(&now, &s->out) || r.num_touch != s->res.num_touch ||
+		    memcmp(r.touch, s->res.touch,
+			   (size_t)r.num_touch * sizeof(r.touch[0])) != 0)
+			abort();
+	}
+#endif
 	cl->pm = s->out;
 	*res = s->res;
 	g->stats.spec_hits++;

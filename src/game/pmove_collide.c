@@ -82,8 +82,9 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 /* the margin beyond pm_cull's bounds: absmin/absmax hold the object's
  * box +-1 and are summed in another order than the cull bounds */
 #define PM_READ_MARGIN 2
-/* against a box object's own box: the rounding of its coordinates */
-#define PM_READ_BOX_MARGIN 0.02f
+/* against a box object's own box: the hull walk's DIST_EPSILON (1/32)
+ * and the rounding of its coordinates */
+#define PM_READ_BOX_MARGIN 0.05f
 
 void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
 {
@@ -122,9 +123,11 @@ bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
 			const vec3_t maxs, bool brush)
 {
 	/* a box object's box is absmin + 1 .. absmax - 1 to the float's
-	 * rounding; a trace or test meets it only where the reference point
-	 * is inside its grown box or on a face, so a margin of rounding
-	 * (well under the DIST_EPSILON gap players stop at) is enough */
+	 * rounding; a trace meets it only where the reference point comes
+	 * within DIST_EPSILON of its grown box (the hull walk pulls each
+	 * split back by that much, so a segment passing 1/32 outside a face
+	 * is still stopped by it: players in contact meet), a test only
+	 * inside or on a face; so the margin is DIST_EPSILON and rounding */
 	float in = brush ? 0 : 1, margin = brush ? PM_READ_MARGIN : PM_READ_BOX_MARGIN;
 	vec3_t lo, hi;
 

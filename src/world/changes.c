@@ -264,3 +264,4 @@ bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
 	}
 	return true;
 }
+
