@@ -500,7 +500,7 @@ struct game_client {
 	int bottomcolor;	/* userinfo "bottomcolor" */
 	int frags;
 	struct pmove_player pm;
-	const struct game_spec *spec;	/* game_spec_attach's, or NULL */
+	struct game_spec *spec;	/* game_spec_attach's, or NULL */
 	struct usercmd cmd;	/* the command being run */
 	vec3_t v_angle;
 	bool fixangle;
@@ -889,9 +889,17 @@ void game_add_commands(struct game *g, uint64_t n);
  * log began (world_changes_begin) has a box meeting what it read; else
  * it runs pmove itself.  Either way the game is the one pmove gives:
  * pmove is a pure function of its input and of those objects.  Counted
- * in g->stats (spec_hits, spec_inputs, spec_world). */
+ * in g->stats (spec_hits, spec_inputs, spec_world) and in s->outcome;
+ * a speculation not made (s->made false) is neither. */
+enum game_spec_outcome {
+	GAME_SPEC_UNUSED,	/* no pmove took it (or none was made) */
+	GAME_SPEC_TAKEN,
+	GAME_SPEC_INPUT,	/* run again: the input differed */
+	GAME_SPEC_WORLD		/* run again: the world changed where it read */
+};
 struct game_spec {
 	bool made;
+	enum game_spec_outcome outcome;	/* set at its turn */
 	struct pmove_player in, out;
 	struct pmove_vars mv;
 	struct usercmd cmd;
@@ -900,7 +908,7 @@ struct game_spec {
 };
 void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
 		    struct game_spec *s);
-void game_spec_attach(struct game *g, int slot, const struct game_spec *s);
+void game_spec_attach(struct game *g, int slot, struct game_spec *s);
 
 /* A queue of the game's calls to the server (records of at most
  * `records` calls and text_bytes of their text); NULL when memory is

@@ -443,8 +443,10 @@ void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
 	s->made = true;
 }
 
-void game_spec_attach(struct game *g, int slot, const struct game_spec *s)
+void game_spec_attach(struct game *g, int slot, struct game_spec *s)
 {
+	if (s)
+		s->outcome = GAME_SPEC_UNUSED;
 	if (slot >= 0 && slot < g->max_clients)
 		g->clients[slot].spec = s;
 }
@@ -462,14 +464,17 @@ static bool spec_take(struct game *g, struct game_client *cl,
 		      const struct game_entity *e, const struct pmove_vars *mv,
 		      const struct usercmd *c, struct pmove_result *res)
 {
-	const struct game_spec *s = cl->spec;
+	struct game_spec *s = cl->spec;
 
 	if (!s)
 		return false;
 	cl->spec = NULL;
-	if (!s->made || !same_player(&s->in, &cl->pm) || !same_cmd(&s->cmd, c) ||
+	if (!s->made)
+		return false;
+	if (!same_player(&s->in, &cl->pm) || !same_cmd(&s->cmd, c) ||
 	    !same_bits(&s->mv, mv, sizeof(*mv))) {
 		g->stats.spec_inputs++;
+		s->outcome = GAME_SPEC_INPUT;
 		return false;
 	}
 	if (!g->world->changes ||
@@ -477,6 +482,7 @@ static bool spec_take(struct game *g, struct game_client *cl,
 					       s->read.maxs, e->obj->id,
 					       spec_read_touches, &s->read))) {
 		g->stats.spec_world++;
+		s->outcome = GAME_SPEC_WORLD;
 		return false;
 	}
 #ifdef QWD_SELF_CHECK
@@ -496,6 +502,7 @@ static bool spec_take(struct game *g, struct game_client *cl,
 	cl->pm = s->out;
 	*res = s->res;
 	g->stats.spec_hits++;
+	s->outcome = GAME_SPEC_TAKEN;
 	return true;
 }
 

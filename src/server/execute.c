@@ -97,6 +97,11 @@ int sv_exec_init(struct server *sv)
 				   "for them, 2 always, 0 only the replies, "
 				   "3 speculative moves (pmove ahead, checked "
 				   "in arrival order)");
+	x->spec_rest = cvar_register(sv, "sv_threads_spec_rest", "1", 0,
+				     "sv_threads_execute 3: a player whose step "
+				     "ahead was run again for the world is not "
+				     "run ahead in its next segment (1), or "
+				     "every step is (0)");
 	if (sv->threads < 2)
 		return 0;
 	x->moves = calloc(clients, sizeof(*x->moves));
@@ -128,6 +133,7 @@ int sv_exec_init(struct server *sv)
 	x->dropped_seen = calloc((size_t)bins, sizeof(*x->dropped_seen));
 	x->replay_order = calloc((size_t)x->replay_max, sizeof(*x->replay_order));
 	x->spec = calloc(clients, sizeof(*x->spec));
+	x->rest = calloc(clients, sizeof(*x->rest));
 	/* a move links its player once a step, unlinking it first: room for
 	 * four steps a move and what they spawn or take */
 	x->changes = world_changes_create((int)clients * 8 + 4096);
@@ -137,7 +143,7 @@ int sv_exec_init(struct server *sv)
 	    !x->order || !x->job_bin || !x->bin_cmds || !x->queues ||
 	    !x->replay_count || !x->replay_order || !x->dropped_seen ||
 	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max ||
-	    !x->far_line || !x->spec || !x->changes)
+	    !x->far_line || !x->spec || !x->changes || !x->rest)
 		goto oom;
 	for (int b = 0; b < bins; b++) {
 		x->queues[b] = game_defer_create(x->replay_max / bins,
@@ -192,6 +198,7 @@ void sv_exec_free(struct server *sv)
 	free(x->far_max);
 	free(x->far_line);
 	free(x->spec);
+	free(x->rest);
 	world_changes_destroy(x->changes);
 	memset(x, 0, sizeof(*x));
 }
@@ -732,7 +739,8 @@ static void spec_item(void *ctx, int worker, int item)
 	const struct sv_exec_move *mv = &x->moves[item];
 
 	(void)worker;
-	if (mv->n < 1) {
+	/* in contact last time: likely again, run in its turn only */
+	if (mv->n < 1 || x->rest[mv->slot]) {
 		x->spec[item].made = false;
 		return;
 	}
@@ -753,15 +761,23 @@ static void run_speculative(struct server *sv)
 	world_changes_begin(&sv->world, x->changes);
 	for (int m = 0; m < x->num; m++) {
 		int slot = x->moves[m].slot;
+		struct game_spec *s = &x->spec[m];
 
-		game_spec_attach(sv->game, slot, &x->spec[m]);
+		game_spec_attach(sv->game, slot, s);
 		run_move_now(sv, m);
 		game_spec_attach(sv->game, slot, NULL);
+		if (s->made)
+			sv->stats.exec_spec_moves++;
+		else if (x->rest[slot])
+			sv->stats.exec_spec_rested++;
+		/* rest one segment after a step the world changed; the next
+		 * runs ahead again, to see whether it still does */
+		x->rest[slot] = x->spec_rest->value != 0 && s->made &&
+				s->outcome == GAME_SPEC_WORLD;
 	}
 	world_changes_end(&sv->world);
 	sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += prof_now(sv->prof) - t1;
 	sv->stats.exec_spec_segments++;
-	sv->stats.exec_spec_moves += (uint64_t)x->num;
 }
 
 /* sv_threads_execute 1: a schedule whose segments leave little to the
@@ -870,6 +886,7 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->calls_lost = sv->stats.exec_calls_lost;
 	out->spec_segments = sv->stats.exec_spec_segments;
 	out->spec_moves = sv->stats.exec_spec_moves;
+	out->spec_rested = sv->stats.exec_spec_rested;
 	out->spec_hits = out->spec_inputs = out->spec_world = 0;
 	if (sv->game) {
 		const struct game_stats *gs = &sv->game->stats;

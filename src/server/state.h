@@ -463,6 +463,7 @@ struct server_stats {
 	uint64_t exec_calls_lost;	/* game calls a full queue lost */
 	uint64_t exec_spec_segments;	/* run speculatively (mode 3) */
 	uint64_t exec_spec_moves;	/* first steps speculated */
+	uint64_t exec_spec_rested;	/* moves not run ahead (rest rule) */
 	uint64_t exec_ns[SERVER_EXEC_STEPS];	/* by step (server.h) */
 };
 
@@ -570,6 +571,8 @@ struct sv_exec {
 	 * first step run on the workers, and the segment's change log */
 	struct game_spec *spec;		/* maxclients, by the move's place */
 	struct world_changes *changes;
+	struct cvar *spec_rest;		/* sv_threads_spec_rest */
+	bool *rest;			/* maxclients: not ahead this segment */
 };
 
 struct server {

@@ -371,7 +371,8 @@ static void test_execute_same_game(void **state)
  * holds.  The same crowd of walkers and fighters: the game after every
  * frame is the sequential one's with 2 and 3 threads; steps were taken
  * and steps were run again (the fighters' kills, respawns, the crowd's
- * moves meeting what others read), no change log filled. */
+ * moves meeting what others read), players rested after those, no
+ * change log filled. */
 static void check_speculative_equal(const char *map, int frames, int threads)
 {
 	static const char *const spec[] = {"sv_threads_execute 3", NULL};
@@ -392,6 +393,8 @@ static void check_speculative_equal(const char *map, int frames, int threads)
 	assert_true(b->exec.spec_moves > 0);
 	assert_true(b->exec.spec_hits > 0);
 	assert_true(b->exec.spec_world > 0);
+	/* a step the world changed rests its player's next one */
+	assert_true(b->exec.spec_rested > 0);
 	assert_int_equal(b->exec.spec_overflows, 0);
 	assert_int_equal(b->exec.parallel, 0);
 	assert_int_equal(b->exec.escapes, 0);

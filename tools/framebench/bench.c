@@ -666,6 +666,7 @@ static void finish(struct bench *b)
 	r->exec.calls_lost -= b->exec0.calls_lost;
 	r->exec.spec_segments -= b->exec0.spec_segments;
 	r->exec.spec_moves -= b->exec0.spec_moves;
+	r->exec.spec_rested -= b->exec0.spec_rested;
 	r->exec.spec_hits -= b->exec0.spec_hits;
 	r->exec.spec_inputs -= b->exec0.spec_inputs;
 	r->exec.spec_world -= b->exec0.spec_world;

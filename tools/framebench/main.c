@@ -352,6 +352,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_u64(&j, "arrival_ns", r->exec.ns[SERVER_EXEC_ARRIVAL]);
 	json_u64(&j, "spec_segments", r->exec.spec_segments);
 	json_u64(&j, "spec_moves", r->exec.spec_moves);
+	json_u64(&j, "spec_rested", r->exec.spec_rested);
 	json_u64(&j, "spec_hits", r->exec.spec_hits);
 	json_u64(&j, "spec_inputs", r->exec.spec_inputs);
 	json_u64(&j, "spec_world", r->exec.spec_world);
@@ -502,10 +503,10 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		uint64_t asked = x->spec_hits + x->spec_inputs + x->spec_world;
 
 		printf("speculative moves: %" PRIu64 " segments, %" PRIu64
-		       " first steps ahead; at their turn %" PRIu64 " taken (%.1f%%), %"
+		       " first steps ahead (%" PRIu64 " moves resting); at their turn %" PRIu64 " taken (%.1f%%), %"
 		       PRIu64 " run again for their input, %" PRIu64
 		       " for the world; %" PRIu64 " logs filled\n",
-		       x->spec_segments, x->spec_moves, x->spec_hits,
+		       x->spec_segments, x->spec_moves, x->spec_rested, x->spec_hits,
 		       asked ? 100.0 * (double)x->spec_hits / (double)asked : 0,
 		       x->spec_inputs, x->spec_world, x->spec_overflows);
 		printf("  per frame: ahead on the workers %.1f us (to the barrier), "
