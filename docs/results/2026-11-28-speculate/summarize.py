@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """summarize.py DIR -- the table of README.md from run.sh's runs: per map
 and players, the mean frames/s of each configuration (t1, t2-s, t2-r),
-t2-s over t1, CPU/wall of the frames, the share of first steps taken,
+t2-s over t1, CPU/wall of the frames, the share of first steps run ahead and of those taken,
 the state digests' agreement, and the load average around the runs."""
 import json
 import os
@@ -22,13 +22,14 @@ for name in sorted(os.listdir(d)):
     runs[(m.group(1), int(m.group(2)))].append((m.group(3), j, loads))
 
 print("| map | players | t1 frames/s | t2-s | t2-r | t2-s / t1 | CPU/wall t1 / t2-s "
-      "| first steps taken | digests equal | load (1 min) |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+      "| steps ahead | taken of those | digests equal | load (1 min) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 for (mp, n), rs in sorted(runs.items(), key=lambda k: (["small", "large", "lqdm1"].index(k[0][0]), k[0][1])):
     fps = defaultdict(list)
     cpu = defaultdict(list)
     digests = set()
     taken = None
+    ahead = None
     loads = []
     for mode, j, ld in rs:
         fps[mode].append(j["frames_per_s"])
@@ -40,12 +41,13 @@ for (mp, n), rs in sorted(runs.items(), key=lambda k: (["small", "large", "lqdm1
         asked = x["spec_hits"] + x["spec_inputs"] + x["spec_world"]
         if mode == "t2-s" and asked:
             taken = 100.0 * x["spec_hits"] / asked
+            ahead = 100.0 * x["spec_moves"] / (x["spec_moves"] + x.get("spec_rested", 0))
 
     def mean(v):
         return sum(v) / len(v) if v else float("nan")
 
-    print("| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f / %.2f | %.1f%% | %s | %.1f-%.1f |" % (
+    print("| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f / %.2f | %.1f%% | %.1f%% | %s | %.1f-%.1f |" % (
         mp, n, mean(fps["t1"]), mean(fps["t2-s"]), mean(fps["t2-r"]),
         mean(fps["t2-s"]) / mean(fps["t1"]), mean(cpu["t1"]), mean(cpu["t2-s"]),
-        taken or 0, "yes" if len(digests) == 1 else "NO (%d)" % len(digests),
+        ahead or 0, taken or 0, "yes" if len(digests) == 1 else "NO (%d)" % len(digests),
         min(loads), max(loads)))
