@@ -111,6 +111,42 @@ void pmove_run(const struct world *w, const struct world_obj *self,
 	       const struct pmove_vars *mv, const struct usercmd *cmd,
 	       struct pmove_player *p, struct pmove_result *res);
 
+/* What a step read of the world, for a move run ahead of its turn and
+ * checked before it is used (docs/parallel.md, "Speculative moves"): a
+ * box of world space such that an object whose placed box (absmin..
+ * absmax) does not meet it, before or after a change, could not have
+ * changed the step's result.  It holds every trace's and position
+ * test's bounds grown by the player's box and a margin, every point
+ * test, and the whole box the physents were gathered from when the
+ * gathering was near its 64 slots (a new object may then displace one). */
+enum { PMOVE_READ_SEGS = 32 };
+struct pmove_read {
+	bool any;		/* something was read (else the box is unset) */
+	vec3_t mins, maxs;
+	/* finer: the reference point's segment of every trace and the
+	 * point of every position test; an object whose box, grown by the
+	 * player's and a margin, none of them meets was met by none
+	 * (pmove_read_touches).  wide: the physents' whole box was read
+	 * (near the slots' end, or every brush asked): the box alone says */
+	bool wide;
+	int num_segs;		/* more than PMOVE_READ_SEGS: the box alone */
+	vec3_t seg_start[PMOVE_READ_SEGS], seg_end[PMOVE_READ_SEGS];
+};
+
+/* Could an object placed (absmin..absmax) at [mins, maxs] have changed
+ * what the step read?  From the segments when they say, else from the
+ * box.  brush: it has a brush model (its hull lies within the box grown
+ * by the player's; a box object is its box, absmin..absmax less the
+ * link's unit). */
+bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
+			const vec3_t maxs, bool brush);
+
+/* pmove_run, with what it read of the world put into *read */
+void pmove_run_read(const struct world *w, const struct world_obj *self,
+		    const struct pmove_vars *mv, const struct usercmd *cmd,
+		    struct pmove_player *p, struct pmove_result *res,
+		    struct pmove_read *read);
+
 /* The server's view of a command (MVDSV SV_RunCmd): pitch clamped to
  * PMOVE_MIN_PITCH..PMOVE_MAX_PITCH, and a command over 50 ms halved with
  * integer division, again while over 50 ms (75 -> 37+37, 120 -> 4 x 30,
@@ -464,6 +500,7 @@ struct game_client {
 	int bottomcolor;	/* userinfo "bottomcolor" */
 	int frags;
 	struct pmove_player pm;
+	struct game_spec *spec;	/* game_spec_attach's, or NULL */
 	struct usercmd cmd;	/* the command being run */
 	vec3_t v_angle;
 	bool fixangle;
@@ -545,6 +582,10 @@ struct game_stats {
 	uint64_t shots, kills;
 	uint64_t lag_traces;	/* traces that met rewound players */
 	uint64_t lag_builds;	/* rewound sets made (one walk of the slots) */
+	/* speculative first steps (game_spec_make) at their turn: taken,
+	 * run again because the input differed, because the world changed
+	 * where they read */
+	uint64_t spec_hits, spec_inputs, spec_world;
 };
 
 /* the rules' cvars, in the order of struct game's rule_vars */
@@ -844,6 +885,40 @@ bool game_client_local(const struct game *g, int slot,
  * runs it; the caller adds its commands with game_add_commands) */
 void game_client_cmd_local(struct game *g, int slot, const struct usercmd *cmd);
 void game_add_commands(struct game *g, uint64_t n);
+
+/* Speculative moves (docs/parallel.md, "Speculative moves"): a
+ * player's first step run ahead of its turn, on any thread, while the
+ * game and the world are only read.  game_spec_make builds the pmove
+ * input as run_step would from the state now (after a pre_think that
+ * changes nothing: origin, velocity, pm_type, the rest of the player's
+ * pmove state, the movevars, the step's usercmd with fixangle's angles)
+ * and runs pmove into s, with what it read of the world.  It writes
+ * nothing but s.  game_spec_attach(g, slot, s) (s NULL: none) gives it
+ * to slot's next pmove, which takes its result when the input it builds
+ * is bitwise the same and no object changed since the world's change
+ * log began (world_changes_begin) has a box meeting what it read; else
+ * it runs pmove itself.  Either way the game is the one pmove gives:
+ * pmove is a pure function of its input and of those objects.  Counted
+ * in g->stats (spec_hits, spec_inputs, spec_world) and in s->outcome;
+ * a speculation not made (s->made false) is neither. */
+enum game_spec_outcome {
+	GAME_SPEC_UNUSED,	/* no pmove took it (or none was made) */
+	GAME_SPEC_TAKEN,
+	GAME_SPEC_INPUT,	/* run again: the input differed */
+	GAME_SPEC_WORLD		/* run again: the world changed where it read */
+};
+struct game_spec {
+	bool made;
+	enum game_spec_outcome outcome;	/* set at its turn */
+	struct pmove_player in, out;
+	struct pmove_vars mv;
+	struct usercmd cmd;
+	struct pmove_result res;
+	struct pmove_read read;
+};
+void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
+		    struct game_spec *s);
+void game_spec_attach(struct game *g, int slot, struct game_spec *s);
 
 /* A queue of the game's calls to the server (records of at most
  * `records` calls and text_bytes of their text); NULL when memory is

@@ -184,6 +184,14 @@ struct server_exec_stats {
 	uint64_t outside;	/* a local mover left its region */
 	uint64_t escapes;	/* a local move reached shared state */
 	uint64_t calls_lost;	/* game calls a full queue lost */
+	/* speculative moves (sv_threads_execute 3): segments, first steps
+	 * speculated (and moves not run ahead: sv_threads_spec_rest), and at
+ * their turn taken, run again for their input,
+	 * run again for the world; notes of the change log, and segments
+	 * whose log filled */
+	uint64_t spec_segments, spec_moves, spec_rested;
+	uint64_t spec_hits, spec_inputs, spec_world;
+	uint64_t spec_noted, spec_overflows;
 };
 void server_exec_stats(const struct server *sv, struct server_exec_stats *out);
 /* h chained with the game's state: every entity in use (number,

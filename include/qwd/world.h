@@ -369,6 +369,7 @@ struct world {
 	struct world_obj *objs;	/* caller-owned array, objs[i].id == i */
 	int max_objs;
 	bool deferred;		/* a deferred phase runs (world_defer) */
+	struct world_changes *changes;	/* the log links go to, or NULL */
 };
 
 /* Build the areanode tree over map's world model bounds and take the
@@ -407,6 +408,34 @@ void world_defer(struct world *w, bool on);
 void world_link_region(struct world *w, struct world_obj *obj,
 		       const vec3_t mins, const vec3_t maxs);
 void world_commit(struct world *w, struct world_obj *obj);
+
+/* The change log of a segment of moves (src/world/changes.c;
+ * docs/parallel.md, "Speculative moves"): while one is attached
+ * (world_changes_begin .. _end), world_link and world_unlink note the
+ * object's placed box before and after.  world_changes_meet: did an
+ * object other than skip, changed since the log began, have a placed box
+ * meeting [mins, maxs] (and, when test is given, one test says yes of:
+ * the caller's finer question, told whether the object has a brush
+ * model)?  Yes also when no log is attached or it
+ * filled.
+ * Made once (max_entries notes a segment), nothing allocated after. */
+struct world_changes;
+struct world_changes *world_changes_create(int max_entries);
+void world_changes_destroy(struct world_changes *c);
+void world_changes_begin(struct world *w, struct world_changes *c);
+void world_changes_end(struct world *w);
+void world_changes_note(struct world_changes *c, const struct world_obj *obj);
+typedef bool (*world_changes_test)(const void *ctx, const vec3_t mins,
+				   const vec3_t maxs, bool brush);
+bool world_changes_meet(const struct world *w, const vec3_t mins,
+			const vec3_t maxs, int skip, world_changes_test test,
+			const void *ctx);
+/* Does the segment a..b, grown by r on every side, meet the box? */
+bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
+			 const vec3_t mins, const vec3_t maxs);
+/* notes made, and segments whose log filled, since it was made */
+void world_changes_counts(const struct world_changes *c, uint64_t *noted,
+			  uint64_t *overflows);
 
 enum area_kind { AREA_SOLID, AREA_TRIGGERS };
 /* Objects of the given list whose boxes touch [mins, maxs], in the order

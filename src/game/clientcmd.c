@@ -35,6 +35,9 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* ---- animation -------------------------------------------------------- */
 
 void player_anim_start(struct game *g, struct game_entity *e, int first,
@@ -369,6 +372,141 @@ static void flush_damage(struct game *g, struct game_entity *e)
 	cl->dmg_take = cl->dmg_save = 0;
 }
 
+/* The pmove input of a step, as run_step builds it after pre_think:
+ * the entity's origin and velocity, its movement type, and the command
+ * with the angles the server set when the client has not turned yet
+ * (fixangle).  The rest of *p is the player's pmove state. */
+static void step_input(const struct game_client *cl,
+		       const struct game_entity *e, const struct usercmd *cmd,
+		       struct pmove_player *p, struct usercmd *c)
+{
+	vec_copy(e->obj->origin, p->origin);
+	vec_copy(e->velocity, p->velocity);
+	if (cl->spectator)
+		p->pm_type = PM_SPECTATOR;
+	else if (e->health <= 0 || e->deadflag)
+		p->pm_type = PM_DEAD;
+	else
+		p->pm_type = PM_NORMAL;
+	*c = *cmd;
+	if (cl->fixangle)
+		vec_copy(cl->v_angle, c->angles);
+}
+
+static bool same_bits(const void *a, const void *b, size_t n)
+{
+	return memcmp(a, b, n) == 0;
+}
+
+/* every field pmove reads or leaves as it was, bit for bit */
+static bool same_player(const struct pmove_player *a,
+			const struct pmove_player *b)
+{
+	return same_bits(a->origin, b->origin, sizeof(a->origin)) &&
+	       same_bits(a->velocity, b->velocity, sizeof(a->velocity)) &&
+	       same_bits(a->angles, b->angles, sizeof(a->angles)) &&
+	       a->pm_type == b->pm_type &&
+	       same_bits(&a->waterjumptime, &b->waterjumptime,
+			 sizeof(a->waterjumptime)) &&
+	       a->jump_held == b->jump_held && a->onground == b->onground &&
+	       a->groundent == b->groundent &&
+	       a->waterlevel == b->waterlevel && a->watertype == b->watertype;
+}
+
+static bool same_cmd(const struct usercmd *a, const struct usercmd *b)
+{
+	return a->msec == b->msec &&
+	       same_bits(a->angles, b->angles, sizeof(a->angles)) &&
+	       a->forwardmove == b->forwardmove &&
+	       a->sidemove == b->sidemove && a->upmove == b->upmove &&
+	       a->buttons == b->buttons && a->impulse == b->impulse;
+}
+
+void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
+		    struct game_spec *s)
+{
+	const struct game_client *cl;
+	const struct game_entity *e;
+	struct usercmd step;
+
+	s->made = false;
+	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
+		return;
+	cl = &g->clients[slot];
+	e = &g->ents[game_player_entity(g, slot)];
+	pmove_cmd_steps(cmd, &step);
+	s->in = cl->pm;
+	step_input(cl, e, &step, &s->in, &s->cmd);
+	s->mv = g->movevars;
+	s->out = s->in;
+	pmove_run_read(g->world, e->obj, &s->mv, &s->cmd, &s->out, &s->res,
+		       &s->read);
+	s->made = true;
+}
+
+void game_spec_attach(struct game *g, int slot, struct game_spec *s)
+{
+	if (s)
+		s->outcome = GAME_SPEC_UNUSED;
+	if (slot >= 0 && slot < g->max_clients)
+		g->clients[slot].spec = s;
+}
+
+static bool spec_read_touches(const void *ctx, const vec3_t mins,
+			      const vec3_t maxs, bool brush)
+{
+	return pmove_read_touches(ctx, mins, maxs, brush);
+}
+
+/* The step's pmove from the speculation attached to the player, when
+ * it ran on this very input and nothing it read has changed since;
+ * used once (the player's next step runs for real). */
+static bool spec_take(struct game *g, struct game_client *cl,
+		      const struct game_entity *e, const struct pmove_vars *mv,
+		      const struct usercmd *c, struct pmove_result *res)
+{
+	struct game_spec *s = cl->spec;
+
+	if (!s)
+		return false;
+	cl->spec = NULL;
+	if (!s->made)
+		return false;
+	if (!same_player(&s->in, &cl->pm) || !same_cmd(&s->cmd, c) ||
+	    !same_bits(&s->mv, mv, sizeof(*mv))) {
+		g->stats.spec_inputs++;
+		s->outcome = GAME_SPEC_INPUT;
+		return false;
+	}
+	if (!g->world->changes ||
+	    (s->read.any && world_changes_meet(g->world, s->read.mins,
+					       s->read.maxs, e->obj->id,
+					       spec_read_touches, &s->read))) {
+		g->stats.spec_world++;
+		s->outcome = GAME_SPEC_WORLD;
+		return false;
+	}
+#ifdef QWD_SELF_CHECK
+	{
+		/* the sanitizer builds run it again: a result taken must be
+		 * the one pmove gives now */
+		struct pmove_player now = cl->pm;
+		struct pmove_result r;
+
+		pmove_run(g->world, e->obj, mv, c, &now, &r);
+		if (!same_player(&now, &s->out) || r.num_touch != s->res.num_touch ||
+		    memcmp(r.touch, s->res.touch,
+			   (size_t)r.num_touch * sizeof(r.touch[0])) != 0)
+			abort();
+	}
+#endif
+	cl->pm = s->out;
+	*res = s->res;
+	g->stats.spec_hits++;
+	s->outcome = GAME_SPEC_TAKEN;
+	return true;
+}
+
 static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 		     bool first)
 {
@@ -376,6 +514,7 @@ static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 	struct game_entity *e = &g->ents[game_player_entity(g, slot)];
 	struct pmove_result res;
 	struct pmove_vars mv = g->movevars;
+	struct usercmd c;
 
 	cl->cmd = *cmd;
 	if (!cl->fixangle)
@@ -396,24 +535,10 @@ static void run_step(struct game *g, int slot, const struct usercmd *cmd,
 	if (!pre_think(g, e))
 		return;
 
-	vec_copy(e->obj->origin, cl->pm.origin);
-	vec_copy(e->velocity, cl->pm.velocity);
-	if (cl->spectator)
-		cl->pm.pm_type = PM_SPECTATOR;
-	else if (e->health <= 0 || e->deadflag)
-		cl->pm.pm_type = PM_DEAD;
-	else
-		cl->pm.pm_type = PM_NORMAL;
-	if (cl->fixangle) {
-		/* the client has not turned yet: move with the new angles */
-		struct usercmd c = *cmd;
-
-		vec_copy(cl->v_angle, c.angles);
+	step_input(cl, e, cmd, &cl->pm, &c);
+	if (!spec_take(g, cl, e, &mv, &c, &res))
 		pmove_run(g->world, e->obj, &mv, &c, &cl->pm, &res);
-		cl->fixangle = false;
-	} else {
-		pmove_run(g->world, e->obj, &mv, cmd, &cl->pm, &res);
-	}
+	cl->fixangle = false;
 	vec_copy(cl->pm.origin, e->obj->origin);
 	vec_copy(cl->pm.velocity, e->velocity);
 	e->waterlevel = cl->pm.waterlevel;

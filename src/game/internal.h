@@ -232,7 +232,19 @@ struct pm_ctx {
 	/* the hull of the box physents, laid out once a move when there is
 	 * one; its planes are set per box */
 	struct bsp_box_hull *box;
+	/* NULL, or where the move's reads of the world are gathered
+	 * (pmove_run_read: a speculative move's validation) */
+	struct pmove_read *read;
+	vec3_t gather_min, gather_max;	/* the physents' query box */
 };
+
+/* the read box grows by a box of the reference point (a trace's or a
+ * test's bounds): the objects whose boxes meet it, grown by the player's */
+void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs);
+/* ... and keeps the reference point's segment (start == end: a test) */
+void pm_read_seg(const struct pm_ctx *pm, const vec3_t start, const vec3_t end);
+/* ... or by a box of world space (a point test, the physents' box) */
+void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs);
 
 /* the reference's length: the squares summed in float, the root in double */
 static inline float pm_length(const vec3_t v)

@@ -699,6 +699,14 @@ void pmove_run(const struct world *w, const struct world_obj *self,
 	       const struct pmove_vars *mv, const struct usercmd *cmd,
 	       struct pmove_player *p, struct pmove_result *res)
 {
+	pmove_run_read(w, self, mv, cmd, p, res, NULL);
+}
+
+void pmove_run_read(const struct world *w, const struct world_obj *self,
+		    const struct pmove_vars *mv, const struct usercmd *cmd,
+		    struct pmove_player *p, struct pmove_result *res,
+		    struct pmove_read *read)
+{
 	struct pmove_result scratch;
 	struct bsp_box_hull box;
 	struct pm_ctx pm;
@@ -715,6 +723,12 @@ void pmove_run(const struct world *w, const struct world_obj *self,
 	vec_set(pm.right, 0, 0, 0);
 	vec_set(pm.groundnormal, 0, 0, 1);
 	pm.box = &box;
+	pm.read = read;
+	if (read) {
+		read->any = false;
+		read->wide = false;
+		read->num_segs = 0;
+	}
 
 	pm_gather_physents(&pm, self);
 

@@ -26,6 +26,15 @@
  *   (bsp_box_point_solid, the hull's answer without the walk).  The
  *   results are the same floats the per-trace computation gave.
  *
+ *   A speculative move (pmove_run_read) also gathers what it read: the
+ *   bounds of every trace and position test, grown by the player's box,
+ *   as pm_cull sees them (an object outside them is culled by each), and
+ *   the physents' whole box when a new object could change which ones
+ *   are kept (near the 64 slots) or when every brush model is asked
+ *   (point contents); and each trace's segment and each test's point,
+ *   which say more finely whether a changed object could have been met
+ *   (pmove_read_touches).
+ *
  *   Nothing here is global and nothing allocates.
  */
 #include "internal.h"
@@ -66,6 +75,93 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 				pmove_player_mins[i];
 		}
 	}
+}
+
+/* ---- what a move read (pmove_run_read) ------------------------------------ */
+
+/* the margin beyond pm_cull's bounds: absmin/absmax hold the object's
+ * box +-1 and are summed in another order than the cull bounds */
+#define PM_READ_MARGIN 2
+/* against a box object's own box: the hull walk's DIST_EPSILON (1/32)
+ * and the rounding of its coordinates */
+#define PM_READ_BOX_MARGIN 0.05f
+
+void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
+{
+	struct pmove_read *r = pm->read;
+
+	if (!r)
+		return;
+	if (!r->any) {
+		vec_copy(mins, r->mins);
+		vec_copy(maxs, r->maxs);
+		r->any = true;
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		if (mins[k] < r->mins[k])
+			r->mins[k] = mins[k];
+		if (maxs[k] > r->maxs[k])
+			r->maxs[k] = maxs[k];
+	}
+}
+
+void pm_read_seg(const struct pm_ctx *pm, const vec3_t start, const vec3_t end)
+{
+	struct pmove_read *r = pm->read;
+
+	if (!r)
+		return;
+	if (r->num_segs < PMOVE_READ_SEGS) {
+		vec_copy(start, r->seg_start[r->num_segs]);
+		vec_copy(end, r->seg_end[r->num_segs]);
+	}
+	r->num_segs++;
+}
+
+bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
+			const vec3_t maxs, bool brush)
+{
+	/* a box object's box is absmin + 1 .. absmax - 1 to the float's
+	 * rounding; a trace meets it only where the reference point comes
+	 * within DIST_EPSILON of its grown box (the hull walk pulls each
+	 * split back by that much, so a segment passing 1/32 outside a face
+	 * is still stopped by it: players in contact meet), a test only
+	 * inside or on a face; so the margin is DIST_EPSILON and rounding */
+	float in = brush ? 0 : 1, margin = brush ? PM_READ_MARGIN : PM_READ_BOX_MARGIN;
+	vec3_t lo, hi;
+
+	if (!r->any)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if (mins[k] > r->maxs[k] || maxs[k] < r->mins[k])
+			return false;
+	if (r->wide || r->num_segs > PMOVE_READ_SEGS)
+		return true;
+	/* the object as the reference point sees it: its box grown by the
+	 * player's (a brush model's hull 1 lies within it too) */
+	for (int k = 0; k < 3; k++) {
+		lo[k] = mins[k] + in - pmove_player_maxs[k];
+		hi[k] = maxs[k] - in - pmove_player_mins[k];
+	}
+	for (int i = 0; i < r->num_segs; i++)
+		if (world_segment_meets(r->seg_start[i], r->seg_end[i],
+					margin, lo, hi))
+			return true;
+	return false;
+}
+
+void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs)
+{
+	vec3_t mins, maxs;
+
+	if (!pm->read)
+		return;
+	for (int k = 0; k < 3; k++) {
+		mins[k] = tmins[k] + pmove_player_mins[k] - PM_READ_MARGIN;
+		maxs[k] = tmaxs[k] + pmove_player_maxs[k] + PM_READ_MARGIN;
+	}
+	pm_read_box(pm, mins, maxs);
 }
 
 #define PM_PHYSENT_RANGE 256
@@ -113,6 +209,14 @@ void pm_gather_physents(struct pm_ctx *pm,
 		n = PM_AREA_QUERY_MAX;
 	} else if (n >= PMOVE_MAX_PHYSENTS) {
 		world_objs_sort(found, n);
+	}
+
+	vec_copy(mins, pm->gather_min);
+	vec_copy(maxs, pm->gather_max);
+	/* near the slots' end, an object coming in may push one out */
+	if (n >= PMOVE_MAX_PHYSENTS - 1 && pm->read) {
+		pm_read_box(pm, mins, maxs);
+		pm->read->wide = true;
 	}
 
 	for (int i = 0; i < n && pm->num_phys < PMOVE_MAX_PHYSENTS; i++) {
@@ -202,6 +306,8 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 		tmins[i] = (end[i] > start[i] ? start[i] : end[i]) - 1;
 		tmaxs[i] = (end[i] > start[i] ? end[i] : start[i]) + 1;
 	}
+	pm_read_ref(pm, tmins, tmaxs);
+	pm_read_seg(pm, start, end);
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		struct trace tr;
@@ -236,6 +342,8 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		pmins[k] = pos[k] - 1;
 		pmaxs[k] = pos[k] + 1;
 	}
+	pm_read_ref(pm, pmins, pmaxs);
+	pm_read_seg(pm, pos, pos);
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
 		vec3_t test;
@@ -273,6 +381,11 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p)
 {
 	int final = CONTENTS_EMPTY;
+
+	/* every brush physent is asked, culled by nothing */
+	pm_read_box(pm, pm->gather_min, pm->gather_max);
+	if (pm->read)
+		pm->read->wide = true;
 
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];

@@ -56,6 +56,18 @@
  *   (game_escapes), is counted: the frame stays safe, its equivalence is
  *   then not promised.
  *
+ *   Speculative moves (sv_threads_execute 3; docs/parallel.md,
+ *   "Speculative moves") are the other design: no schedule, no deferred
+ *   world.  Each queued move's first step is run ahead on the workers
+ *   (game_spec_make: pmove alone, the game and the world only read, its
+ *   result and what it read into the move's own cell); then the segment
+ *   runs on the coordinator in arrival order, exactly as the sequential
+ *   frame, each move's first pmove taking the speculative result when
+ *   its input is bitwise the one speculated and no object linked or
+ *   unlinked by the moves before it (the world's change log) meets what
+ *   it read.  The game is the sequential one by construction; what runs
+ *   in parallel is the share of pmove the crowd leaves unchanged.
+ *
  *   Every array is made at start (sv_exec_init); nothing allocates per
  *   frame.
  */
@@ -82,7 +94,14 @@ int sv_exec_init(struct server *sv)
 	x->enabled = cvar_register(sv, "sv_threads_execute", "1", 0,
 				   "-threads N: run the frame's moves on the "
 				   "workers too: 1 while the schedule finds work "
-				   "for them, 2 always, 0 only the replies");
+				   "for them, 2 always, 0 only the replies, "
+				   "3 speculative moves (pmove ahead, checked "
+				   "in arrival order)");
+	x->spec_rest = cvar_register(sv, "sv_threads_spec_rest", "1", 0,
+				     "sv_threads_execute 3: a player whose step "
+				     "ahead was run again for the world is not "
+				     "run ahead in its next segment (1), or "
+				     "every step is (0)");
 	if (sv->threads < 2)
 		return 0;
 	x->moves = calloc(clients, sizeof(*x->moves));
@@ -113,12 +132,18 @@ int sv_exec_init(struct server *sv)
 	x->far_line = calloc(EXEC_MAX_FAR, sizeof(*x->far_line));
 	x->dropped_seen = calloc((size_t)bins, sizeof(*x->dropped_seen));
 	x->replay_order = calloc((size_t)x->replay_max, sizeof(*x->replay_order));
+	x->spec = calloc(clients, sizeof(*x->spec));
+	x->rest = calloc(clients, sizeof(*x->rest));
+	/* a move links its player once a step, unlinking it first: room for
+	 * four steps a move and what they spawn or take */
+	x->changes = world_changes_create((int)clients * 8 + 4096);
 	if (!x->moves || !x->cmds || !x->queued || !x->parent || !x->size ||
 	    !x->job_of || !x->touched || !x->marked || !x->found || !x->items ||
 	    !x->job_first || !x->job_last || !x->next || !x->weight ||
 	    !x->order || !x->job_bin || !x->bin_cmds || !x->queues ||
 	    !x->replay_count || !x->replay_order || !x->dropped_seen ||
-	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max || !x->far_line)
+	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max ||
+	    !x->far_line || !x->spec || !x->changes || !x->rest)
 		goto oom;
 	for (int b = 0; b < bins; b++) {
 		x->queues[b] = game_defer_create(x->replay_max / bins,
@@ -172,6 +197,9 @@ void sv_exec_free(struct server *sv)
 	free(x->far_min);
 	free(x->far_max);
 	free(x->far_line);
+	free(x->spec);
+	free(x->rest);
+	world_changes_destroy(x->changes);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -293,41 +321,6 @@ static bool far_line(struct sv_exec *x, int m)
 	return true;
 }
 
-/* Does the segment a..b, grown by r on every side, meet the box?  The
- * segment against the box grown by r (slabs): a capsule's test, made
- * coarser at the box's corners. */
-static bool segment_meets(const vec3_t a, const vec3_t b, float r,
-			  const vec3_t mins, const vec3_t maxs)
-{
-	float t0 = 0, t1 = 1;
-
-	for (int k = 0; k < 3; k++) {
-		float lo = mins[k] - r, hi = maxs[k] + r;
-		float d = b[k] - a[k];
-
-		if (d == 0) {
-			if (a[k] < lo || a[k] > hi)
-				return false;
-			continue;
-		}
-		float ta = (lo - a[k]) / d, tb = (hi - a[k]) / d;
-
-		if (ta > tb) {
-			float t = ta;
-
-			ta = tb;
-			tb = t;
-		}
-		if (ta > t0)
-			t0 = ta;
-		if (tb < t1)
-			t1 = tb;
-		if (t0 > t1)
-			return false;
-	}
-	return true;
-}
-
 /* an entity that acts far, in a move's halo: where it acts is a far box
  * (a teleporter's destination, grown by the reach of the move that may
  * take it); false: it acts anywhere */
@@ -407,7 +400,7 @@ static bool meets_far(const struct sv_exec *x, const vec3_t bmin,
 
 		if (!boxes_meet(mn, mx, x->far_min[f], x->far_max[f]))
 			continue;
-		if (l && !segment_meets(l->fstart, l->fend, l->fgrow, mn, mx))
+		if (l && !world_segment_meets(l->fstart, l->fend, l->fgrow, mn, mx))
 			continue;
 		return true;
 	}
@@ -487,7 +480,7 @@ static bool schedule_far(struct server *sv)
 			if (!boxes_meet(mv->qmin, mv->qmax, x->far_min[f],
 					x->far_max[f]))
 				continue;
-			if (l && !segment_meets(l->fstart, l->fend, l->fgrow,
+			if (l && !world_segment_meets(l->fstart, l->fend, l->fgrow,
 						mv->qmin, mv->qmax))
 				continue;
 			{
@@ -735,6 +728,58 @@ static void run_parallel(struct server *sv, int njobs)
 	sv->stats.exec_shared_moves += (uint64_t)x->num_shared;
 }
 
+/* ---- speculative moves (sv_threads_execute 3) --------------------------- */
+
+/* one move's first step, ahead, on whichever worker took it: reads the
+ * game and the world, writes its own cell */
+static void spec_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+	struct sv_exec *x = &sv->exec;
+	const struct sv_exec_move *mv = &x->moves[item];
+
+	(void)worker;
+	/* in contact last time: likely again, run in its turn only */
+	if (mv->n < 1 || x->rest[mv->slot]) {
+		x->spec[item].made = false;
+		return;
+	}
+	game_spec_make(sv->game, mv->slot, &x->cmds[(size_t)item * EXEC_MAX_CMDS],
+		       &x->spec[item]);
+}
+
+static void run_speculative(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+	uint64_t t0 = prof_now(sv->prof), t1;
+
+	pool_run_shared(sv->pool, spec_item, sv, x->num, 8);
+	t1 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_PARALLEL] += t1 - t0;
+	sv_hooks_pool_ran(sv, t1 - t0);	/* -threads auto: parallel work */
+
+	world_changes_begin(&sv->world, x->changes);
+	for (int m = 0; m < x->num; m++) {
+		int slot = x->moves[m].slot;
+		struct game_spec *s = &x->spec[m];
+
+		game_spec_attach(sv->game, slot, s);
+		run_move_now(sv, m);
+		game_spec_attach(sv->game, slot, NULL);
+		if (s->made)
+			sv->stats.exec_spec_moves++;
+		else if (x->rest[slot])
+			sv->stats.exec_spec_rested++;
+		/* rest one segment after a step the world changed; the next
+		 * runs ahead again, to see whether it still does */
+		x->rest[slot] = x->spec_rest->value != 0 && s->made &&
+				s->outcome == GAME_SPEC_WORLD;
+	}
+	world_changes_end(&sv->world);
+	sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += prof_now(sv->prof) - t1;
+	sv->stats.exec_spec_segments++;
+}
+
 /* sv_threads_execute 1: a schedule whose segments leave little to the
  * workers costs more than it saves.  Each scheduled segment's local
  * share (its moves in local jobs; none when it ran sequentially) moves
@@ -773,6 +818,12 @@ void sv_exec_flush(struct server *sv)
 	x->flushing = true;
 	back = prof_phase_now(sv->prof);
 	t0 = prof_switch(sv->prof, PROF_EXECUTE);
+	if (x->enabled->value == 3 && sv->pool && pool_active(sv->pool) > 1 &&
+	    x->num >= EXEC_MIN_PARALLEL) {
+		sv->stats.exec_ns[SERVER_EXEC_SCHEDULE] += prof_now(sv->prof) - t0;
+		run_speculative(sv);
+		goto done;
+	}
 	parallel = sv->pool && pool_active(sv->pool) > 1 &&
 		   x->num >= EXEC_MIN_PARALLEL && worth_trying(sv) &&
 		   measure_moves(sv);
@@ -814,6 +865,7 @@ void sv_exec_flush(struct server *sv)
 		sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += prof_now(sv->prof) - t1;
 	}
 	schedule_reset(x);
+done:
 	for (int m = 0; m < x->num; m++)
 		x->queued[x->moves[m].slot] = false;
 	x->num = 0;
@@ -832,6 +884,21 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->skipped = sv->stats.exec_skipped;
 	out->escapes = game_escapes();
 	out->calls_lost = sv->stats.exec_calls_lost;
+	out->spec_segments = sv->stats.exec_spec_segments;
+	out->spec_moves = sv->stats.exec_spec_moves;
+	out->spec_rested = sv->stats.exec_spec_rested;
+	out->spec_hits = out->spec_inputs = out->spec_world = 0;
+	if (sv->game) {
+		const struct game_stats *gs = &sv->game->stats;
+
+		out->spec_hits = gs->spec_hits;
+		out->spec_inputs = gs->spec_inputs;
+		out->spec_world = gs->spec_world;
+	}
+	out->spec_noted = out->spec_overflows = 0;
+	if (sv->exec.changes)
+		world_changes_counts(sv->exec.changes, &out->spec_noted,
+				     &out->spec_overflows);
 	memcpy(out->ns, sv->stats.exec_ns, sizeof(out->ns));
 }
 

@@ -461,6 +461,9 @@ struct server_stats {
 	uint64_t exec_outside;		/* a local mover left its region */
 	uint64_t exec_skipped;		/* segments not scheduled: no pay */
 	uint64_t exec_calls_lost;	/* game calls a full queue lost */
+	uint64_t exec_spec_segments;	/* run speculatively (mode 3) */
+	uint64_t exec_spec_moves;	/* first steps speculated */
+	uint64_t exec_spec_rested;	/* moves not run ahead (rest rule) */
 	uint64_t exec_ns[SERVER_EXEC_STEPS];	/* by step (server.h) */
 };
 
@@ -564,6 +567,12 @@ struct sv_exec {
 	uint32_t *replay_count;		/* maxclients + 1 */
 	uint32_t *replay_order;
 	int replay_max;
+	/* speculative moves (sv_threads_execute 3): each queued move's
+	 * first step run on the workers, and the segment's change log */
+	struct game_spec *spec;		/* maxclients, by the move's place */
+	struct world_changes *changes;
+	struct cvar *spec_rest;		/* sv_threads_spec_rest */
+	bool *rest;			/* maxclients: not ahead this segment */
 };
 
 struct server {

@@ -157,6 +157,7 @@ void world_init_depth(struct world *w, const struct bsp_map *map,
 	w->objs = objs;
 	w->max_objs = max_objs;
 	w->num_nodes = 0;
+	w->changes = NULL;
 
 	if (map->num_models > 0) {
 		vec_copy(map->models[0].mins, mins);
@@ -201,6 +202,8 @@ void world_unlink(struct world *w, struct world_obj *obj)
 	}
 	if (!obj->linked)
 		return;
+	if (w->changes)
+		world_changes_note(w->changes, obj);	/* where it was */
 	link_remove(&obj->link);
 	obj->linked = false;
 }
@@ -278,6 +281,8 @@ void world_link(struct world *w, struct world_obj *obj)
 	if (obj->solid == SOLID_NOT)
 		return;
 	list_insert(w, obj, obj->absmin, obj->absmax);
+	if (w->changes)
+		world_changes_note(w->changes, obj);	/* where it is */
 }
 
 void world_defer(struct world *w, bool on)

@@ -365,6 +365,53 @@ static void test_execute_same_game(void **state)
 	check_execute_equal("small", 400, 2, true);
 }
 
+/* Speculative moves (sv_threads_execute 3, docs/parallel.md
+ * "Speculative moves"): every queued move's first step runs ahead on
+ * the workers, the segment then in arrival order taking what still
+ * holds.  The same crowd of walkers and fighters: the game after every
+ * frame is the sequential one's with 2 and 3 threads; steps were taken
+ * and steps were run again (the fighters' kills, respawns, the crowd's
+ * moves meeting what others read), players rested after those, no
+ * change log filled. */
+static void check_speculative_equal(const char *map, int frames, int threads)
+{
+	static const char *const spec[] = {"sv_threads_execute 3", NULL};
+	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, spec, 0);
+	struct fb_result *b = run_game_with(map, 256, 64, frames, 11, threads,
+					    spec, 0);
+	struct fb_result *c = run_game(map, 256, 64, frames, 11, 1);
+
+	assert_int_equal(a->joined, 256);
+	assert_int_equal(a->frames, frames);
+	assert_int_equal(b->joined, 256);
+	/* one thread: the sequential frame, whatever the cvar says */
+	assert_int_equal(a->state_digest, c->state_digest);
+	assert_int_equal(a->exec.spec_segments, 0);
+	assert_int_equal(a->state_digest, b->state_digest);
+	assert_int_equal(a->digest, b->digest);
+	assert_true(b->exec.spec_segments > 0);
+	assert_true(b->exec.spec_moves > 0);
+	assert_true(b->exec.spec_hits > 0);
+	assert_true(b->exec.spec_world > 0);
+	/* a step the world changed rests its player's next one */
+	assert_true(b->exec.spec_rested > 0);
+	assert_int_equal(b->exec.spec_overflows, 0);
+	assert_int_equal(b->exec.parallel, 0);
+	assert_int_equal(b->exec.escapes, 0);
+	assert_int_equal(b->exec.calls_lost, 0);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_execute_speculative_same_game(void **state)
+{
+	(void)state;
+	check_speculative_equal("large", 1200, 2);
+	check_speculative_equal("large", 400, 3);
+	check_speculative_equal("small", 400, 2);
+}
+
 /* the state digest sees the game: another seed, another game */
 static void test_state_digest_moves(void **state)
 {
@@ -380,6 +427,7 @@ static void test_state_digest_moves(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_execute_same_game),
 	cmocka_unit_test(test_execute_same_game_antilag),
+	cmocka_unit_test(test_execute_speculative_same_game),
 	cmocka_unit_test(test_state_digest_moves),
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),

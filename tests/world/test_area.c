@@ -8,7 +8,9 @@
  * boxes with a fixed seed, through links, relinks and unlinks.  Moves are
  * checked against QuakeWorld's rules: the nearest hit wins, the mover's
  * owner and its own objects never block it, MOVE_NOMONSTERS sees only
- * brush models, MOVE_MISSILE widens monsters by 15 units.
+ * brush models, MOVE_MISSILE widens monsters by 15 units.  The change
+ * log of speculative moves (src/world/changes.c) is checked by hand and
+ * against a scan over every box it was told of.
  */
 #include "../harness.h"
 
@@ -906,6 +908,172 @@ static void test_move_lagged(void **state)
 	(void)other;
 }
 
+/* ---- the change log of speculative moves (src/world/changes.c) ---------- */
+
+static bool box_meets(const vec3_t amin, const vec3_t amax, const vec3_t bmin,
+		      const vec3_t bmax)
+{
+	for (int k = 0; k < 3; k++)
+		if (amin[k] > bmax[k] || amax[k] < bmin[k])
+			return false;
+	return true;
+}
+
+static bool ask(const struct world *w, float x, float y, float z, float r,
+		int skip)
+{
+	vec3_t mn = {x - r, y - r, z - r}, mx = {x + r, y + r, z + r};
+
+	return world_changes_meet(w, mn, mx, skip, NULL, NULL);
+}
+
+static bool say_no(const void *ctx, const vec3_t mins, const vec3_t maxs,
+		   bool brush)
+{
+	(void)ctx;
+	(void)mins;
+	(void)maxs;
+	(void)brush;
+	return false;
+}
+
+/* links and unlinks under a log note the old and the new boxes; a box
+ * far from both is not met, the object asking is skipped, a new segment
+ * forgets the last, and no log answers yes */
+static void test_changes_log(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_changes *c = world_changes_create(64);
+	struct world_obj *a, *b;
+	vec3_t mn = {90, -10, -10}, mx = {110, 10, 10};
+	uint64_t noted, over;
+
+	assert_non_null(c);
+	a = place(f, 1, SOLID_BBOX, 100, 0, 0, 16);
+	b = place(f, 2, SOLID_BBOX, -300, 0, 0, 16);
+	assert_true(ask(&f->w, 0, 0, 0, 8, -1));	/* no log: yes */
+	world_changes_begin(&f->w, c);
+	assert_false(ask(&f->w, 100, 0, 0, 8, -1));
+	vec_set(a->origin, 140, 0, 0);
+	world_link(&f->w, a);
+	assert_true(ask(&f->w, 100, 0, 0, 8, -1));	/* where it was */
+	assert_true(ask(&f->w, 150, 0, 0, 8, -1));	/* where it is */
+	assert_false(ask(&f->w, 100, 0, 0, 8, 1));	/* its own move */
+	assert_false(ask(&f->w, -300, 0, 0, 8, -1));	/* b did not move */
+	assert_false(ask(&f->w, 120, 200, 0, 8, -1));
+	assert_false(world_changes_meet(&f->w, mn, mx, -1, say_no, NULL));
+	world_unlink(&f->w, b);
+	assert_true(ask(&f->w, -300, 0, 0, 8, -1));
+	world_changes_counts(c, &noted, &over);
+	assert_int_equal(noted, 3);
+	assert_int_equal(over, 0);
+	world_changes_end(&f->w);
+	assert_null(f->w.changes);
+	/* links outside a log are not noted */
+	world_link(&f->w, b);
+	world_changes_begin(&f->w, c);
+	assert_false(ask(&f->w, 100, 0, 0, 8, -1));
+	assert_false(ask(&f->w, -300, 0, 0, 8, -1));
+	world_changes_end(&f->w);
+	world_changes_destroy(c);
+}
+
+/* a full log answers yes everywhere; a box over many columns is found
+ * far from its corner */
+static void test_changes_full_and_big(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_changes *c = world_changes_create(2);
+	uint64_t noted, over;
+
+	assert_non_null(c);
+	world_changes_begin(&f->w, c);
+	place(f, 3, SOLID_BBOX, 0, 0, 0, 400);	/* 7 x 7 columns: the big list */
+	assert_true(ask(&f->w, 380, 380, 0, 4, -1));
+	assert_true(ask(&f->w, -380, -380, 0, 4, -1));
+	assert_false(ask(&f->w, 450, 0, 0, 4, -1));
+	place(f, 4, SOLID_BBOX, 200, 200, 0, 8);
+	assert_false(ask(&f->w, 450, 0, 0, 4, -1));
+	place(f, 5, SOLID_BBOX, -200, 200, 0, 8);	/* the third note */
+	assert_true(ask(&f->w, 450, 0, 0, 4, -1));
+	world_changes_counts(c, &noted, &over);
+	assert_int_equal(noted, 3);
+	assert_int_equal(over, 1);
+	world_changes_end(&f->w);
+	world_changes_destroy(c);
+}
+
+/* against the brute force: random moves of random boxes under a log,
+ * random questions, answered as a scan over every noted box answers */
+static void test_changes_brute_force(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_changes *c = world_changes_create(4096);
+	static vec3_t nmin[2048], nmax[2048];
+	static int nid[2048];
+	int n = 0;
+	unsigned seed = 7;
+
+	assert_non_null(c);
+	for (int i = 1; i < 40; i++)
+		place(f, i, SOLID_SLIDEBOX, (float)(rand_r(&seed) % 1000 - 500),
+		      (float)(rand_r(&seed) % 500 - 250), 0, 16);
+	for (int round = 0; round < 20; round++) {
+		world_changes_begin(&f->w, c);
+		n = 0;
+		for (int m = 0; m < 30; m++) {
+			struct world_obj *o = &f->objs[1 + rand_r(&seed) % 39];
+
+			if (o->linked) {
+				vec_copy(o->lmin, nmin[n]);
+				vec_copy(o->lmax, nmax[n]);
+				nid[n++] = o->id;
+			}
+			o->origin[0] += (float)(rand_r(&seed) % 65 - 32);
+			o->origin[1] += (float)(rand_r(&seed) % 65 - 32);
+			if (rand_r(&seed) % 8 == 0) {
+				world_unlink(&f->w, o);
+				continue;
+			}
+			world_link(&f->w, o);
+			vec_copy(o->lmin, nmin[n]);
+			vec_copy(o->lmax, nmax[n]);
+			nid[n++] = o->id;
+		}
+		for (int q = 0; q < 200; q++) {
+			float x = (float)(rand_r(&seed) % 1100 - 550);
+			float y = (float)(rand_r(&seed) % 600 - 300);
+			float r = (float)(1 + rand_r(&seed) % 300);
+			int skip = rand_r(&seed) % 4 ? -1 : 1 + rand_r(&seed) % 39;
+			vec3_t mn = {x - r, y - r, -r}, mx = {x + r, y + r, r};
+			bool want = false;
+
+			for (int i = 0; i < n && !want; i++)
+				want = nid[i] != skip &&
+				       box_meets(mn, mx, nmin[i], nmax[i]);
+			assert_int_equal(world_changes_meet(&f->w, mn, mx, skip,
+							    NULL, NULL), want);
+		}
+		world_changes_end(&f->w);
+	}
+	world_changes_destroy(c);
+}
+
+static void test_segment_meets(void **state)
+{
+	vec3_t mn = {0, 0, 0}, mx = {10, 10, 10};
+	vec3_t a = {-5, 5, 5}, b = {15, 5, 5}, c = {-5, 12, 5}, d = {15, 12, 5};
+	vec3_t e = {-5, -5, 5}, g = {-1, 5, 5};
+
+	(void)state;
+	assert_true(world_segment_meets(a, b, 0, mn, mx));
+	assert_false(world_segment_meets(c, d, 1, mn, mx));	/* 2 beside */
+	assert_true(world_segment_meets(c, d, 2, mn, mx));
+	assert_false(world_segment_meets(e, g, 0.5f, mn, mx));	/* short of it */
+	assert_true(world_segment_meets(g, g, 1, mn, mx));	/* a point */
+	assert_false(world_segment_meets(g, g, 0.5f, mn, mx));
+}
+
 static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_tree_shape, setup_world,
 					teardown_world),
@@ -941,6 +1109,13 @@ static const struct CMUnitTest area_tests[] = {
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_lagged, setup_world,
 					teardown_world),
+	cmocka_unit_test_setup_teardown(test_changes_log, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_changes_full_and_big, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_changes_brute_force,
+					setup_world_deep, teardown_world),
+	cmocka_unit_test(test_segment_meets),
 };
 
 QWD_TEST_GROUP(area, area_tests, NULL, NULL)

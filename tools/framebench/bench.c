@@ -664,6 +664,14 @@ static void finish(struct bench *b)
 	r->exec.outside -= b->exec0.outside;
 	r->exec.escapes -= b->exec0.escapes;
 	r->exec.calls_lost -= b->exec0.calls_lost;
+	r->exec.spec_segments -= b->exec0.spec_segments;
+	r->exec.spec_moves -= b->exec0.spec_moves;
+	r->exec.spec_rested -= b->exec0.spec_rested;
+	r->exec.spec_hits -= b->exec0.spec_hits;
+	r->exec.spec_inputs -= b->exec0.spec_inputs;
+	r->exec.spec_world -= b->exec0.spec_world;
+	r->exec.spec_noted -= b->exec0.spec_noted;
+	r->exec.spec_overflows -= b->exec0.spec_overflows;
 	for (int k = 0; k < SERVER_EXEC_STEPS; k++)
 		r->exec.ns[k] -= b->exec0.ns[k];
 	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");

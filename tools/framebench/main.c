@@ -62,7 +62,8 @@ static void usage(void)
 		"  --quiet: the walkers never fire; --fighters N: the first N players\n"
 		"  walk with the trigger held down (the rest are the study's walkers)\n"
 		"  with N threads the moves run on the workers too (sv_threads_execute\n"
-		"  1: while the schedule pays; --set \"sv_threads_execute 2\": always);\n"
+		"  1: while the schedule pays; --set \"sv_threads_execute 2\": always;\n"
+		"  3: speculative moves, pmove ahead on the workers);\n"
 		"  the state digest (the game after every frame) is then the same\n");
 }
 
@@ -349,6 +350,14 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_u64(&j, "commit_ns", r->exec.ns[SERVER_EXEC_COMMIT]);
 	json_u64(&j, "shared_ns", r->exec.ns[SERVER_EXEC_SHARED]);
 	json_u64(&j, "arrival_ns", r->exec.ns[SERVER_EXEC_ARRIVAL]);
+	json_u64(&j, "spec_segments", r->exec.spec_segments);
+	json_u64(&j, "spec_moves", r->exec.spec_moves);
+	json_u64(&j, "spec_rested", r->exec.spec_rested);
+	json_u64(&j, "spec_hits", r->exec.spec_hits);
+	json_u64(&j, "spec_inputs", r->exec.spec_inputs);
+	json_u64(&j, "spec_world", r->exec.spec_world);
+	json_u64(&j, "spec_noted", r->exec.spec_noted);
+	json_u64(&j, "spec_overflows", r->exec.spec_overflows);
 	json_end(&j);
 	if (c->schedule) {
 		json_break(&j, 2);
@@ -487,6 +496,22 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
 		       per_frame(x->ns[SERVER_EXEC_COMMIT], r->server_frames),
 		       per_frame(x->ns[SERVER_EXEC_SHARED], r->server_frames),
+		       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
+	}
+	if (r->exec.spec_segments) {
+		const struct server_exec_stats *x = &r->exec;
+		uint64_t asked = x->spec_hits + x->spec_inputs + x->spec_world;
+
+		printf("speculative moves: %" PRIu64 " segments, %" PRIu64
+		       " first steps ahead (%" PRIu64 " moves resting); at their turn %" PRIu64 " taken (%.1f%%), %"
+		       PRIu64 " run again for their input, %" PRIu64
+		       " for the world; %" PRIu64 " logs filled\n",
+		       x->spec_segments, x->spec_moves, x->spec_rested, x->spec_hits,
+		       asked ? 100.0 * (double)x->spec_hits / (double)asked : 0,
+		       x->spec_inputs, x->spec_world, x->spec_overflows);
+		printf("  per frame: ahead on the workers %.1f us (to the barrier), "
+		       "in arrival order %.1f us\n",
+		       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
 		       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
 	}
 	if (c->schedule)
