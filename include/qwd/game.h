@@ -632,6 +632,10 @@ struct game {
 	uint8_t *spawn_world;
 	int spawn_world_size;	/* allocated */
 	int spawn_world_places;	/* the search's places when it was filled */
+	int spectators;		/* active spectator clients: not linked
+				 * (SOLID_NOT) yet damageable, so while
+				 * there are any player_telefrag tests
+				 * every slot, else it asks the tree */
 
 	/* precache indices */
 	int m_player, m_eyes, m_missile, m_grenade, m_spike, m_s_spike;

@@ -539,24 +539,59 @@ void player_spawn_tfog(struct game *g, const vec3_t org)
 	s->think = play_teleport;
 }
 
+/* slot s telefragged by mover at org, if living and its box meets the
+ * mover's (1 unit larger) */
+static void telefrag_one(struct game *g, int s, const vec3_t org,
+			 struct game_entity *mover)
+{
+	struct game_entity *p = &g->ents[game_player_entity(g, s)];
+
+	if (!g->clients[s].active || p == mover || p->health <= 0 || !p->takedamage)
+		return;
+	for (int k = 0; k < 3; k++)
+		if (org[k] + mover->obj->mins[k] - 1 > p->obj->origin[k] + p->obj->maxs[k] ||
+		    org[k] + mover->obj->maxs[k] + 1 < p->obj->origin[k] + p->obj->mins[k])
+			return;
+	combat_damage(g, p, mover, mover, 50000, DT_TELEFRAG);
+}
+
 /* QuakeC's spawn_tdeath, done at once: every living player whose box
- * meets the mover's box (1 unit larger) at org dies */
+ * meets the mover's box (1 unit larger) at org dies, in slot order.
+ * Such a player is linked (solid; the dead, the intermission's and the
+ * disconnected are not damageable), its placed box holding its box grown
+ * by a unit, so the tree finds every one in id order, which is slot
+ * order (game_player_entity); spectators are damageable but not linked:
+ * while there are any, in a deferred phase (a link then waits for its
+ * commit), and when the tree finds more than fit, every slot is tested,
+ * as QuakeC does. */
 void player_telefrag(struct game *g, const vec3_t org, struct game_entity *mover)
 {
-	for (int s = 0; s < g->max_clients; s++) {
-		struct game_entity *p = &g->ents[game_player_entity(g, s)];
-		bool apart = false;
+	struct world_obj *objs[SPAWN_NEAR_MAX];
+	int slots[SPAWN_NEAR_MAX], n = -1, k = 0;
+	vec3_t mins, maxs;
 
-		if (!g->clients[s].active || p == mover || p->health <= 0 || !p->takedamage)
-			continue;
-		for (int k = 0; k < 3; k++)
-			if (org[k] + mover->obj->mins[k] - 1 > p->obj->origin[k] + p->obj->maxs[k] ||
-			    org[k] + mover->obj->maxs[k] + 1 < p->obj->origin[k] + p->obj->mins[k])
-				apart = true;
-		if (apart)
-			continue;
-		combat_damage(g, p, mover, mover, 50000, DT_TELEFRAG);
+	if (g->spectators == 0 && !g->world->deferred) {
+		for (int i = 0; i < 3; i++) {
+			mins[i] = org[i] + mover->obj->mins[i] - 1;
+			maxs[i] = org[i] + mover->obj->maxs[i] + 1;
+		}
+		n = world_area_objs(g->world, mins, maxs, AREA_SOLID, objs,
+				    SPAWN_NEAR_MAX);
 	}
+	if (n < 0 || n > SPAWN_NEAR_MAX) {
+		for (int s = 0; s < g->max_clients; s++)
+			telefrag_one(g, s, org, mover);
+		return;
+	}
+	/* the slots first: a death relinks what the tree gave */
+	for (int i = 0; i < n; i++) {
+		int s = g->ents[objs[i]->id].client;
+
+		if (s >= 0 && objs[i]->id == game_player_entity(g, s))
+			slots[k++] = s;
+	}
+	for (int i = 0; i < k; i++)
+		telefrag_one(g, slots[i], org, mover);
 }
 
 /* ---- entering the game ------------------------------------------------ */
@@ -694,9 +729,11 @@ void game_client_connect(struct game *g, int slot, const char *name,
 	if (slot < 0 || slot >= g->max_clients || !g->world)
 		return;		/* no level yet */
 	cl = &g->clients[slot];
+	g->spectators -= cl->active && cl->spectator;
 	memset(cl, 0, sizeof(*cl));
 	cl->active = true;
 	cl->spectator = spectator;
+	g->spectators += spectator;
 	strlcpy(cl->name, name ? name : "player", sizeof(cl->name));
 	if (!spectator)
 		g_bprint(g, PRINT_HIGH, "%s entered the game\n", cl->name);
@@ -726,6 +763,7 @@ void game_client_disconnect(struct game *g, int slot)
 	e->inuse = false;
 	e->modelindex = 0;
 	e->takedamage = false;
+	g->spectators -= cl->spectator;
 	cl->active = false;
 }
 
