@@ -467,5 +467,10 @@ void world_move_lagged(const struct world *w, const vec3_t start,
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,
 		    const struct world_obj *passobj);
+/* The same against the linked objects alone, for a caller that knows the
+ * world model leaves room there (the map's geometry never moves). */
+bool world_test_box_objs(const struct world *w, const vec3_t origin,
+			 const vec3_t mins, const vec3_t maxs,
+			 const struct world_obj *passobj);
 
 #endif

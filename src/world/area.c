@@ -809,7 +809,8 @@ static void clip_to_lagged(const struct world *w, struct move_clip *clip)
 static void move_run(const struct world *w, const vec3_t start,
 		     const vec3_t mins, const vec3_t maxs, const vec3_t end,
 		     enum move_kind kind, const struct world_obj *passobj,
-		     const struct world_lag *lag, bool test_only, struct trace *tr)
+		     const struct world_lag *lag, bool test_only, bool objs_only,
+		     struct trace *tr)
 {
 	struct move_clip clip;
 	struct bsp_box_hull box;
@@ -817,8 +818,14 @@ static void move_run(const struct world *w, const vec3_t start,
 	memset(&clip, 0, sizeof(clip));
 	clip.box = &box;
 	clip.lag = lag;
-	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
-		      end, &clip.tr);
+	if (objs_only) {
+		/* what a trace that hits nothing says */
+		clip.tr.fraction = 1;
+		vec_copy(end, clip.tr.endpos);
+	} else {
+		bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs,
+			      start, end, &clip.tr);
+	}
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
 	clip.test_only = test_only;
 	if (test_only && clip.tr.startsolid) {
@@ -853,7 +860,8 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, NULL, false, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, NULL, false, false,
+		 tr);
 }
 
 void world_move_lagged(const struct world *w, const vec3_t start,
@@ -861,18 +869,33 @@ void world_move_lagged(const struct world *w, const vec3_t start,
 		       enum move_kind kind, const struct world_obj *passobj,
 		       const struct world_lag *lag, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, lag, false, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, lag, false, false,
+		 tr);
+}
+
+/* only startsolid is asked, and once set it stays: the walk stops at the
+ * first object (or the world) that sets it */
+static bool test_box(const struct world *w, const vec3_t origin,
+		     const vec3_t mins, const vec3_t maxs,
+		     const struct world_obj *passobj, bool objs_only)
+{
+	struct trace tr;
+
+	move_run(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, NULL,
+		 true, objs_only, &tr);
+	return tr.startsolid;
 }
 
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,
 		    const struct world_obj *passobj)
 {
-	struct trace tr;
+	return test_box(w, origin, mins, maxs, passobj, false);
+}
 
-	/* only startsolid is asked, and once set it stays: the walk stops
-	 * at the first object (or the world) that sets it */
-	move_run(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, NULL,
-		 true, &tr);
-	return tr.startsolid;
+bool world_test_box_objs(const struct world *w, const vec3_t origin,
+			 const vec3_t mins, const vec3_t maxs,
+			 const struct world_obj *passobj)
+{
+	return test_box(w, origin, mins, maxs, passobj, true);
 }

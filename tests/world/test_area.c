@@ -961,6 +961,13 @@ static void test_test_box(void **state)
 	/* into the floor */
 	assert_true(world_test_box(&f->w, (vec3_t){0, 0, 20}, pmins, pmaxs,
 				   NULL));
+	/* the objects alone: the floor is not asked, the box is */
+	assert_false(world_test_box_objs(&f->w, (vec3_t){0, 0, 20}, pmins,
+					 pmaxs, NULL));
+	assert_true(world_test_box_objs(&f->w, (vec3_t){-180, 0, 20}, pmins,
+					pmaxs, NULL));
+	assert_false(world_test_box_objs(&f->w, (vec3_t){-180, 0, 20}, pmins,
+					 pmaxs, box));
 	/* overlapping the box, unless it is the one asking */
 	assert_true(world_test_box(&f->w, (vec3_t){-180, 0, 64}, pmins, pmaxs,
 				   NULL));
