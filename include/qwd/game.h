@@ -677,12 +677,18 @@ struct game {
 	int found_secrets;	/* of them fired by players */
 	int spawn_cursor;	/* where the last search for a free place
 				 * around the spots ended (player.c) */
-	/* per place of that search: 0 not yet tried, 1 the world leaves
-	 * room for a player there, 2 it does not (the map's own geometry
-	 * never moves: each place is traced against it once a level) */
+	/* per place of that search: 0 not yet tried, else an enum
+	 * spawn_place (player.c): whether the world leaves room for a
+	 * player there and lets one go there from its spot (the map's own
+	 * geometry never moves: each place is traced against it once a
+	 * level) */
 	uint8_t *spawn_world;
 	int spawn_world_size;	/* allocated */
 	int spawn_world_places;	/* the search's places when it was filled */
+	int spectators;		/* active spectator clients: not linked
+				 * (SOLID_NOT) yet damageable, so while
+				 * there are any player_telefrag tests
+				 * every slot, else it asks the tree */
 
 	/* precache indices */
 	int m_player, m_eyes, m_missile, m_grenade, m_spike, m_s_spike;

@@ -320,6 +320,10 @@ enum {
 	AREA_DEPTH = 4,		/* QuakeWorld's tree: 16 leaves */
 	AREA_MAX_DEPTH = 8,	/* for servers of hundreds of players */
 	AREA_NODES = (2 << AREA_MAX_DEPTH) - 1,
+	/* an object narrower than twice this on x and y is placed by its
+	 * centre (area.c, "Loose"): a player's linked box is 34 wide, a
+	 * mover's deferred region a little more */
+	AREA_LOOSE = 24,
 	WORLD_MAX_OBJ_LEAFS = 16
 };
 
@@ -492,5 +496,10 @@ void world_move_lagged(const struct world *w, const vec3_t start,
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,
 		    const struct world_obj *passobj);
+/* The same against the linked objects alone, for a caller that knows the
+ * world model leaves room there (the map's geometry never moves). */
+bool world_test_box_objs(const struct world *w, const vec3_t origin,
+			 const vec3_t mins, const vec3_t maxs,
+			 const struct world_obj *passobj);
 
 #endif

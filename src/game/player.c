@@ -12,9 +12,10 @@
  *   search ended (at most SPAWN_TRIES places a spawn); only when that
  *   fails too, a spot at random, whose occupant is telefragged.  The players near a spot or a place are found through
  *   the areanode tree, so a spawn costs what is near it, not every slot;
- *   whether the map's walls leave room at a place is traced once a level
- *   and remembered (game.spawn_world): a full map tries the same places
- *   in the walls on every respawn.
+ *   whether the map's walls leave room at a place, and let a player go
+ *   there from its spot, is traced once a level and remembered
+ *   (game.spawn_world): a full map tries the same places in and behind
+ *   the walls on every respawn.
  *   During a match the match layer may pick one of KTX's spawn models
  *   (game_match_rules.spawn_model, KTX's k_spw 1-4): a player's last spot
  *   left out or drawn twice, and only a player within his guard
@@ -236,12 +237,15 @@ static bool overlaps_one(struct game *g, int slot, const vec3_t mins,
 	return true;
 }
 
-static bool box_free(struct game *g, const vec3_t org, struct game_entity *self)
+/* Does nothing linked (nor a player) keep a player's box at org?  The
+ * world model is the caller's (spawn_place_open): it never moves. */
+static bool box_free_objs(struct game *g, const vec3_t org,
+			  struct game_entity *self)
 {
 	int slots[SPAWN_NEAR_MAX], n;
 	vec3_t mins, maxs;
 
-	if (world_test_box(g->world, org, player_mins, player_maxs, self->obj))
+	if (world_test_box_objs(g->world, org, player_mins, player_maxs, self->obj))
 		return false;
 	vec_add(org, player_mins, mins);
 	vec_add(org, player_maxs, maxs);
@@ -255,6 +259,10 @@ static bool box_free(struct game *g, const vec3_t org, struct game_entity *self)
 /* rings around the spots, and places tried per spawn, when every spot
  * is taken */
 enum { SPAWN_RINGS = 12, SPAWN_TRIES = 1024 };
+
+/* what the world says of a place of that search (game.spawn_world; 0:
+ * not yet tried) */
+enum spawn_place { SPAWN_OPEN = 1, SPAWN_IN_WALLS, SPAWN_WALLED_OFF };
 
 int game_spawn_boxes(const struct game *g, int respawns, vec3_t *mins,
 		     vec3_t *maxs, int max)
@@ -353,23 +361,36 @@ void player_init_spawn_places(struct game *g)
 		memset(g->spawn_world, 0, (size_t)total);
 }
 
-/* Does the map's own geometry leave room for a player at place `at`
- * (p)?  The world part of box_free's world_test_box, which cannot change
- * during a level, so remembered per place: a full map's searches try
- * the same places in the walls again and again. */
-static bool spawn_world_free(struct game *g, int at, int total,
-			     const vec3_t p)
+/* Does the map's own geometry leave room for a player at place `at` (p)
+ * and let one go there from its spot (from)?  The world's part of
+ * box_free_objs's test and of the move from the spot, which cannot
+ * change during a level, so remembered per place: a full map's
+ * searches try the same places in the walls, and behind them, again and
+ * again.  Only the world model is traced here: a place it closes is
+ * closed whatever else is there (a move the world stops, or that starts
+ * in it, stays stopped when other hits are added). */
+static bool spawn_place_open(struct game *g, int at, int total,
+			     const vec3_t from, const vec3_t p)
 {
 	static const vec3_t zero = {0, 0, 0};
 	struct trace tr;
 	bool known = g->spawn_world && total == g->spawn_world_places;
+	uint8_t state;
 
 	if (known && g->spawn_world[at])
-		return g->spawn_world[at] == 1;
+		return g->spawn_world[at] == SPAWN_OPEN;
 	bsp_trace_box(g->map, 0, zero, player_mins, player_maxs, p, p, &tr);
+	if (tr.startsolid) {
+		state = SPAWN_IN_WALLS;
+	} else {
+		bsp_trace_box(g->map, 0, zero, player_mins, player_maxs, from,
+			      p, &tr);
+		state = tr.fraction < 1.0f || tr.startsolid ? SPAWN_WALLED_OFF :
+			SPAWN_OPEN;
+	}
 	if (known)
-		g->spawn_world[at] = tr.startsolid ? 2 : 1;
-	return !tr.startsolid;
+		g->spawn_world[at] = state;
+	return state == SPAWN_OPEN;
 }
 
 /* Does a player keep spot s from self under spawn model `model`?  Under
@@ -480,9 +501,14 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 	int first = (int)(g_random(g) * n) % n, total = spawn_places(n);
 	int at = g->spawn_cursor >= 0 ? g->spawn_cursor % total : 0;
 
+	bool known = g->spawn_world && total == g->spawn_world_places;
+
 	for (int t = 0; t < total && t < SPAWN_TRIES; t++, at = (at + 1) % total) {
 		int ring = 1, rem = at;
 
+		/* closed by the walls, as remembered: not even placed */
+		if (known && g->spawn_world[at] > SPAWN_OPEN)
+			continue;
 		while (rem >= 8 * ring * n) {
 			rem -= 8 * ring * n;
 			ring++;
@@ -495,9 +521,10 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			    s->obj->origin[2] + 1};
 		struct trace tr;
 
-		/* in the walls (remembered), or taken (box_free traces the
-		 * world again and the objects there) */
-		if (!spawn_world_free(g, at, total, p) || !box_free(g, p, self))
+		/* in the walls or walled off from the spot (remembered), or
+		 * taken (the objects there) */
+		if (!spawn_place_open(g, at, total, s->obj->origin, p) ||
+		    !box_free_objs(g, p, self))
 			continue;
 		world_move(g->world, s->obj->origin, player_mins, player_maxs,
 			   p, MOVE_NOMONSTERS, self->obj, &tr);
@@ -539,24 +566,59 @@ void player_spawn_tfog(struct game *g, const vec3_t org)
 	s->think = play_teleport;
 }
 
+/* slot s telefragged by mover at org, if living and its box meets the
+ * mover's (1 unit larger) */
+static void telefrag_one(struct game *g, int s, const vec3_t org,
+			 struct game_entity *mover)
+{
+	struct game_entity *p = &g->ents[game_player_entity(g, s)];
+
+	if (!g->clients[s].active || p == mover || p->health <= 0 || !p->takedamage)
+		return;
+	for (int k = 0; k < 3; k++)
+		if (org[k] + mover->obj->mins[k] - 1 > p->obj->origin[k] + p->obj->maxs[k] ||
+		    org[k] + mover->obj->maxs[k] + 1 < p->obj->origin[k] + p->obj->mins[k])
+			return;
+	combat_damage(g, p, mover, mover, 50000, DT_TELEFRAG);
+}
+
 /* QuakeC's spawn_tdeath, done at once: every living player whose box
- * meets the mover's box (1 unit larger) at org dies */
+ * meets the mover's box (1 unit larger) at org dies, in slot order.
+ * Such a player is linked (solid; the dead, the intermission's and the
+ * disconnected are not damageable), its placed box holding its box grown
+ * by a unit, so the tree finds every one in id order, which is slot
+ * order (game_player_entity); spectators are damageable but not linked:
+ * while there are any, in a deferred phase (a link then waits for its
+ * commit), and when the tree finds more than fit, every slot is tested,
+ * as QuakeC does. */
 void player_telefrag(struct game *g, const vec3_t org, struct game_entity *mover)
 {
-	for (int s = 0; s < g->max_clients; s++) {
-		struct game_entity *p = &g->ents[game_player_entity(g, s)];
-		bool apart = false;
+	struct world_obj *objs[SPAWN_NEAR_MAX];
+	int slots[SPAWN_NEAR_MAX], n = -1, k = 0;
+	vec3_t mins, maxs;
 
-		if (!g->clients[s].active || p == mover || p->health <= 0 || !p->takedamage)
-			continue;
-		for (int k = 0; k < 3; k++)
-			if (org[k] + mover->obj->mins[k] - 1 > p->obj->origin[k] + p->obj->maxs[k] ||
-			    org[k] + mover->obj->maxs[k] + 1 < p->obj->origin[k] + p->obj->mins[k])
-				apart = true;
-		if (apart)
-			continue;
-		combat_damage(g, p, mover, mover, 50000, DT_TELEFRAG);
+	if (g->spectators == 0 && !g->world->deferred) {
+		for (int i = 0; i < 3; i++) {
+			mins[i] = org[i] + mover->obj->mins[i] - 1;
+			maxs[i] = org[i] + mover->obj->maxs[i] + 1;
+		}
+		n = world_area_objs(g->world, mins, maxs, AREA_SOLID, objs,
+				    SPAWN_NEAR_MAX);
 	}
+	if (n < 0 || n > SPAWN_NEAR_MAX) {
+		for (int s = 0; s < g->max_clients; s++)
+			telefrag_one(g, s, org, mover);
+		return;
+	}
+	/* the slots first: a death relinks what the tree gave */
+	for (int i = 0; i < n; i++) {
+		int s = g->ents[objs[i]->id].client;
+
+		if (s >= 0 && objs[i]->id == game_player_entity(g, s))
+			slots[k++] = s;
+	}
+	for (int i = 0; i < k; i++)
+		telefrag_one(g, slots[i], org, mover);
 }
 
 /* ---- entering the game ------------------------------------------------ */
@@ -695,9 +757,11 @@ void game_client_connect(struct game *g, int slot, const char *name,
 	if (slot < 0 || slot >= g->max_clients || !g->world)
 		return;		/* no level yet */
 	cl = &g->clients[slot];
+	g->spectators -= cl->active && cl->spectator;
 	memset(cl, 0, sizeof(*cl));
 	cl->active = true;
 	cl->spectator = spectator;
+	g->spectators += spectator;
 	strlcpy(cl->name, name ? name : "player", sizeof(cl->name));
 	if (!spectator)
 		g_bprint(g, PRINT_HIGH, "%s entered the game\n", cl->name);
@@ -727,6 +791,7 @@ void game_client_disconnect(struct game *g, int slot)
 	e->inuse = false;
 	e->modelindex = 0;
 	e->takedamage = false;
+	g->spectators -= cl->spectator;
 	cl->active = false;
 }
 

@@ -13,6 +13,12 @@
  *   only needs the nodes whose region it reaches: a child is entered when
  *   the box extends strictly past the split toward it, which is exact
  *   because an object stored below a node lies strictly on one side.
+ *   Loose: a small object (a player, an item, a missile: narrower than
+ *   2 AREA_LOOSE) that straddles a split goes on down on its centre's
+ *   side, so the children's regions overlap by AREA_LOOSE and a walk
+ *   enters a child when it reaches that far past the split.  Without it
+ *   the players standing on the splits high in the tree (hundreds, on a
+ *   crowded map) were tested by every walk that passed their node.
  *
  *   Each node holds two intrusive, circular lists (triggers and solids)
  *   whose heads are sentinels pointing at themselves; the heads live inside
@@ -208,17 +214,39 @@ void world_unlink(struct world *w, struct world_obj *obj)
 	obj->linked = false;
 }
 
-/* the areanode whose list holds a box: the first it straddles, or the
- * leaf it falls in */
+/* Is a box small enough to be placed by its centre (narrower than
+ * 2 AREA_LOOSE on both axes the tree splits)? */
+static bool box_loose(const vec3_t mins, const vec3_t maxs)
+{
+	return maxs[0] - mins[0] < 2 * AREA_LOOSE &&
+	       maxs[1] - mins[1] < 2 * AREA_LOOSE;
+}
+
+/* The areanode whose list holds a box: the first whose split it
+ * straddles, or the leaf it falls in; a small box straddling a split
+ * goes on down on its centre's side.  Either way what a node's child 0
+ * holds lies above dist - AREA_LOOSE (strictly), what child 1 holds
+ * below dist + AREA_LOOSE: the walks' rule for entering a child (the
+ * tests say so, whatever rounding does to the centre). */
 static struct area_node *node_for_box(struct world *w, const vec3_t mins,
 				      const vec3_t maxs)
 {
 	struct area_node *node = &w->nodes[0];
+	bool loose = box_loose(mins, maxs);
 
 	while (node->axis != -1) {
-		if (mins[node->axis] > node->dist)
+		int a = node->axis;
+		float d = node->dist;
+
+		if (mins[a] > d)
 			node = &w->nodes[node->children[0]];
-		else if (maxs[node->axis] < node->dist)
+		else if (maxs[a] < d)
+			node = &w->nodes[node->children[1]];
+		else if (loose && mins[a] + maxs[a] >= 2 * d &&
+			 mins[a] > d - AREA_LOOSE)
+			node = &w->nodes[node->children[0]];
+		else if (loose && mins[a] + maxs[a] < 2 * d &&
+			 maxs[a] < d + AREA_LOOSE)
 			node = &w->nodes[node->children[1]];
 		else
 			break;	/* straddles the split: it stays here */
@@ -398,9 +426,9 @@ static void area_query_node(const struct world *w, int num,
 
 	if (node->axis == -1)
 		return;
-	if (q->maxs[node->axis] > node->dist)
+	if (q->maxs[node->axis] > node->dist - AREA_LOOSE)
 		area_query_node(w, node->children[0], q);
-	if (q->mins[node->axis] < node->dist)
+	if (q->mins[node->axis] < node->dist + AREA_LOOSE)
 		area_query_node(w, node->children[1], q);
 }
 
@@ -712,11 +740,14 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 		return;
 	for (int side = 0; side < 2; side++) {
 		float a = t0, b = t1;
+		/* the child's objects lie past this (node_for_box) */
+		float edge = side == 0 ? node->dist - AREA_LOOSE :
+			node->dist + AREA_LOOSE;
 
-		if (side == 0 ? !(clip->boxmaxs[node->axis] > node->dist) :
-		    !(clip->boxmins[node->axis] < node->dist))
+		if (side == 0 ? !(clip->boxmaxs[node->axis] > edge) :
+		    !(clip->boxmins[node->axis] < edge))
 			continue;
-		if (!sweep_side(clip, node->axis, node->dist, side, &a, &b))
+		if (!sweep_side(clip, node->axis, edge, side, &a, &b))
 			continue;
 		clip_to_links(w, node->children[side], clip, a, b);
 		if (clip->test_only && clip->tr.startsolid)
@@ -783,7 +814,8 @@ static void clip_to_lagged(const struct world *w, struct move_clip *clip)
 static void move_run(const struct world *w, const vec3_t start,
 		     const vec3_t mins, const vec3_t maxs, const vec3_t end,
 		     enum move_kind kind, const struct world_obj *passobj,
-		     const struct world_lag *lag, bool test_only, struct trace *tr)
+		     const struct world_lag *lag, bool test_only, bool objs_only,
+		     struct trace *tr)
 {
 	struct move_clip clip;
 	struct bsp_box_hull box;
@@ -791,8 +823,14 @@ static void move_run(const struct world *w, const vec3_t start,
 	memset(&clip, 0, sizeof(clip));
 	clip.box = &box;
 	clip.lag = lag;
-	bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs, start,
-		      end, &clip.tr);
+	if (objs_only) {
+		/* what a trace that hits nothing says */
+		clip.tr.fraction = 1;
+		vec_copy(end, clip.tr.endpos);
+	} else {
+		bsp_trace_box(w->map, 0, (const float[3]){0, 0, 0}, mins, maxs,
+			      start, end, &clip.tr);
+	}
 	clip.tr.ent = clip.tr.fraction < 1 || clip.tr.startsolid ? 0 : -1;
 	clip.test_only = test_only;
 	if (test_only && clip.tr.startsolid) {
@@ -827,7 +865,8 @@ void world_move(const struct world *w, const vec3_t start, const vec3_t mins,
 		const vec3_t maxs, const vec3_t end, enum move_kind kind,
 		const struct world_obj *passobj, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, NULL, false, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, NULL, false, false,
+		 tr);
 }
 
 void world_move_lagged(const struct world *w, const vec3_t start,
@@ -835,18 +874,33 @@ void world_move_lagged(const struct world *w, const vec3_t start,
 		       enum move_kind kind, const struct world_obj *passobj,
 		       const struct world_lag *lag, struct trace *tr)
 {
-	move_run(w, start, mins, maxs, end, kind, passobj, lag, false, tr);
+	move_run(w, start, mins, maxs, end, kind, passobj, lag, false, false,
+		 tr);
+}
+
+/* only startsolid is asked, and once set it stays: the walk stops at the
+ * first object (or the world) that sets it */
+static bool test_box(const struct world *w, const vec3_t origin,
+		     const vec3_t mins, const vec3_t maxs,
+		     const struct world_obj *passobj, bool objs_only)
+{
+	struct trace tr;
+
+	move_run(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, NULL,
+		 true, objs_only, &tr);
+	return tr.startsolid;
 }
 
 bool world_test_box(const struct world *w, const vec3_t origin,
 		    const vec3_t mins, const vec3_t maxs,
 		    const struct world_obj *passobj)
 {
-	struct trace tr;
+	return test_box(w, origin, mins, maxs, passobj, false);
+}
 
-	/* only startsolid is asked, and once set it stays: the walk stops
-	 * at the first object (or the world) that sets it */
-	move_run(w, origin, mins, maxs, origin, MOVE_NORMAL, passobj, NULL,
-		 true, &tr);
-	return tr.startsolid;
+bool world_test_box_objs(const struct world *w, const vec3_t origin,
+			 const vec3_t mins, const vec3_t maxs,
+			 const struct world_obj *passobj)
+{
+	return test_box(w, origin, mins, maxs, passobj, true);
 }

@@ -540,36 +540,86 @@ static void join_eight(struct scen *s)
 	scen_run(s, 0.5);
 }
 
+/* Eight players join s and plain (the same map; plain remembers
+ * nothing, its search traces every place), both searches starting at
+ * place `cursor`: every player of s lands where plain's does, both end at
+ * the same place; plain is freed.  counts[k]: s's places remembered as
+ * k (0 not tried, 1 open, 2 in the walls, 3 walled off). */
+static void search_both(struct scen *s, struct scen *plain, int cursor,
+			int counts[4])
+{
+	plain->g->spawn_world_places = 0;
+	s->g->spawn_cursor = plain->g->spawn_cursor = cursor;
+	join_eight(s);
+	join_eight(plain);
+	memset(counts, 0, 4 * sizeof(*counts));
+	for (int i = 0; i < s->g->spawn_world_places; i++)
+		counts[s->g->spawn_world[i] & 3]++;
+	for (int i = 0; i < SCEN_MAX_CLIENTS; i++)
+		assert_memory_equal(scen_player(s, i)->obj->origin,
+				    scen_player(plain, i)->obj->origin,
+				    sizeof(vec3_t));
+	assert_int_equal(plain->g->spawn_cursor, s->g->spawn_cursor);
+	scen_free(plain);
+	free(plain);
+}
+
 static void test_spawn_places_remembered(void **state)
 {
 	struct scen *s = *state, *plain = calloc(1, sizeof(*plain));
-	int walls = 0, room = 0;
+	int counts[4];
 
 	assert_non_null(plain);
 	scen_room_ok(s, NULL);
 	scen_room_ok(plain, NULL);
 	/* 12 rings of 8, 16, ... 96 places around each of the 2 spots */
 	assert_int_equal(s->g->spawn_world_places, 2 * 8 * 78);
-	plain->g->spawn_world_places = 0;	/* nothing remembered */
 	/* both searches start on the outer ring (ring 12: the last 2 x 96
 	 * places, the first spot's first), halfway round (x = -256 - 480:
 	 * past the room's wall at -512) */
-	s->g->spawn_cursor = plain->g->spawn_cursor = 2 * 8 * 78 - 2 * 96 + 48;
-	join_eight(s);
-	join_eight(plain);
-	for (int i = 0; i < s->g->spawn_world_places; i++) {
-		walls += s->g->spawn_world[i] == 2;
-		room += s->g->spawn_world[i] == 1;
-	}
-	assert_true(room > 0);
-	for (int i = 0; i < SCEN_MAX_CLIENTS; i++)
-		assert_memory_equal(scen_player(s, i)->obj->origin,
-				    scen_player(plain, i)->obj->origin,
-				    sizeof(vec3_t));
-	assert_true(walls > 0);
-	assert_int_equal(plain->g->spawn_cursor, s->g->spawn_cursor);
-	scen_free(plain);
-	free(plain);
+	search_both(s, plain, 2 * 8 * 78 - 2 * 96 + 48, counts);
+	assert_true(counts[1] > 0);	/* room */
+	assert_true(counts[2] > 0);	/* in the walls */
+}
+
+/* the room with a wall across its south half, 120 units north of the
+ * first spot: the places beyond it are open but walled off from it */
+static void walled_room_ok(struct scen *s)
+{
+	struct mapsrc m;
+	char err[256] = "";
+
+	ms_init(&m);
+	ms_open(&m, "\"classname\" \"worldspawn\"");
+	ms_room(&m, -512, -512, 0, 512, 512, 384);
+	ms_box(&m, -512, -136, 0, 0, -120, 384, "wall");
+	ms_close(&m);
+	ms_open(&m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"-256 -256 24\"");
+	ms_close(&m);
+	ms_open(&m, "\"classname\" \"info_player_deathmatch\" \"origin\" \"256 -256 24\"");
+	ms_close(&m);
+	if (scen_start(s, m.text, SCEN_MAX_CLIENTS, SCEN_MAX_ENTITIES, err,
+		       sizeof(err)) != 0)
+		fail_msg("walled room: %s", err);
+	ms_free(&m);
+}
+
+/* Places the world walls off from their spot are remembered as such and
+ * skipped: the players land where a search that traces every place and
+ * every move from the spot lands (searches starting on the fourth ring,
+ * whose north half lies beyond the wall). */
+static void test_spawn_places_walled_off(void **state)
+{
+	struct scen *s = *state, *plain = calloc(1, sizeof(*plain));
+	int counts[4];
+
+	assert_non_null(plain);
+	walled_room_ok(s);
+	walled_room_ok(plain);
+	/* rings 1-3 hold 2 x (8 + 16 + 24) places: start on ring 4 */
+	search_both(s, plain, 2 * 48, counts);
+	assert_true(counts[1] > 0);	/* open */
+	assert_true(counts[3] > 0);	/* walled off */
 }
 
 static const struct CMUnitTest rules_tests[] = {
@@ -588,6 +638,7 @@ static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_unknown_class_reported_once, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_avoids_telefrag, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_places_remembered, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_places_walled_off, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_rules, rules_tests, NULL, NULL)

@@ -224,6 +224,42 @@ static void test_teleport_telefrags(void **state)
 	assert_int_equal(scen_client(s, 0)->frags, 1);
 }
 
+/* Everyone at the destination dies, in slot order, found through the
+ * tree; a spectator there (damageable, never linked) too, as QuakeC's
+ * scan of every player does. */
+static void test_telefrag_crowd(void **state)
+{
+	struct scen *s = *state;
+	struct game_entity *b, *c, *d;
+	const char *pb, *pc;
+
+	scen_room_ok(s, tele_map);
+	scen_join(s, 0, "alice");
+	b = scen_join(s, 1, "bob");
+	c = scen_join(s, 2, "carol");
+	scen_place(s, 2, 316, 200, STAND, 0);
+	scen_place(s, 1, 290, 190, STAND, 0);
+	scen_place(s, 0, -268, 0, STAND, 0);
+	scen_tick(s);
+	assert_true(b->health <= 0);
+	assert_true(c->health <= 0);
+	pb = strstr(s->mock.prints, "bob was telefragged by alice");
+	pc = strstr(s->mock.prints, "carol was telefragged by alice");
+	assert_non_null(pb);
+	assert_non_null(pc);
+	assert_true(pb < pc);
+	assert_int_equal(scen_client(s, 0)->frags, 2);
+
+	game_client_connect(s->g, 3, "dave", true);
+	d = scen_player(s, 3);
+	assert_false(d->obj->linked);
+	vec_set(d->obj->origin, 300, 210, STAND);
+	scen_place(s, 0, -268, 0, STAND, 0);
+	scen_tick(s);
+	assert_true(d->health <= 0);
+	assert_int_equal(scen_client(s, 0)->frags, 3);
+}
+
 static void test_timelimit(void **state)
 {
 	struct scen *s = *state;
@@ -464,6 +500,7 @@ static const struct CMUnitTest world_tests[] = {
 	cmocka_unit_test_setup_teardown(test_axe_and_quad, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_rocket_jump, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_teleport_telefrags, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_telefrag_crowd, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_timelimit, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_deterministic, scen_fx_setup, scen_fx_teardown),
 };

@@ -134,12 +134,42 @@ static void test_link_placement(void **state)
 	const struct area_node *n;
 	struct world_obj *a, *b, *t;
 
-	/* straddles x = 0: stays at the root */
-	a = place(f, 1, SOLID_BBOX, 0, 100, 50, 16);
+	/* a box as wide as 2 AREA_LOOSE straddling x = 0: stays at the root */
+	a = place(f, 1, SOLID_BBOX, 0, 100, 50, AREA_LOOSE - 1);
 	assert_true(a->linked);
 	assert_true(in_list(&w->nodes[0].solids, a));
+	assert_float_equal(a->absmin[0], -AREA_LOOSE, 0);
+	assert_float_equal(a->absmax[2], 50 + AREA_LOOSE, 0);
+
+	/* a player's box there goes down on its centre's side: child 0 when
+	 * the centre is on the split, child 1 just below it */
+	a = place(f, 1, SOLID_SLIDEBOX, 0, 100, 50, 16);
 	assert_float_equal(a->absmin[0], -17, 0);
-	assert_float_equal(a->absmax[2], 67, 0);
+	assert_false(in_list(&w->nodes[0].solids, a));
+	n = &w->nodes[w->nodes[0].children[0]];	/* on down to a leaf */
+	n = &w->nodes[n->children[0]];
+	n = &w->nodes[n->children[1]];
+	n = &w->nodes[n->children[1]];
+	assert_int_equal(n->axis, -1);
+	assert_true(in_list(&n->solids, a));
+	a = place(f, 1, SOLID_SLIDEBOX, -0.5f, 300, 50, 16);
+	assert_false(in_list(&w->nodes[0].solids, a));
+	assert_false(in_list(&n->solids, a));
+	n = &w->nodes[w->nodes[0].children[1]];	/* x < 0, y 256..: a leaf */
+	n = &w->nodes[n->children[0]];
+	n = &w->nodes[n->children[0]];
+	n = &w->nodes[n->children[0]];
+	assert_int_equal(n->axis, -1);
+	assert_true(in_list(&n->solids, a));
+	/* and is found by a query from the other side of the split */
+	{
+		struct world_obj *out[4];
+
+		assert_int_equal(world_area_objs(w, (vec3_t){16, 290, 40},
+						 (vec3_t){40, 310, 60},
+						 AREA_SOLID, out, 4), 1);
+		assert_ptr_equal(out[0], a);
+	}
 
 	/* x 300, y 100: upper x, upper y, x > 256, y < 128: a leaf */
 	b = place(f, 2, SOLID_SLIDEBOX, 300, 100, 50, 8);
@@ -152,11 +182,12 @@ static void test_link_placement(void **state)
 	assert_false(in_list(&w->nodes[0].solids, b));
 
 	/* the 1-unit margin counts: 0.5 from the split is still across it */
-	b = place(f, 2, SOLID_BBOX, 16.5f, 0.5f + 200, 50, 16);
+	b = place(f, 2, SOLID_BBOX, AREA_LOOSE + 0.5f, 0.5f + 200, 50,
+		  AREA_LOOSE);
 	assert_true(in_list(&w->nodes[0].solids, b));
 
 	/* triggers go to the trigger list */
-	t = place(f, 3, SOLID_TRIGGER, 0, 0, 50, 16);
+	t = place(f, 3, SOLID_TRIGGER, 0, 0, 50, AREA_LOOSE);
 	assert_true(in_list(&w->nodes[0].triggers, t));
 	assert_false(in_list(&w->nodes[0].solids, t));
 
@@ -823,6 +854,103 @@ static void test_move_brute_force(void **state)
 	assert_true(misses > 300);
 }
 
+/* Loose placement (area.c): small boxes straddling the deep tree's splits
+ * go down on their centre's side, so a walk must enter a child when it
+ * reaches AREA_LOOSE past the split.  Queries whose face lies exactly on
+ * an object's face, and moves that graze it by half a unit from across
+ * the split, against the brute-force answers (a query walk's margin one
+ * unit short fails, a move walk's three: its swept box has 2 to spare). */
+static void test_loose_edges(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0x10053ed6u;
+	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
+	struct world_obj *got[MAX_OBJS];
+	int found = 0, hits = 0;
+
+	/* the deepest tree splits x at multiples of 64, y of 32 */
+	for (int i = 1; i < MAX_OBJS; i++) {
+		/* half sizes up to the loosest (linked 47.5 wide), centres
+		 * up to AREA_LOOSE from a split, a third within 2 units */
+		int near = rng_next(&s) % 3 == 0 ? 2 : AREA_LOOSE;
+		float r = rng_range(&s, 4, AREA_LOOSE - 2) +
+			0.25f * rng_range(&s, 0, 3);
+		float x = 64.0f * rng_range(&s, -7, 7) +
+			rng_range(&s, -near, near) + 0.25f * rng_range(&s, 0, 3);
+		float y = 32.0f * rng_range(&s, -7, 7) +
+			rng_range(&s, -near, near) + 0.25f * rng_range(&s, 0, 3);
+
+		place(f, i, rng_next(&s) % 2 ? SOLID_BBOX : SOLID_SLIDEBOX, x,
+		      y, rng_range(&s, 20, 200), r);
+		live[i] = true;
+	}
+	for (int q = 0; q < 4000; q++) {
+		const struct world_obj *o = &f->objs[1 + rng_next(&s) % (MAX_OBJS - 1)];
+		int a = (int)(rng_next(&s) % 2), side = (int)(rng_next(&s) % 2);
+		vec3_t mins, maxs;
+		int n, nw = 0;
+
+		/* a query touching o's face on axis a from outside */
+		for (int k = 0; k < 3; k++) {
+			float c = 0.5f * (o->absmin[k] + o->absmax[k]);
+
+			mins[k] = c - rng_range(&s, 0, 30);
+			maxs[k] = c + rng_range(&s, 0, 30);
+		}
+		if (side == 0) {
+			maxs[a] = o->absmin[a];
+			mins[a] = maxs[a] - rng_range(&s, 0, 60);
+		} else {
+			mins[a] = o->absmax[a];
+			maxs[a] = mins[a] + rng_range(&s, 0, 60);
+		}
+		n = world_area_objs(&f->w, mins, maxs, AREA_SOLID, got, MAX_OBJS);
+		for (int i = 1; i < MAX_OBJS; i++)
+			if (live[i] && brute_touch(&f->objs[i], mins, maxs)) {
+				assert_true(nw < n);
+				assert_ptr_equal(got[nw], &f->objs[i]);
+				nw++;
+			}
+		assert_int_equal(n, nw);
+		found += n;
+
+		/* a move along the other axis whose box enters o's by half a
+		 * unit on axis a, from the side the query came from */
+		bool sized = rng_next(&s) % 2;
+		const float *mmins = sized ? pmins : zero;
+		const float *mmaxs = sized ? pmaxs : zero;
+		vec3_t start, end;
+		struct trace tr, want;
+
+		vec_copy(o->origin, start);
+		if (side == 0)
+			start[a] = o->origin[a] + o->mins[a] - mmaxs[a] + 0.5f;
+		else
+			start[a] = o->origin[a] + o->maxs[a] - mmins[a] - 0.5f;
+		vec_copy(start, end);
+		start[1 - a] -= rng_range(&s, 40, 300);
+		end[1 - a] += rng_range(&s, 40, 300);
+		if (rng_next(&s) % 2) {	/* the other way */
+			vec3_t t;
+
+			vec_copy(start, t);
+			vec_copy(end, start);
+			vec_copy(t, end);
+		}
+		brute_move(f, live, start, mmins, mmaxs, end, MOVE_NORMAL, NULL,
+			   &want);
+		world_move(&f->w, start, mmins, mmaxs, end, MOVE_NORMAL, NULL, &tr);
+		assert_int_equal(tr.ent, want.ent);
+		assert_true(tr.fraction == want.fraction);
+		assert_int_equal(tr.startsolid, want.startsolid);
+		assert_int_equal(tr.allsolid, want.allsolid);
+		hits += want.ent > 0;
+	}
+	assert_true(found > 4000);
+	assert_true(hits > 1000);
+}
+
 static void test_test_box(void **state)
 {
 	struct area_fixture *f = *state;
@@ -835,6 +963,13 @@ static void test_test_box(void **state)
 	/* into the floor */
 	assert_true(world_test_box(&f->w, (vec3_t){0, 0, 20}, pmins, pmaxs,
 				   NULL));
+	/* the objects alone: the floor is not asked, the box is */
+	assert_false(world_test_box_objs(&f->w, (vec3_t){0, 0, 20}, pmins,
+					 pmaxs, NULL));
+	assert_true(world_test_box_objs(&f->w, (vec3_t){-180, 0, 20}, pmins,
+					pmaxs, NULL));
+	assert_false(world_test_box_objs(&f->w, (vec3_t){-180, 0, 20}, pmins,
+					 pmaxs, box));
 	/* overlapping the box, unless it is the one asking */
 	assert_true(world_test_box(&f->w, (vec3_t){-180, 0, 64}, pmins, pmaxs,
 				   NULL));
@@ -1105,6 +1240,8 @@ static const struct CMUnitTest area_tests[] = {
 					setup_world, teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_brute_force,
 					setup_world_deep, teardown_world),
+	cmocka_unit_test_setup_teardown(test_loose_edges, setup_world_deep,
+					teardown_world),
 	cmocka_unit_test_setup_teardown(test_test_box, setup_world,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_lagged, setup_world,

@@ -21,17 +21,21 @@ def load(f, incl):
         name = name.split(' [')[0]
         d[name] = d.get(name, 0) + v
     return total, d
-a, b, reqs = sys.argv[1], sys.argv[2], float(sys.argv[3])
-top = int(sys.argv[4]) if len(sys.argv) > 4 else 30
-ta, ia = load(a, True); tb, ib = load(b, True)
-_, sa = load(a, False); _, sb = load(b, False)
-T = tb - ta
-print(f'total {T} Ir, {T/reqs:.0f} Ir per request')
-rows = sorted(((ib.get(k,0)-ia.get(k,0), sb.get(k,0)-sa.get(k,0), k) for k in ib), reverse=True)
-print(f'{"incl/req":>10} {"incl%":>6} {"self/req":>9} {"self%":>6}  function')
-for inc, sf, k in rows[:top]:
-    print(f'{inc/reqs:10.0f} {100*inc/T:6.1f} {sf/reqs:9.0f} {100*sf/T:6.1f}  {k}')
-print('--- by self')
-rows.sort(key=lambda r: -r[1])
-for inc, sf, k in rows[:top]:
-    print(f'{inc/reqs:10.0f} {100*inc/T:6.1f} {sf/reqs:9.0f} {100*sf/T:6.1f}  {k}')
+def main():
+    a, b, reqs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    top = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+    ta, ia = load(a, True); tb, ib = load(b, True)
+    _, sa = load(a, False); _, sb = load(b, False)
+    T = tb - ta
+    print(f'total {T} Ir, {T/reqs:.0f} Ir per request')
+    rows = sorted(((ib.get(k,0)-ia.get(k,0), sb.get(k,0)-sa.get(k,0), k) for k in ib), reverse=True)
+    print(f'{"incl/req":>10} {"incl%":>6} {"self/req":>9} {"self%":>6}  function')
+    for inc, sf, k in rows[:top]:
+        print(f'{inc/reqs:10.0f} {100*inc/T:6.1f} {sf/reqs:9.0f} {100*sf/T:6.1f}  {k}')
+    print('--- by self')
+    rows.sort(key=lambda r: -r[1])
+    for inc, sf, k in rows[:top]:
+        print(f'{inc/reqs:10.0f} {100*inc/T:6.1f} {sf/reqs:9.0f} {100*sf/T:6.1f}  {k}')
+
+if __name__ == '__main__':
+    main()
