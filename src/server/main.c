@@ -54,6 +54,8 @@
 #include "qwd/protocol.h"
 #include "qwd/server.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +122,25 @@ static uint64_t random_seed(void)
 	return seed ? seed : 1;
 }
 
+/* -seed's value: decimal, or hexadecimal after 0x, the whole string, 1
+ * to 2^64-1 (a 64-bit state: the game's own constant is 0x9E3779B97F4A7C15) */
+static bool parse_seed(const char *v, uint64_t *out)
+{
+	bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+	const char *digits = hex ? v + 2 : v;
+	unsigned long long n;
+	char *end;
+
+	if (!*digits || !(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+		return false;
+	errno = 0;
+	n = strtoull(digits, &end, hex ? 16 : 10);
+	if (errno || *end || n == 0)
+		return false;
+	*out = (uint64_t)n;
+	return true;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -184,13 +205,10 @@ int main(int argc, char **argv)
 			}
 			i++;
 		} else if (!strcmp(a, "-seed") && v) {
-			long long n;
-
-			if (!qwd_parse_int(v, 1, INT64_MAX, true, &n)) {
-				fprintf(stderr, "qwd: -seed: a number, 1 or more (0x... for hex), not \"%s\"\n", v);
+			if (!parse_seed(v, &opt.seed)) {
+				fprintf(stderr, "qwd: -seed: a number from 1 to 2^64-1 (0x... for hex), not \"%s\"\n", v);
 				return 2;
 			}
-			opt.seed = (uint64_t)n;
 			seeded = true;
 			i++;
 		} else if (!strcmp(a, "-metrics") && v) {

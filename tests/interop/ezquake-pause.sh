@@ -116,7 +116,7 @@ dir=$work/qwd
 mkdir -p "$dir/client" "$dir/server"
 port=$(free_port)
 "$build/mkassets" "$dir/client" build/maps/small.bsp >/dev/null 2>&1
-"$build/qwd" -noconsole -basedir "$dir/server" -port "$port" +map small \
+"$build/qwd" -noconsole -seed "$game_seed" -basedir "$dir/server" -port "$port" +map small \
 	+set k_matchless 1 +set pausable 1 +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
 qwd_pid=$!
 wait_for "$dir/qwd.log" "listening on" 10

@@ -163,7 +163,7 @@ play() {
 		head -c 300000 /dev/urandom >"$dir/server/qw/demos/$demo"
 	fi
 	port=$(free_port)
-	"$build/qwd" -noconsole -threads "$threads" -basedir "$dir/server" -port "$port" +map "$map" \
+	"$build/qwd" -noconsole -seed "$game_seed" -threads "$threads" -basedir "$dir/server" -port "$port" +map "$map" \
 		+set hostname interop +set sv_maxrate 0 >"$dir/qwd.log" 2>&1 &
 	qwd_pid=$!
 	if ! wait_for "$dir/qwd.log" "listening on" 10; then

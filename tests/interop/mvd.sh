@@ -246,7 +246,7 @@ srv=$work/qwd
 mkdir -p "$srv"
 mkfifo "$srv/console"
 qwd=$(cd "$(dirname "$build/qwd")" && pwd)/qwd
-(cd "$srv" && exec "$qwd" -port "$port" +set qtv_streamport "$port" \
+(cd "$srv" && exec "$qwd" -seed "$game_seed" -port "$port" +set qtv_streamport "$port" \
 	+set qtv_password secret +map small <"$srv/console" >"$srv/qwd.log" 2>&1) &
 qwd_pid=$!
 exec 3>"$srv/console"

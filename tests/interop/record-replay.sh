@@ -60,7 +60,9 @@ trap 'exit 1' INT TERM
 . "$(dirname "$0")/lib/port.sh"
 port=$(free_port)
 mkfifo "$work/console" || { check "mkfifo" 1; finish; }
-(cd "$work" && exec "$qwd" -port "$port" +map small <"$work/console" >"$work/server.log" 2>&1) &
+# the game's own constant seed, as lib/report.sh's game_seed (this script
+# keeps its own tally): the replay is compared with what was recorded
+(cd "$work" && exec "$qwd" -seed 0x9E3779B97F4A7C15 -port "$port" +map small <"$work/console" >"$work/server.log" 2>&1) &
 srv=$!
 exec 3>"$work/console"	# keeps the console open until we close it
 

@@ -114,7 +114,7 @@ fi
 
 mkdir -p "$work/server"
 mkfifo "$work/console"
-"$build/qwd" -basedir "$work/server" -port "$port" -ip 127.0.0.1 +map small \
+"$build/qwd" -basedir "$work/server" -port "$port" -ip 127.0.0.1 -seed "$game_seed" +map small \
 	+set hostname spectator +set sv_maxrate 0 <"$work/console" >"$work/qwd.log" 2>&1 &
 qwd_pid=$!
 exec 3>"$work/console"

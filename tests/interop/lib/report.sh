@@ -10,6 +10,11 @@
 passed=0
 failed=0
 
+# qwd -seed for scripts whose checks depend on where players spawn (the
+# captures' thresholds were set on those spawns): the game's own constant,
+# which every qwd played from before it took a random seed by default
+game_seed=0x9E3779B97F4A7C15
+
 finish() {
 	echo "$suite: $passed passed, $failed failed${1:-}"
 	[ "$failed" -eq 0 ] && exit 0

@@ -284,12 +284,15 @@ class Ctl:
 
     def start_qwd(self, out, port, map_name, maxclients, cpu=None,
                   sets=(), stats_interval=None, timeout=15.0, basedir=None,
-                  options=(), wrapper=(), stats_path=None, log_path=None):
+                  options=(), wrapper=(), stats_path=None, log_path=None, seed=1):
         """qwd on 127.0.0.1:port with the map; returns when it is up.
         options: more qwd options (-notimers ...); wrapper: a command qwd
-        runs under (valgrind ...)."""
+        runs under (valgrind ...); seed: the game's random numbers (qwd
+        -seed: fixed, so a run's game repeats; qwd alone takes a random
+        one)."""
         argv = list(wrapper) + [self.binary("qwd"), "-noconsole", "-ip", "127.0.0.1",
-                                "-port", str(port), "-maxclients", str(maxclients)]
+                                "-port", str(port), "-maxclients", str(maxclients),
+                                "-seed", str(max(1, int(seed)))]
         if basedir:
             argv += ["-basedir", basedir]
         if stats_interval:
