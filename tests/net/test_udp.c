@@ -12,49 +12,24 @@
 
 #include <qwd/net.h>
 
+#include "udppair.h"
+
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct pair {
-	int a, b;
-	struct net_addr addr_a, addr_b;
-	struct net_stats st_a, st_b;
-	struct net_recv_batch *rx;
-	struct net_send_batch *tx;
-};
-
 static int pair_setup(void **state)
 {
-	struct pair *p = calloc(1, sizeof(*p));
-	char err[256];
+	struct udp_pair *p = udp_pair_open("pair_setup");
 
-	if (!p)
-		return -1;
-	p->rx = calloc(1, sizeof(*p->rx));
-	p->tx = calloc(1, sizeof(*p->tx));
-	p->a = net_udp_open("127.0.0.1", 0, err, sizeof(err));
-	p->b = net_udp_open("127.0.0.1", 0, err, sizeof(err));
-	if (!p->rx || !p->tx || p->a < 0 || p->b < 0 ||
-	    !net_udp_local_addr(p->a, &p->addr_a) ||
-	    !net_udp_local_addr(p->b, &p->addr_b)) {
-		fprintf(stderr, "pair_setup: %s\n", err);
-		return -1;
-	}
 	*state = p;
-	return 0;
+	return p ? 0 : -1;
 }
 
 static int pair_teardown(void **state)
 {
-	struct pair *p = *state;
-
-	net_udp_close(p->a);
-	net_udp_close(p->b);
-	free(p->rx);
-	free(p->tx);
-	free(p);
+	udp_pair_close(*state);
 	return 0;
 }
 
@@ -98,7 +73,7 @@ static void check_numbered(const struct net_packet *pk, size_t index,
 
 static void test_open_local_addr(void **state)
 {
-	struct pair *p = *state;
+	struct udp_pair *p = *state;
 	char text[NET_ADDR_STRLEN];
 
 	assert_int_not_equal(p->addr_a.port, 0);
@@ -109,7 +84,7 @@ static void test_open_local_addr(void **state)
 
 static void test_bind_errors(void **state)
 {
-	struct pair *p = *state;
+	struct udp_pair *p = *state;
 	char err[256] = "";
 	uint16_t port = ntohs(p->addr_a.port);
 
@@ -125,7 +100,7 @@ static void test_bind_errors(void **state)
 
 static void test_send_recv_single(void **state)
 {
-	struct pair *p = *state;
+	struct udp_pair *p = *state;
 	struct net_stats before = p->st_a;
 
 	assert_true(net_udp_send(p->a, &p->addr_b, "packet 0", 8, &p->st_a));
@@ -145,7 +120,7 @@ static void test_send_recv_single(void **state)
  * full, the receiver needs several recvmmsg calls */
 static void test_batch_roundtrip(void **state)
 {
-	struct pair *p = *state;
+	struct udp_pair *p = *state;
 	const size_t total = NET_BATCH + NET_BATCH / 2 + 3;
 	size_t sent_before_flush;
 
@@ -183,7 +158,7 @@ static void test_batch_roundtrip(void **state)
  * MSG_TRUNC, dropped and counted; the one after it arrives normally */
 static void test_oversized_dropped(void **state)
 {
-	struct pair *p = *state;
+	struct udp_pair *p = *state;
 	static uint8_t big[NET_MAX_UDP_PACKET + 808];
 	size_t seen = 0;
 

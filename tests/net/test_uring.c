@@ -15,38 +15,21 @@
 
 #include <qwd/net.h>
 
+#include "udppair.h"
+
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-struct ring_pair {
-	int a, b;
-	struct net_addr addr_a, addr_b;
-	struct net_stats st_a, st_b;
-	struct net_recv_batch *rx;
-	struct net_send_batch *tx;
-	struct net_uring *u;
-};
-
 static int ring_setup(void **state)
 {
-	struct ring_pair *p = calloc(1, sizeof(*p));
+	struct udp_pair *p = udp_pair_open("ring_setup");
 	char err[256];
 
 	if (!p)
 		return -1;
-	p->rx = calloc(1, sizeof(*p->rx));
-	p->tx = calloc(1, sizeof(*p->tx));
-	p->a = net_udp_open("127.0.0.1", 0, err, sizeof(err));
-	p->b = net_udp_open("127.0.0.1", 0, err, sizeof(err));
-	if (!p->rx || !p->tx || p->a < 0 || p->b < 0 ||
-	    !net_udp_local_addr(p->a, &p->addr_a) ||
-	    !net_udp_local_addr(p->b, &p->addr_b)) {
-		fprintf(stderr, "ring_setup: %s\n", err);
-		return -1;
-	}
 	net_udp_set_buffers(p->a, 1 << 20);
 	net_udp_set_buffers(p->b, 1 << 20);
 	p->u = net_uring_create(p->b, err, sizeof(err));
@@ -60,20 +43,13 @@ static int ring_setup(void **state)
 
 static int ring_teardown(void **state)
 {
-	struct ring_pair *p = *state;
-
-	net_uring_destroy(p->u);
-	net_udp_close(p->a);
-	net_udp_close(p->b);
-	free(p->rx);
-	free(p->tx);
-	free(p);
+	udp_pair_close(*state);
 	return 0;
 }
 
-static struct ring_pair *ring_or_skip(void **state)
+static struct udp_pair *ring_or_skip(void **state)
 {
-	struct ring_pair *p = *state;
+	struct udp_pair *p = *state;
 
 	if (!p->u)
 		skip();
@@ -81,7 +57,7 @@ static struct ring_pair *ring_or_skip(void **state)
 }
 
 /* wait and receive on the ring until want datagrams or 100 rounds */
-static size_t ring_drain(struct ring_pair *p, size_t want, size_t *lens)
+static size_t ring_drain(struct udp_pair *p, size_t want, size_t *lens)
 {
 	size_t seen = 0;
 
@@ -106,7 +82,7 @@ static size_t ring_drain(struct ring_pair *p, size_t want, size_t *lens)
 
 static void test_oversized_dropped(void **state)
 {
-	struct ring_pair *p = ring_or_skip(state);
+	struct udp_pair *p = ring_or_skip(state);
 	static uint8_t big[NET_MAX_UDP_PACKET + 808];
 	size_t lens[2];
 
@@ -127,7 +103,7 @@ static void test_oversized_dropped(void **state)
  * (ENOBUFS) and is armed again, nothing lost past the socket's buffer */
 static void test_more_than_buffers(void **state)
 {
-	struct ring_pair *p = ring_or_skip(state);
+	struct udp_pair *p = ring_or_skip(state);
 	enum { N = 600 };
 
 	for (int i = 0; i < N; i++) {
@@ -146,7 +122,7 @@ static void test_more_than_buffers(void **state)
  * with the next wait */
 static void test_send_batch(void **state)
 {
-	struct ring_pair *p = ring_or_skip(state);
+	struct udp_pair *p = ring_or_skip(state);
 	enum { N = 150 };
 	size_t seen = 0;
 	fd_set r, w;
@@ -191,7 +167,7 @@ static void test_send_batch(void **state)
 /* a feature's descriptor: polled in the ring, reported as select would */
 static void test_descriptor_polled(void **state)
 {
-	struct ring_pair *p = ring_or_skip(state);
+	struct udp_pair *p = ring_or_skip(state);
 	int pfd[2];
 	fd_set r, w;
 	bool ready = false;
@@ -223,7 +199,7 @@ static void test_descriptor_polled(void **state)
 /* sys_ticrate's hold: what came during it is read by the same enter */
 static void test_hold_one_enter(void **state)
 {
-	struct ring_pair *p = ring_or_skip(state);
+	struct udp_pair *p = ring_or_skip(state);
 	uint64_t enters;
 	fd_set r, w;
 
