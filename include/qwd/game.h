@@ -653,6 +653,10 @@ struct game {
 	 * own move changes only itself and what is not a player; the server
 	 * keeps what it derived from players while this stays put. */
 	uint32_t changes;
+	/* Bumped by every join, every leave and the level's load: all that
+	 * changes which clients are active, so that a reader of the slots
+	 * (the match layer's frame) walks them only when it moved. */
+	uint32_t roster;
 	double time;		/* level time of the last game_frame */
 	double frametime;
 	uint64_t rng;

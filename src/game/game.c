@@ -786,6 +786,7 @@ int game_load_level(struct game *g, struct world *w,
 	/* everyone comes back through the signon (the server sends
 	 * "reconnect") and enters again with game_client_connect */
 	memset(g->clients, 0, sizeof(*g->clients) * (size_t)g->max_clients);
+	g->roster++;
 	g->spectators = 0;
 	return 0;
 }

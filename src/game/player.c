@@ -758,6 +758,7 @@ void game_client_connect(struct game *g, int slot, const char *name,
 		return;		/* no level yet */
 	cl = &g->clients[slot];
 	g->spectators -= cl->active && cl->spectator;
+	g->roster++;
 	memset(cl, 0, sizeof(*cl));
 	cl->active = true;
 	cl->spectator = spectator;
@@ -792,6 +793,7 @@ void game_client_disconnect(struct game *g, int slot)
 	e->modelindex = 0;
 	e->takedamage = false;
 	g->spectators -= cl->spectator;
+	g->roster++;
 	cl->active = false;
 }
 

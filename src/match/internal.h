@@ -93,6 +93,11 @@ struct match {
 
 	int clients_seen;	/* in the game last frame (players and
 				 * spectators): the server emptied when 0 */
+	/* the slots' walk in match_frame: due when the game's roster moved
+	 * since roster_seen, or while a slot is being shown the MOTD
+	 * (motd_live); otherwise a frame does not touch them */
+	uint32_t roster_seen;
+	bool motd_live;
 	int levels;		/* levels begun: the first runs k_defmode */
 	struct match_result last;
 	struct match_result work;	/* scratch for events */

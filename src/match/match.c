@@ -251,6 +251,7 @@ struct match *match_create(struct game *g, const struct match_services *svc)
 	m->max_slots = g->max_clients;
 	m->g = g;
 	m->svc = *svc;
+	m->motd_live = true;	/* the first frame walks the slots */
 	for (int i = 0; i < NUM_VARS; i++)
 		(void)match_set(m, vars[i].info.name, vars[i].info.def, err,
 				sizeof(err));
@@ -908,6 +909,7 @@ void match_level_begin(struct match *m)
 	m->sudden = 0;
 	m->pause_at = m->unpause_at = 0;
 	memset(m->slots, 0, sizeof(*m->slots) * (size_t)m->max_slots);
+	m->motd_live = true;	/* the slots' walk runs next frame */
 	m_votes_level(m);
 	m_idle_off(m);
 	m_apply_rules(m);
@@ -943,17 +945,31 @@ void match_frame(struct match *m, double realtime)
 	int clients = 0;
 
 	m->realtime = realtime;
-	for (int s = 0; s < m->max_slots; s++) {
-		if (g->clients[s].active) {
-			clients++;
-		} else if (m->slots[s].ready || m->slots[s].brk) {
-			/* a leaver's flags go with him */
-			m->slots[s].ready = m->slots[s].brk = false;
+	/* the slots change only when someone joins or leaves (the game's
+	 * roster) or while the MOTD is shown: other frames skip the walk,
+	 * which was most of this function's cost on a server woken for a
+	 * request or two */
+	if (!g->world || g->roster != m->roster_seen || m->motd_live) {
+		bool live = false;
+
+		for (int s = 0; s < m->max_slots; s++) {
+			if (g->clients[s].active) {
+				clients++;
+			} else if (m->slots[s].ready || m->slots[s].brk) {
+				/* a leaver's flags go with him */
+				m->slots[s].ready = m->slots[s].brk = false;
+			}
+			/* the MOTD: only a slot entering, leaving or being
+			 * shown it */
+			if (!g->world || g->clients[s].active != m->slots[s].in_game ||
+			    m->slots[s].motd_until > 0)
+				m_motd_slot(m, s);
+			live |= m->slots[s].motd_until > 0;
 		}
-		/* the MOTD: only a slot entering, leaving or being shown it */
-		if (!g->world || g->clients[s].active != m->slots[s].in_game ||
-		    m->slots[s].motd_until > 0)
-			m_motd_slot(m, s);
+		m->roster_seen = g->roster;
+		m->motd_live = live || !g->world;
+	} else {
+		clients = m->clients_seen;
 	}
 	m_votes_frame(m);
 	if (clients == 0 && m->clients_seen > 0)

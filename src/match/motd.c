@@ -77,6 +77,7 @@ static void motd_start(struct match *m, int slot, double seconds)
 {
 	m->slots[slot].motd_until = m->g->time + seconds;
 	m->slots[slot].motd_next = m->g->time + MOTD_FIRST;
+	m->motd_live = true;	/* match_frame walks the slots again */
 }
 
 void m_motd_slot(struct match *m, int s)
