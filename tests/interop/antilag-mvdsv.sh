@@ -51,7 +51,6 @@ need "$build/qwd" "$build/lagshot" "$build/maps/arena.bsp"
 work=$(mktemp -d)
 server_pid=""
 trap '[ -n "$server_pid" ] && kill $server_pid 2>/dev/null; rm -rf "$work"' EXIT
-port=$(free_port)
 qwd=$(cd "$build" && pwd)/qwd
 lagshot=$(cd "$build" && pwd)/lagshot
 
@@ -72,6 +71,8 @@ hits_of() {
 # qwd_run ANTILAG: qwd on arena, lagshot's output in qwd-ANTILAG.txt
 qwd_run() {
 	base=$work/qwd-$1
+	# a port of its own: the last server's may be another job's by now
+	port=$(free_port)
 	mkdir -p "$base/id1/maps"
 	cp "$build/maps/arena.bsp" "$base/id1/maps/"
 	(cd "$base" && exec "$qwd" -basedir "$base" -ip 127.0.0.1 -port "$port" \
@@ -88,6 +89,7 @@ qwd_run() {
 # mvdsv_run ANTILAG: MVDSV+KTX on arena, lagshot's output in mvdsv-ANTILAG.txt
 mvdsv_run() {
 	base=$work/mvdsv-$1
+	port=$(free_port)
 	ktx_base "$base"
 	ktx_duel_configs "$base"
 	rm -f "$base/ktx/mvdsv.cfg"
