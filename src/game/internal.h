@@ -262,6 +262,7 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start, const vec3_t end,
 	      struct trace *total);
 /* PM_TestPlayerPosition: is the player box at pos clear of every physent? */
 bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos);
+bool pm_box_holds(const struct pm_ctx *pm, const vec3_t lo, const vec3_t hi);
 /* PM_PointContents_AllBSPs */
 int pm_contents_all_brushes(const struct pm_ctx *pm, const vec3_t p);
 /* physent touched by the move (once each; the world is not one) */

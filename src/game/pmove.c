@@ -592,15 +592,37 @@ static void pm_check_water_jump(struct pm_ctx *pm)
 
 /* Out of solid by a nudge of 1/8 unit on any axes (origins travel in 1/8
  * units), else up to 18 units up.  The reference first truncates the
- * origin to 1/8 but overwrites that before using it, so it is not done. */
+ * origin to 1/8 but overwrites that before using it, so it is not done.
+ * Most players stuck are dead ones under a live player (a corpse is not
+ * solid, so players walk into it; MVDSV nudges it the same way), where
+ * all 45 positions fail: when one box holds them all (pm_box_holds on
+ * the corners of the positions' span) the origin stays without the 45
+ * tests.  Not for a speculative move, whose every test is recorded. */
 static void pm_nudge_position(struct pm_ctx *pm)
 {
 	static const int sign[3] = {0, -1, 1};
 	struct pmove_player *p = pm->p;
-	vec3_t base;
+	vec3_t base, lo, hi;
 
 	vec_copy(p->origin, base);
-	for (int i = 0; i < 27; i++) {
+	/* the first position is base itself, but as the sum below makes it
+	 * (a -0 comes out +0) */
+	for (int k = 0; k < 3; k++)
+		p->origin[k] = (float)(base[k] + 0.0);
+	if (pm_position_clear(pm, p->origin))
+		return;
+	vec_copy(base, p->origin);
+	if (!pm->read) {
+		for (int k = 0; k < 3; k++) {
+			lo[k] = (float)(base[k] - 0.125);
+			hi[k] = (float)(base[k] + 0.125);
+		}
+		if (base[2] + (float)PM_STEPSIZE > hi[2])
+			hi[2] = base[2] + (float)PM_STEPSIZE;
+		if (pm_box_holds(pm, lo, hi))
+			return;
+	}
+	for (int i = 1; i < 27; i++) {
 		/* z slowest, x fastest, each through 0, -1/8, +1/8 */
 		int x = i % 3, y = i / 3 % 3, z = i / 9;
 

@@ -978,6 +978,67 @@ static struct world_obj *link_box(struct fx *f, int id, int solid, float x,
 	return o;
 }
 
+/* A dead player lying in another player's box (a corpse is not solid, so
+ * players walk into it) is stuck at every nudge and stays; a box it can
+ * rise out of within 18 units lets it up.  The plain move (which skips
+ * the tests when one box holds every position) and the speculative one
+ * (which runs them all, recording each) end the same, bit for bit. */
+static void assert_same_player(const struct pmove_player *a,
+			       const struct pmove_player *b)
+{
+	assert_memory_equal(a->origin, b->origin, sizeof(a->origin));
+	assert_memory_equal(a->velocity, b->velocity, sizeof(a->velocity));
+	assert_int_equal(a->onground, b->onground);
+	assert_int_equal(a->groundent, b->groundent);
+	assert_int_equal(a->waterlevel, b->waterlevel);
+	assert_int_equal(a->watertype, b->watertype);
+	assert_int_equal(a->jump_held, b->jump_held);
+}
+
+static void test_nudge_inside_box(void **state)
+{
+	struct fx *f = *state;
+	struct usercmd none = mkcmd(MSEC, 0, 0, 0, 0, 0, 0);
+	static struct pmove_read read;
+	struct pmove_player start, plain, spec;
+	struct pmove_result res;
+	struct world_obj *other;
+
+	fx_room(f);
+	fx_ready(f);
+	other = link_box(f, 1, SOLID_SLIDEBOX, 0, 0, REST, 16, 0);
+	vec_copy(pmove_player_mins, other->mins);
+	vec_copy(pmove_player_maxs, other->maxs);
+	world_link(&f->w, other);
+
+	fx_place(f, 4, 0, REST);
+	f->p.pm_type = PM_DEAD;
+	start = f->p;
+	run(f, &none);
+	plain = f->p;
+	assert_near(plain.origin[0], 4, 0);
+	assert_near(plain.origin[1], 0, 0);
+	assert_near(plain.origin[2], REST, 0);
+	spec = start;
+	pmove_run_read(&f->w, NULL, &f->mv, &none, &spec, &res, &read);
+	assert_same_player(&plain, &spec);
+	assert_true(read.any);
+
+	/* a low crate instead: up 8 units, onto it */
+	world_unlink(&f->w, other);
+	link_box(f, 2, SOLID_BBOX, 0, 0, 0, 16, 8);
+	fx_place(f, 4, 0, REST);
+	f->p.pm_type = PM_DEAD;
+	start = f->p;
+	run(f, &none);
+	plain = f->p;
+	assert_near(plain.origin[2], REST + 8, 1e-3);
+	assert_true(plain.onground);
+	spec = start;
+	pmove_run_read(&f->w, NULL, &f->mv, &none, &spec, &res, &read);
+	assert_same_player(&plain, &spec);
+}
+
 static void test_objects(void **state)
 {
 	struct fx *f = *state;
@@ -1265,6 +1326,7 @@ static const struct CMUnitTest pmove_tests[] = {
 	T(test_fly),
 	T(test_none_and_lock),
 	T(test_nudge_out_of_floor),
+	T(test_nudge_inside_box),
 	T(test_objects),
 	T(test_physent_reach),
 	T(test_cmd_steps),
