@@ -22,7 +22,11 @@
  *   tests one by one only the entities of no or several leafs, and takes
  *   the marked in ascending order -- the entries a test of every one
  *   finds, for the cost of the leafs present, not of the entities (a
- *   crowd's bodies, gibs and shots: hundreds, most out of sight).  Entity states of each reply go to one ring
+ *   crowd's bodies, gibs and shots: hundreds, most out of sight).  The
+ *   marks give the reply's entity count and its nails; a state is copied
+ *   into the ring only when the delta merge reaches it (in a crowd the
+ *   players' entries fill most of the datagram and the list is cut after
+ *   a few entities).  Entity states of each reply go to one ring
  *   shared by all clients; a reply whose states the ring has overwritten
  *   can no longer be a delta base, and the client gets a full update (a
  *   valid protocol-28 answer) instead.  Nor can a reply sent while a
@@ -198,10 +202,11 @@ static bool frame_intact(const struct server *sv, const struct sv_reply_worker *
 	return r->reach - f->first_state <= r->size;
 }
 
+struct pull;
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  struct client *cl, struct msg_buf *m,
 			  const struct client_frame *from, uint32_t first,
-			  int *count, int max);
+			  int *count, int max, struct pull *p);
 
 /* Mark, in w's bits, the send list's entries pvs sees: a leaf's group
  * all at once when pvs holds the leaf, the objects of no or several
@@ -233,37 +238,66 @@ static bool mark_visible(struct server *sv, struct sv_reply_worker *w,
 	return true;
 }
 
-/* one visible entry of the send list into the reply: a nail to the
- * nails, another entity's state to the ring; false once nothing further
- * can change the reply (past the client's numbers, or the entities and
- * the nails both full) */
-struct gather {
-	struct sv_ring *ring;
-	uint32_t first;
-	int count, max, limit;
-	int *nails, *num_nails;
+/* One entity's state of this phase (made on first use, shared by every
+ * reply of the phase) into the ring at abs. */
+static inline void state_to_ring(struct server *sv, struct sv_ring *ring,
+				 uint32_t abs, int num)
+{
+	if (sv->frame_stamp[num] != sv->reply_stamp) {
+		sv_entity_state(sv, num, &sv->frame_states[num]);
+		sv->frame_stamp[num] = sv->reply_stamp;
+	}
+	*ring_at(ring, abs) = sv->frame_states[num];
+}
+
+/* A reply's entity states, taken into its ring in ascending order as the
+ * merge reaches them (struct pull): with the leaf index, the count and
+ * the nails come from the marks alone, and a state is copied only when
+ * the datagram still has room for it -- in a crowd the players' entries
+ * fill most of it, and the entities after the cut cost nothing.  The
+ * reply is the one a copy of every visible state would give: the same
+ * count (so the same ring positions, the same delta bases), the same
+ * nails, the same states in the same order. */
+struct pull {
+	const uint64_t *marks, *nails;	/* NULL: all `done` already there */
+	int word;
+	uint64_t bits;			/* of word: entities not yet taken */
+	int done;			/* states in the ring from `first` */
 };
 
-static inline bool gather_one(struct server *sv, struct gather *g, int i)
+/* the next visible entity into the ring at first + p->done (the caller
+ * asks for no more than the count the marks gave) */
+static void pull_next(struct server *sv, struct pull *p, struct sv_ring *ring,
+		      uint32_t first)
 {
-	const struct sv_send_item *it = &sv->send_list[i];
-	int num = it->num;
-
-	if (num >= g->limit)
-		return false;
-	if (it->nail) {
-		if (*g->num_nails < SV_MAX_NAILS)
-			g->nails[(*g->num_nails)++] = num;
-	} else if (g->count < g->max) {
-		if (sv->frame_stamp[num] != sv->reply_stamp) {
-			sv_entity_state(sv, num, &sv->frame_states[num]);
-			sv->frame_stamp[num] = sv->reply_stamp;
-		}
-		*ring_at(g->ring, g->first + (uint32_t)g->count) =
-			sv->frame_states[num];
-		g->count++;
+	while (!p->bits) {
+		p->word++;
+		p->bits = p->marks[p->word] & ~p->nails[p->word];
 	}
-	return g->count < g->max || *g->num_nails < SV_MAX_NAILS;
+	int i = 64 * p->word + __builtin_ctzll(p->bits);
+
+	p->bits &= p->bits - 1;
+	state_to_ring(sv, ring, first + (uint32_t)p->done++, sv->send_list[i].num);
+}
+
+/* the marks' entities (nails apart) below entry `end`, at most max; their
+ * nails into nails[] (SV_MAX_NAILS at most), in ascending order */
+static int count_marked(const struct server *sv, const uint64_t *marks,
+			int end, int max, int *nails, int *num_nails)
+{
+	const uint64_t *nb = sv->send_leafs.nail_bits;
+	int count = 0;
+
+	for (int k = 0; 64 * k < end; k++) {
+		uint64_t keep = end - 64 * k >= 64 ? ~0ull :
+				(1ull << (end - 64 * k)) - 1;
+		uint64_t m = marks[k] & keep;
+
+		count += __builtin_popcountll(m & ~nb[k]);
+		for (uint64_t b = m & nb[k]; b && *num_nails < SV_MAX_NAILS; b &= b - 1)
+			nails[(*num_nails)++] = sv->send_list[64 * k + __builtin_ctzll(b)].num;
+	}
+	return count < max ? count : max;
 }
 
 static void write_entities(struct server *sv, struct sv_reply_worker *w,
@@ -279,29 +313,39 @@ static void write_entities(struct server *sv, struct sv_reply_worker *w,
 	struct client_frame *from = NULL;
 	uint32_t first = ring->next;
 	int count = 0;
+	struct pull p = {0};
 
 	*num_nails = 0;
-	/* gather this reply's states into the ring, from the phase's list:
-	 * its visible entries marked by leaf and taken in order, or (no
-	 * index) each entry tested */
-	struct gather gt = {ring, first, 0, max, limit, nails, num_nails};
-
 	if (mark_visible(sv, w, pvs)) {
-		int words = (sv->send_count + 63) / 64;
+		/* the visible entries by leaf: counted now, taken by the
+		 * merge */
+		int end = cl->extended ? sv->send_count : sv->send_leafs.p28_end;
 
-		for (int k = 0; k < words; k++)
-			for (uint64_t b = w->send_marks[k]; b; b &= b - 1)
-				if (!gather_one(sv, &gt, 64 * k +
-						__builtin_ctzll(b)))
-					goto gathered;
+		count = count_marked(sv, w->send_marks, end, max, nails, num_nails);
+		p.marks = w->send_marks;
+		p.nails = sv->send_leafs.nail_bits;
+		p.word = 0;
+		p.bits = p.marks[0] & ~p.nails[0];
 	} else {
-		for (int i = 0; i < sv->send_count; i++)
-			if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs) &&
-			    !gather_one(sv, &gt, i))
+		/* no index: each entry tested, every state copied now */
+		for (int i = 0; i < sv->send_count; i++) {
+			const struct sv_send_item *it = &sv->send_list[i];
+
+			if (it->num >= limit)
 				break;
+			if (!sv_obj_visible(&sv->objs[it->num], pvs))
+				continue;
+			if (it->nail) {
+				if (*num_nails < SV_MAX_NAILS)
+					nails[(*num_nails)++] = it->num;
+			} else if (count < max) {
+				state_to_ring(sv, ring, first + (uint32_t)count++, it->num);
+			}
+			if (count == max && *num_nails == SV_MAX_NAILS)
+				break;
+		}
+		p.done = count;
 	}
-gathered:
-	count = gt.count;
 	ring->next += (uint32_t)count;
 
 	/* the delta base: asked for, recent enough, its states still there */
@@ -316,13 +360,13 @@ gathered:
 	}
 	size_t mark = m->cursize;
 
-	if (!emit_entities(sv, w, cl, m, from, first, &count, max) && from) {
+	if (!emit_entities(sv, w, cl, m, from, first, &count, max, &p) && from) {
 		/* the cut frame cannot be recorded against this base: a full
 		 * update, cut where the room ends, instead */
 		m->cursize = mark;
 		m->overflowed = false;
 		count = (int)(ring->next - first);
-		emit_entities(sv, w, cl, m, NULL, first, &count, max);
+		emit_entities(sv, w, cl, m, NULL, first, &count, max, &p);
 	}
 	frame->first_state = first;
 	frame->num_states = (uint16_t)count;
@@ -340,7 +384,7 @@ gathered:
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  struct client *cl, struct msg_buf *m,
 			  const struct client_frame *from, uint32_t first,
-			  int *count, int max)
+			  int *count, int max, struct pull *p)
 {
 	enum { ENTITY_WORST = 20, END = 2 };
 	struct sv_ring *ring = &w->ring;
@@ -356,13 +400,15 @@ static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 		msg_write_byte(m, wide ? svcx_packetentities : svc_packetentities);
 	}
 	while (newi < n || oldi < oldmax) {
+		if (m->cursize + ENTITY_WORST + END > m->maxsize)
+			break;
+		if (newi < n && newi == p->done)
+			pull_next(sv, p, ring, first);
+
 		const struct entity_state *ns = newi < n ? ring_at(ring, first + (uint32_t)newi) : NULL;
 		const struct entity_state *os = oldi < oldmax ? ring_at(base, from->first_state + (uint32_t)oldi) : NULL;
 		int newnum = ns ? ns->number : 0x7fffffff;
 		int oldnum = os ? os->number : 0x7fffffff;
-
-		if (m->cursize + ENTITY_WORST + END > m->maxsize)
-			break;
 		if (newnum == oldnum) {
 			write_delta(os, ns, m, false, wide);
 			newi++;
@@ -596,8 +642,17 @@ static void send_leafs_build(struct server *sv)
 		x->num_slots = nleafs;
 	}
 	x->num_groups = x->num_many = 0;
+	memset(x->nail_bits, 0, sizeof(*x->nail_bits) *
+	       (size_t)((sv->send_count + 63) / 64));
+	x->p28_end = sv->send_count;
 	for (int i = 0; i < sv->send_count; i++) {
 		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
+
+		if (sv->send_list[i].nail)
+			x->nail_bits[i >> 6] |= 1ull << (i & 63);
+		if (sv->send_list[i].num >= MAX_EDICTS_P28 &&
+		    x->p28_end == sv->send_count)
+			x->p28_end = i;
 
 		if (leaf < 0 || leaf >= x->num_slots) {
 			x->many[x->num_many++] = i;
@@ -924,7 +979,9 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		x->start = calloc(n, sizeof(*x->start));
 		x->items = calloc(n, sizeof(*x->items));
 		x->many = calloc(n, sizeof(*x->many));
-		if (!x->leafs || !x->start || !x->items || !x->many)
+		x->nail_bits = calloc((n + 63) / 64, sizeof(*x->nail_bits));
+		if (!x->leafs || !x->start || !x->items || !x->many ||
+		    !x->nail_bits)
 			goto oom;
 		x->enabled = cvar_register(sv, "sv_send_leafs", "1", 0,
 					   "replies find their entities by "
@@ -997,6 +1054,7 @@ void sv_reply_workers_free(struct server *sv)
 	free(sv->send_leafs.start);
 	free(sv->send_leafs.items);
 	free(sv->send_leafs.many);
+	free(sv->send_leafs.nail_bits);
 	free(sv->send_leafs.slot);
 	sv->send_leafs = (struct sv_send_leafs){.enabled = sv->send_leafs.enabled};
 	free(sv->reply_list);

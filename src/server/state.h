@@ -175,6 +175,13 @@ struct sv_send_leafs {
 	int32_t *leafs, *start, *items, *many;	/* max_entities (+1) */
 	int32_t *slot;			/* per map leaf: its group + 1, or 0 */
 	int num_slots;
+	/* a bit per send_list entry that is a nail (max_entities bits), and
+	 * the first entry a stock client may not be told of (number
+	 * MAX_EDICTS_P28 or more): a reply counts its entities and picks its
+	 * nails from its marks with these, and copies states only as far as
+	 * its datagram takes them (send.c) */
+	uint64_t *nail_bits;
+	int p28_end;
 };
 
 struct sv_reply_worker {

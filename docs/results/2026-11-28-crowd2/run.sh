@@ -25,10 +25,11 @@ for spec in "$@"; do
 done
 for tag in $tags; do
 	for c in $crowds; do
-		(cd "$out" && "$cg" "$out/framebench.$tag" "$tag" "${c%%:*}" \
+		# (both runs in OUT: cg.sh writes to the current directory)
+		(cd "$out" && { "$cg" "$out/framebench.$tag" "$tag" "${c%%:*}" \
 			"$out/maps/${c#*:}.bsp" 10 &
 		 "$cg" "$out/framebench.$tag" "$tag" "${c%%:*}" \
-			"$out/maps/${c#*:}.bsp" 30 & wait)
+			"$out/maps/${c#*:}.bsp" 30 & wait; })
 	done
 done
 python3 "$here/table.py" "$out" $tags
