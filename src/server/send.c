@@ -18,15 +18,16 @@
  *   Cost per reply: the fat PVS (a few leafs ORed), one pass over the
  *   players and one over the entities that can be drawn.  The phase
  *   groups those entities by the one leaf each touches (struct
- *   sv_send_leafs): a reply marks the groups of the leafs its PVS holds,
- *   tests one by one only the entities of no or several leafs, and takes
- *   the marked in ascending order -- the entries a test of every one
- *   finds, for the cost of the leafs present, not of the entities (a
- *   crowd's bodies, gibs and shots: hundreds, most out of sight).  The
- *   marks give the reply's entity count and its nails; a state is copied
- *   into the ring only when the delta merge reaches it (in a crowd the
- *   players' entries fill most of the datagram and the list is cut after
- *   a few entities).  Entity states of each reply go to one ring
+ *   sv_send_leafs): a reply tests the leafs of the groups against its
+ *   PVS, one by one only the entities of no or several leafs, and takes
+ *   the seen in ascending order -- the entries a test of every one finds,
+ *   for the cost of the leafs present, not of the entities (a crowd's
+ *   bodies, gibs and shots: hundreds, most out of sight).  The groups'
+ *   counts give the reply's entity count, the phase's list of nails its
+ *   nails; a state is copied into the ring only when the delta merge
+ *   reaches it (in a crowd the players' entries fill most of the datagram
+ *   and the list is cut after a few entities).  Entity states of each
+ *   reply go to one ring
  *   shared by all clients; a reply whose states the ring has overwritten
  *   can no longer be a delta base, and the client gets a full update (a
  *   valid protocol-28 answer) instead.  Nor can a reply sent while a
@@ -208,36 +209,6 @@ static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  const struct client_frame *from, uint32_t first,
 			  int *count, int max, struct pull *p);
 
-/* Mark, in w's bits, the send list's entries pvs sees: a leaf's group
- * all at once when pvs holds the leaf, the objects of no or several
- * leafs each by sv_obj_visible; the same answer as sv_obj_visible on
- * every entry (an object of one leaf is seen when that leaf is), for the
- * leafs present instead of the entities: in a crowd hundreds of bodies
- * and missiles share a few dozen leafs, most of them out of sight. */
-static bool mark_visible(struct server *sv, struct sv_reply_worker *w,
-			 const uint8_t *pvs)
-{
-	const struct sv_send_leafs *x = &sv->send_leafs;
-	uint64_t *bits = w->send_marks;
-
-	if (!x->ready)
-		return false;	/* the caller tests every entry */
-	memset(bits, 0, sizeof(*bits) * (size_t)((sv->send_count + 63) / 64));
-	for (int d = 0; d < x->num_groups; d++) {
-		if (!bsp_vis_test(pvs, x->leafs[d]))
-			continue;
-		for (int k = x->start[d]; k < x->start[d + 1]; k++)
-			bits[x->items[k] >> 6] |= 1ull << (x->items[k] & 63);
-	}
-	for (int k = 0; k < x->num_many; k++) {
-		int i = x->many[k];
-
-		if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs))
-			bits[i >> 6] |= 1ull << (i & 63);
-	}
-	return true;
-}
-
 /* One entity's state of this phase (made on first use, shared by every
  * reply of the phase) into the ring at abs. */
 static inline void state_to_ring(struct server *sv, struct sv_ring *ring,
@@ -250,54 +221,67 @@ static inline void state_to_ring(struct server *sv, struct sv_ring *ring,
 	*ring_at(ring, abs) = sv->frame_states[num];
 }
 
+/* Which of the send list's groups pvs sees (w->seen): a leaf's group by
+ * its leaf, the objects of no or several leafs each by sv_obj_visible --
+ * the same answer as sv_obj_visible on every entry (an object of one
+ * leaf is seen when that leaf is), for the leafs present instead of the
+ * entities: in a crowd hundreds of bodies and missiles share a few dozen
+ * leafs, most of them out of sight.  The count of seen entities that are
+ * not nails, below entry `end` (p28: the stock client's end), from the
+ * groups' counts; false without the index (the caller tests every
+ * entry). */
+static bool see_groups(struct server *sv, struct sv_reply_worker *w,
+		       const uint8_t *pvs, bool p28, int *count)
+{
+	const struct sv_send_leafs *x = &sv->send_leafs;
+	uint8_t *seen = w->seen;
+	int end = p28 ? x->p28_end : sv->send_count, c = 0;
+
+	if (!x->ready)
+		return false;
+	for (int d = 0; d < x->num_groups; d++) {
+		seen[d] = bsp_vis_test(pvs, x->leafs[d]) != 0;
+		if (seen[d])
+			c += x->counts[2 * d + p28];
+	}
+	for (int k = 0; k < x->num_many; k++) {
+		int i = x->many[k];
+
+		seen[x->num_groups + k] =
+			sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs);
+		if (seen[x->num_groups + k] && !sv->send_list[i].nail && i < end)
+			c++;
+	}
+	*count = c;
+	return true;
+}
+
 /* A reply's entity states, taken into its ring in ascending order as the
- * merge reaches them (struct pull): with the leaf index, the count and
- * the nails come from the marks alone, and a state is copied only when
- * the datagram still has room for it -- in a crowd the players' entries
- * fill most of it, and the entities after the cut cost nothing.  The
- * reply is the one a copy of every visible state would give: the same
- * count (so the same ring positions, the same delta bases), the same
- * nails, the same states in the same order. */
+ * merge reaches them (struct pull): with the leaf index, the count comes
+ * from the groups' counts and the nails from the nails' list, and a state
+ * is copied only when the datagram still has room for it -- in a crowd
+ * the players' entries fill most of it, and the entities after the cut
+ * cost nothing.  The reply is the one a copy of every visible state would
+ * give: the same count (so the same ring positions, the same delta
+ * bases), the same nails, the same states in the same order. */
 struct pull {
-	const uint64_t *marks, *nails;	/* NULL: all `done` already there */
-	int word;
-	uint64_t bits;			/* of word: entities not yet taken */
+	const uint8_t *seen;		/* NULL: all `done` already there */
+	int next;			/* the send list's next entry to try */
 	int done;			/* states in the ring from `first` */
 };
 
-/* the next visible entity into the ring at first + p->done (the caller
- * asks for no more than the count the marks gave) */
+/* the next seen entity into the ring at first + p->done (the caller asks
+ * for no more than the count see_groups gave) */
 static void pull_next(struct server *sv, struct pull *p, struct sv_ring *ring,
 		      uint32_t first)
 {
-	while (!p->bits) {
-		p->word++;
-		p->bits = p->marks[p->word] & ~p->nails[p->word];
-	}
-	int i = 64 * p->word + __builtin_ctzll(p->bits);
+	const int32_t *group_of = sv->send_leafs.group_of;
+	int i = p->next;
 
-	p->bits &= p->bits - 1;
+	while (sv->send_list[i].nail || !p->seen[group_of[i]])
+		i++;
+	p->next = i + 1;
 	state_to_ring(sv, ring, first + (uint32_t)p->done++, sv->send_list[i].num);
-}
-
-/* the marks' entities (nails apart) below entry `end`, at most max; their
- * nails into nails[] (SV_MAX_NAILS at most), in ascending order */
-static int count_marked(const struct server *sv, const uint64_t *marks,
-			int end, int max, int *nails, int *num_nails)
-{
-	const uint64_t *nb = sv->send_leafs.nail_bits;
-	int count = 0;
-
-	for (int k = 0; 64 * k < end; k++) {
-		uint64_t keep = end - 64 * k >= 64 ? ~0ull :
-				(1ull << (end - 64 * k)) - 1;
-		uint64_t m = marks[k] & keep;
-
-		count += __builtin_popcountll(m & ~nb[k]);
-		for (uint64_t b = m & nb[k]; b && *num_nails < SV_MAX_NAILS; b &= b - 1)
-			nails[(*num_nails)++] = sv->send_list[64 * k + __builtin_ctzll(b)].num;
-	}
-	return count < max ? count : max;
 }
 
 static void write_entities(struct server *sv, struct sv_reply_worker *w,
@@ -316,16 +300,22 @@ static void write_entities(struct server *sv, struct sv_reply_worker *w,
 	struct pull p = {0};
 
 	*num_nails = 0;
-	if (mark_visible(sv, w, pvs)) {
-		/* the visible entries by leaf: counted now, taken by the
-		 * merge */
-		int end = cl->extended ? sv->send_count : sv->send_leafs.p28_end;
+	if (see_groups(sv, w, pvs, !cl->extended, &count)) {
+		/* the seen entries by leaf: counted now, taken by the merge */
+		const struct sv_send_leafs *x = &sv->send_leafs;
+		int end = cl->extended ? sv->send_count : x->p28_end;
 
-		count = count_marked(sv, w->send_marks, end, max, nails, num_nails);
-		p.marks = w->send_marks;
-		p.nails = sv->send_leafs.nail_bits;
-		p.word = 0;
-		p.bits = p.marks[0] & ~p.nails[0];
+		if (count > max)
+			count = max;
+		for (int j = 0; j < x->num_nails && *num_nails < SV_MAX_NAILS; j++) {
+			int i = x->nails[j];
+
+			if (i >= end)
+				break;
+			if (w->seen[x->group_of[i]])
+				nails[(*num_nails)++] = sv->send_list[i].num;
+		}
+		p.seen = w->seen;
 	} else {
 		/* no index: each entry tested, every state copied now */
 		for (int i = 0; i < sv->send_count; i++) {
@@ -618,18 +608,17 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));
 }
 
-/* The phase's send list grouped by leaf (struct sv_send_leafs): two
- * passes over it, a counting sort; no allocation but the per-leaf slots
- * when a map with more leafs than any before loads (without them, or
- * with send_marks missing, replies test every entry as before). */
+/* The phase's send list grouped by leaf (struct sv_send_leafs): one pass
+ * over it; no allocation but the per-leaf slots when a map with more
+ * leafs than any before loads (without them, or with the workers' seen
+ * arrays missing, replies test every entry as before). */
 static void send_leafs_build(struct server *sv)
 {
 	struct sv_send_leafs *x = &sv->send_leafs;
 	int nleafs = sv->map ? sv->map->num_leafs : 0;
-	int n = 0;
 
 	x->ready = false;
-	if (!x->items || !sv->workers || !sv->workers[0].send_marks ||
+	if (!x->group_of || !sv->workers || !sv->workers[0].seen ||
 	    (x->enabled && x->enabled->value == 0))
 		return;
 	if (x->num_slots < nleafs) {
@@ -641,42 +630,38 @@ static void send_leafs_build(struct server *sv)
 		x->slot = slot;
 		x->num_slots = nleafs;
 	}
-	x->num_groups = x->num_many = 0;
-	memset(x->nail_bits, 0, sizeof(*x->nail_bits) *
-	       (size_t)((sv->send_count + 63) / 64));
+	x->num_groups = x->num_many = x->num_nails = 0;
 	x->p28_end = sv->send_count;
 	for (int i = 0; i < sv->send_count; i++) {
-		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
+		const struct sv_send_item *it = &sv->send_list[i];
+		int32_t leaf = sv->objs[it->num].leaf1;
+		int d;
 
-		if (sv->send_list[i].nail)
-			x->nail_bits[i >> 6] |= 1ull << (i & 63);
-		if (sv->send_list[i].num >= MAX_EDICTS_P28 &&
-		    x->p28_end == sv->send_count)
+		if (it->num >= MAX_EDICTS_P28 && x->p28_end == sv->send_count)
 			x->p28_end = i;
-
+		if (it->nail)
+			x->nails[x->num_nails++] = i;
 		if (leaf < 0 || leaf >= x->num_slots) {
+			x->group_of[i] = -1 - x->num_many;
 			x->many[x->num_many++] = i;
 			continue;
 		}
 		if (x->slot[leaf] == 0) {
 			x->leafs[x->num_groups] = leaf;
-			x->start[x->num_groups] = 0;
+			x->counts[2 * x->num_groups] = 0;
+			x->counts[2 * x->num_groups + 1] = 0;
 			x->slot[leaf] = ++x->num_groups;
 		}
-		x->start[x->slot[leaf] - 1]++;
+		d = x->slot[leaf] - 1;
+		x->group_of[i] = d;
+		if (!it->nail) {
+			x->counts[2 * d]++;
+			x->counts[2 * d + 1] += it->num < MAX_EDICTS_P28;
+		}
 	}
-	/* counts to ends; filling moves each end back to its group's start */
-	for (int d = 0; d < x->num_groups; d++) {
-		n += x->start[d];
-		x->start[d] = n;
-	}
-	x->start[x->num_groups] = n;
-	for (int i = sv->send_count - 1; i >= 0; i--) {
-		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
-
-		if (leaf >= 0 && leaf < x->num_slots)
-			x->items[--x->start[x->slot[leaf] - 1]] = i;
-	}
+	/* the many after the groups in a reply's seen[] */
+	for (int k = 0; k < x->num_many; k++)
+		x->group_of[x->many[k]] = x->num_groups + k;
 	for (int d = 0; d < x->num_groups; d++)
 		x->slot[x->leafs[d]] = 0;
 	x->ready = true;
@@ -976,12 +961,12 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		size_t n = (size_t)sv->max_entities + 1;
 
 		x->leafs = calloc(n, sizeof(*x->leafs));
-		x->start = calloc(n, sizeof(*x->start));
-		x->items = calloc(n, sizeof(*x->items));
+		x->group_of = calloc(n, sizeof(*x->group_of));
 		x->many = calloc(n, sizeof(*x->many));
-		x->nail_bits = calloc((n + 63) / 64, sizeof(*x->nail_bits));
-		if (!x->leafs || !x->start || !x->items || !x->many ||
-		    !x->nail_bits)
+		x->nails = calloc(n, sizeof(*x->nails));
+		x->counts = calloc(2 * n, sizeof(*x->counts));
+		if (!x->leafs || !x->group_of || !x->many || !x->nails ||
+		    !x->counts)
 			goto oom;
 		x->enabled = cvar_register(sv, "sv_send_leafs", "1", 0,
 					   "replies find their entities by "
@@ -1002,9 +987,8 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		w->ring.size = size;
 		w->ring.states = calloc(size, sizeof(*w->ring.states));
 		w->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
-		w->send_marks = calloc((size_t)(sv->max_entities + 63) / 64,
-				       sizeof(*w->send_marks));
-		if (!w->ring.states || !w->fatpvs || !w->send_marks)
+		w->seen = calloc((size_t)sv->max_entities + 1, sizeof(*w->seen));
+		if (!w->ring.states || !w->fatpvs || !w->seen)
 			goto oom;
 		if (threads == 1)
 			continue;
@@ -1043,7 +1027,7 @@ void sv_reply_workers_free(struct server *sv)
 
 		free(w->ring.states);
 		free(w->fatpvs);
-		free(w->send_marks);
+		free(w->seen);
 		free(w->batches);
 		free(w->done);
 		free(w->drops);
@@ -1051,10 +1035,10 @@ void sv_reply_workers_free(struct server *sv)
 	free(sv->workers);
 	sv->workers = NULL;
 	free(sv->send_leafs.leafs);
-	free(sv->send_leafs.start);
-	free(sv->send_leafs.items);
+	free(sv->send_leafs.group_of);
 	free(sv->send_leafs.many);
-	free(sv->send_leafs.nail_bits);
+	free(sv->send_leafs.nails);
+	free(sv->send_leafs.counts);
 	free(sv->send_leafs.slot);
 	sv->send_leafs = (struct sv_send_leafs){.enabled = sv->send_leafs.enabled};
 	free(sv->reply_list);
