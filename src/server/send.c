@@ -221,6 +221,42 @@ static inline void state_to_ring(struct server *sv, struct sv_ring *ring,
 	*ring_at(ring, abs) = sv->frame_states[num];
 }
 
+/* The sanitizer build (make check) proves the groups on every reply of
+ * every test it runs: each entry's group answers as sv_obj_visible on the
+ * entry itself, and the count is that of a test of every entry.  A
+ * difference is an entity missing from (or wrongly in) a reply, so it
+ * stops there. */
+static void check_seen(const struct server *sv, const uint8_t *seen,
+		       const uint8_t *pvs, int end, int count)
+{
+#ifdef QWD_SELF_CHECK
+	const struct sv_send_leafs *x = &sv->send_leafs;
+	int c = 0;
+
+	for (int i = 0; i < sv->send_count; i++) {
+		bool v = sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs);
+
+		if (v != (seen[x->group_of[i]] != 0)) {
+			fprintf(stderr, "qwd: send list entry %d (entity %d) seen %d, visible %d\n",
+				i, sv->send_list[i].num, seen[x->group_of[i]], v);
+			abort();
+		}
+		c += v && !sv->send_list[i].nail && i < end;
+	}
+	if (c != count) {
+		fprintf(stderr, "qwd: a reply's groups count %d entities, a test of each %d\n",
+			count, c);
+		abort();
+	}
+#else
+	(void)sv;
+	(void)seen;
+	(void)pvs;
+	(void)end;
+	(void)count;
+#endif
+}
+
 /* Which of the send list's groups pvs sees (w->seen): a leaf's group by
  * its leaf, the objects of no or several leafs each by sv_obj_visible --
  * the same answer as sv_obj_visible on every entry (an object of one
@@ -253,6 +289,7 @@ static bool see_groups(struct server *sv, struct sv_reply_worker *w,
 			c++;
 	}
 	*count = c;
+	check_seen(sv, seen, pvs, end, c);
 	return true;
 }
 
