@@ -197,8 +197,8 @@ void sv_player_entry_refresh(struct server *sv, int j)
  * for its number and msec: it is copied from the player's cached entry,
  * whose inputs are read and compared once per reply phase (the world does
  * not change within one) and encoded again only when they changed. */
-bool sv_write_player(struct server *sv, struct client *cl, int j,
-		     struct msg_buf *m)
+static inline __attribute__((always_inline)) bool
+write_player(struct server *sv, struct client *cl, int j, struct msg_buf *m)
 {
 	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
 	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
@@ -239,6 +239,12 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 	return true;
 }
 
+bool sv_write_player(struct server *sv, struct client *cl, int j,
+		     struct msg_buf *m)
+{
+	return write_player(sv, cl, j, m);
+}
+
 static inline __attribute__((always_inline)) bool
 player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 {
@@ -276,7 +282,7 @@ static bool grid_reply_one(void *ctx, int j)
 		return false;
 	if (!player_shown(r->sv, r->cl, j, r->pvs))
 		return true;
-	if (!sv_write_player(r->sv, r->cl, j, r->m))
+	if (!write_player(r->sv, r->cl, j, r->m))
 		return false;
 	r->shown++;
 	return true;
@@ -295,7 +301,7 @@ void sv_write_players(struct server *sv, struct client *cl,
 		int limit = sv->maxclients < MAX_CLIENTS ? sv->maxclients : MAX_CLIENTS;
 
 		for (int j = 0; j < limit; j++)
-			if (player_shown(sv, cl, j, pvs) && !sv_write_player(sv, cl, j, m))
+			if (player_shown(sv, cl, j, pvs) && !write_player(sv, cl, j, m))
 				break;
 		return;
 	}

@@ -188,42 +188,79 @@ void sv_broadcast_printf(struct server *sv, int level, const char *fmt, ...)
 
 /* The head of a per-slot message: protocol 28's byte slot below 32, the
  * extension's form with a short slot above (docs/protocol-extension.md). */
-static void write_slot(struct msg_buf *m, int svc, int svcx, int slot)
+static uint8_t *put_slot(uint8_t *p, int svc, int svcx, int slot)
 {
 	if (slot >= MAX_CLIENTS) {
-		msg_write_byte(m, svcx);
-		msg_write_short(m, slot);
-	} else {
-		msg_write_byte(m, svc);
-		msg_write_byte(m, slot);
+		p = msg_put_byte(p, svcx);
+		return msg_put_short(p, slot);
 	}
+	p = msg_put_byte(p, svc);
+	return msg_put_byte(p, slot);
+}
+
+/* one per-slot head into m (none of it when it does not fit) */
+static void write_slot(struct msg_buf *m, int svc, int svcx, int slot)
+{
+	uint8_t *p = msg_get_space(m, slot >= MAX_CLIENTS ? 3 : 2);
+
+	if (p)
+		put_slot(p, svc, svcx, slot);
+}
+
+/* the userinfo other players see of who ("" when the slot is empty; no
+ * secrets: password is never kept), its length without the terminator */
+static const char *shown_info(const struct client *who, size_t *len)
+{
+	if (who->state < CS_CONNECTED) {
+		*len = 0;
+		return "";
+	}
+	*len = strnlen(who->userinfo, sizeof(who->userinfo) - 1);
+	return who->userinfo;
+}
+
+/* the bytes sv_write_client_info writes for who: five per-slot heads,
+ * frags, ping, loss, enter time, userid, the userinfo string */
+static size_t client_info_size(const struct client *who)
+{
+	size_t len;
+
+	shown_info(who, &len);
+	return 5 * (who->slot >= MAX_CLIENTS ? 3 : 2) + 2 + 2 + 1 + 4 + 4 +
+	       len + 1;
 }
 
 /* Everything a client shows about another player: frags, ping, loss,
- * enter time, userinfo.  Slots past 32 use the extension's messages. */
+ * enter time, userinfo.  Slots past 32 use the extension's messages.
+ * One write of client_info_size bytes (none of it when it does not fit);
+ * the same bytes for every receiver, so a flush can size it before it
+ * builds it. */
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m)
 {
 	bool present = who->state >= CS_CONNECTED;
-	char info[MAX_INFO_STRING];
+	float enter = present ? (float)(sv->realtime - who->connect_time) : 0.0f;
+	uint32_t enter_bits;
+	size_t len;
+	const char *info = shown_info(who, &len);
+	uint8_t *p = msg_get_space(m, client_info_size(who));
 
 	(void)to;
-	write_slot(m, svc_updatefrags, svcx_updatefrags, who->slot);
-	msg_write_short(m, present ? who->frags : 0);
-	write_slot(m, svc_updateping, svcx_updateping, who->slot);
-	msg_write_short(m, 0);
-	write_slot(m, svc_updatepl, svcx_updatepl, who->slot);
-	msg_write_byte(m, present ? who->lossage : 0);
-	write_slot(m, svc_updateentertime, svcx_updateentertime, who->slot);
-	msg_write_float(m, present ? (float)(sv->realtime - who->connect_time) : 0.0f);
-	write_slot(m, svc_updateuserinfo, svcx_updateuserinfo, who->slot);
-	msg_write_long(m, present ? who->userid : 0);
-	info[0] = '\0';
-	if (present) {
-		/* what other players see: no secrets (password is never kept) */
-		memcpy(info, who->userinfo, sizeof(info));
-	}
-	msg_write_string(m, info);
+	if (!p)
+		return;
+	memcpy(&enter_bits, &enter, sizeof(enter_bits));
+	p = put_slot(p, svc_updatefrags, svcx_updatefrags, who->slot);
+	p = msg_put_short(p, present ? who->frags : 0);
+	p = put_slot(p, svc_updateping, svcx_updateping, who->slot);
+	p = msg_put_short(p, 0);
+	p = put_slot(p, svc_updatepl, svcx_updatepl, who->slot);
+	p = msg_put_byte(p, present ? who->lossage : 0);
+	p = put_slot(p, svc_updateentertime, svcx_updateentertime, who->slot);
+	p = msg_put_long(p, (int32_t)enter_bits);
+	p = put_slot(p, svc_updateuserinfo, svcx_updateuserinfo, who->slot);
+	p = msg_put_long(p, present ? who->userid : 0);
+	memcpy(p, info, len);
+	p[len] = '\0';
 }
 
 /* Every client that may see the slot gets it marked, the client itself
@@ -321,8 +358,6 @@ static void styles_flush(struct server *sv, struct client *cl, size_t cap)
 static void pending_flush(struct server *sv, struct client *cl, size_t cap)
 {
 	enum { WORDS = SV_MAX_CLIENTS / 64 };
-	uint8_t buf[MAX_MSGLEN];
-	struct msg_buf m;
 	int w = cl->info_cursor >> 6;
 
 	if (cl->frags_pending_count)
@@ -332,15 +367,16 @@ static void pending_flush(struct server *sv, struct client *cl, size_t cap)
 	for (int n = 0; n <= WORDS && cl->info_pending_count > 0; n++, w = (w + 1) % WORDS) {
 		while (cl->info_pending[w]) {
 			int slot = w * 64 + __builtin_ctzll(cl->info_pending[w]);
+			struct client *who = slot < sv->maxclients ? &sv->clients[slot] : NULL;
 
-			msg_init(&m, buf, sizeof(buf));
-			if (slot < sv->maxclients)
-				sv_write_client_info(sv, cl, &sv->clients[slot], &m);
-			if (cl->chan.message.cursize + m.cursize > cap) {
+			/* sized first: an info that does not fit is not built
+			 * (in a crowd every reply stops at one) */
+			if (cl->chan.message.cursize + (who ? client_info_size(who) : 0) > cap) {
 				cl->info_cursor = slot;
 				return;
 			}
-			msg_write_data(&cl->chan.message, m.data, m.cursize);
+			if (who)
+				sv_write_client_info(sv, cl, who, &cl->chan.message);
 			cl->info_pending[w] &= cl->info_pending[w] - 1;
 			cl->info_pending_count--;
 		}

@@ -18,11 +18,16 @@
  *   Cost per reply: the fat PVS (a few leafs ORed), one pass over the
  *   players and one over the entities that can be drawn.  The phase
  *   groups those entities by the one leaf each touches (struct
- *   sv_send_leafs): a reply marks the groups of the leafs its PVS holds,
- *   tests one by one only the entities of no or several leafs, and takes
- *   the marked in ascending order -- the entries a test of every one
- *   finds, for the cost of the leafs present, not of the entities (a
- *   crowd's bodies, gibs and shots: hundreds, most out of sight).  Entity states of each reply go to one ring
+ *   sv_send_leafs): a reply tests the leafs of the groups against its
+ *   PVS, one by one only the entities of no or several leafs, and takes
+ *   the seen in ascending order -- the entries a test of every one finds,
+ *   for the cost of the leafs present, not of the entities (a crowd's
+ *   bodies, gibs and shots: hundreds, most out of sight).  The groups'
+ *   counts give the reply's entity count, the phase's list of nails its
+ *   nails; a state is copied into the ring only when the delta merge
+ *   reaches it (in a crowd the players' entries fill most of the datagram
+ *   and the list is cut after a few entities).  Entity states of each
+ *   reply go to one ring
  *   shared by all clients; a reply whose states the ring has overwritten
  *   can no longer be a delta base, and the client gets a full update (a
  *   valid protocol-28 answer) instead.  Nor can a reply sent while a
@@ -198,72 +203,122 @@ static bool frame_intact(const struct server *sv, const struct sv_reply_worker *
 	return r->reach - f->first_state <= r->size;
 }
 
+struct pull;
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  struct client *cl, struct msg_buf *m,
 			  const struct client_frame *from, uint32_t first,
-			  int *count, int max);
+			  int *count, int max, struct pull *p);
 
-/* Mark, in w's bits, the send list's entries pvs sees: a leaf's group
- * all at once when pvs holds the leaf, the objects of no or several
- * leafs each by sv_obj_visible; the same answer as sv_obj_visible on
- * every entry (an object of one leaf is seen when that leaf is), for the
- * leafs present instead of the entities: in a crowd hundreds of bodies
- * and missiles share a few dozen leafs, most of them out of sight. */
-static bool mark_visible(struct server *sv, struct sv_reply_worker *w,
-			 const uint8_t *pvs)
+/* One entity's state of this phase (made on first use, shared by every
+ * reply of the phase) into the ring at abs. */
+static inline void state_to_ring(struct server *sv, struct sv_ring *ring,
+				 uint32_t abs, int num)
+{
+	if (sv->frame_stamp[num] != sv->reply_stamp) {
+		sv_entity_state(sv, num, &sv->frame_states[num]);
+		sv->frame_stamp[num] = sv->reply_stamp;
+	}
+	*ring_at(ring, abs) = sv->frame_states[num];
+}
+
+/* The sanitizer build (make check) proves the groups on every reply of
+ * every test it runs: each entry's group answers as sv_obj_visible on the
+ * entry itself, and the count is that of a test of every entry.  A
+ * difference is an entity missing from (or wrongly in) a reply, so it
+ * stops there. */
+static void check_seen(const struct server *sv, const uint8_t *seen,
+		       const uint8_t *pvs, int end, int count)
+{
+#ifdef QWD_SELF_CHECK
+	const struct sv_send_leafs *x = &sv->send_leafs;
+	int c = 0;
+
+	for (int i = 0; i < sv->send_count; i++) {
+		bool v = sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs);
+
+		if (v != (seen[x->group_of[i]] != 0)) {
+			fprintf(stderr, "qwd: send list entry %d (entity %d) seen %d, visible %d\n",
+				i, sv->send_list[i].num, seen[x->group_of[i]], v);
+			abort();
+		}
+		c += v && !sv->send_list[i].nail && i < end;
+	}
+	if (c != count) {
+		fprintf(stderr, "qwd: a reply's groups count %d entities, a test of each %d\n",
+			count, c);
+		abort();
+	}
+#else
+	(void)sv;
+	(void)seen;
+	(void)pvs;
+	(void)end;
+	(void)count;
+#endif
+}
+
+/* Which of the send list's groups pvs sees (w->seen): a leaf's group by
+ * its leaf, the objects of no or several leafs each by sv_obj_visible --
+ * the same answer as sv_obj_visible on every entry (an object of one
+ * leaf is seen when that leaf is), for the leafs present instead of the
+ * entities: in a crowd hundreds of bodies and missiles share a few dozen
+ * leafs, most of them out of sight.  The count of seen entities that are
+ * not nails, below entry `end` (p28: the stock client's end), from the
+ * groups' counts; false without the index (the caller tests every
+ * entry). */
+static bool see_groups(struct server *sv, struct sv_reply_worker *w,
+		       const uint8_t *pvs, bool p28, int *count)
 {
 	const struct sv_send_leafs *x = &sv->send_leafs;
-	uint64_t *bits = w->send_marks;
+	uint8_t *seen = w->seen;
+	int end = p28 ? x->p28_end : sv->send_count, c = 0;
 
 	if (!x->ready)
-		return false;	/* the caller tests every entry */
-	memset(bits, 0, sizeof(*bits) * (size_t)((sv->send_count + 63) / 64));
+		return false;
 	for (int d = 0; d < x->num_groups; d++) {
-		if (!bsp_vis_test(pvs, x->leafs[d]))
-			continue;
-		for (int k = x->start[d]; k < x->start[d + 1]; k++)
-			bits[x->items[k] >> 6] |= 1ull << (x->items[k] & 63);
+		seen[d] = bsp_vis_test(pvs, x->leafs[d]) != 0;
+		if (seen[d])
+			c += x->counts[2 * d + p28];
 	}
 	for (int k = 0; k < x->num_many; k++) {
 		int i = x->many[k];
 
-		if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs))
-			bits[i >> 6] |= 1ull << (i & 63);
+		seen[x->num_groups + k] =
+			sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs);
+		if (seen[x->num_groups + k] && !sv->send_list[i].nail && i < end)
+			c++;
 	}
+	*count = c;
+	check_seen(sv, seen, pvs, end, c);
 	return true;
 }
 
-/* one visible entry of the send list into the reply: a nail to the
- * nails, another entity's state to the ring; false once nothing further
- * can change the reply (past the client's numbers, or the entities and
- * the nails both full) */
-struct gather {
-	struct sv_ring *ring;
-	uint32_t first;
-	int count, max, limit;
-	int *nails, *num_nails;
+/* A reply's entity states, taken into its ring in ascending order as the
+ * merge reaches them (struct pull): with the leaf index, the count comes
+ * from the groups' counts and the nails from the nails' list, and a state
+ * is copied only when the datagram still has room for it -- in a crowd
+ * the players' entries fill most of it, and the entities after the cut
+ * cost nothing.  The reply is the one a copy of every visible state would
+ * give: the same count (so the same ring positions, the same delta
+ * bases), the same nails, the same states in the same order. */
+struct pull {
+	const uint8_t *seen;		/* NULL: all `done` already there */
+	int next;			/* the send list's next entry to try */
+	int done;			/* states in the ring from `first` */
 };
 
-static inline bool gather_one(struct server *sv, struct gather *g, int i)
+/* the next seen entity into the ring at first + p->done (the caller asks
+ * for no more than the count see_groups gave) */
+static void pull_next(struct server *sv, struct pull *p, struct sv_ring *ring,
+		      uint32_t first)
 {
-	const struct sv_send_item *it = &sv->send_list[i];
-	int num = it->num;
+	const int32_t *group_of = sv->send_leafs.group_of;
+	int i = p->next;
 
-	if (num >= g->limit)
-		return false;
-	if (it->nail) {
-		if (*g->num_nails < SV_MAX_NAILS)
-			g->nails[(*g->num_nails)++] = num;
-	} else if (g->count < g->max) {
-		if (sv->frame_stamp[num] != sv->reply_stamp) {
-			sv_entity_state(sv, num, &sv->frame_states[num]);
-			sv->frame_stamp[num] = sv->reply_stamp;
-		}
-		*ring_at(g->ring, g->first + (uint32_t)g->count) =
-			sv->frame_states[num];
-		g->count++;
-	}
-	return g->count < g->max || *g->num_nails < SV_MAX_NAILS;
+	while (sv->send_list[i].nail || !p->seen[group_of[i]])
+		i++;
+	p->next = i + 1;
+	state_to_ring(sv, ring, first + (uint32_t)p->done++, sv->send_list[i].num);
 }
 
 static void write_entities(struct server *sv, struct sv_reply_worker *w,
@@ -279,29 +334,45 @@ static void write_entities(struct server *sv, struct sv_reply_worker *w,
 	struct client_frame *from = NULL;
 	uint32_t first = ring->next;
 	int count = 0;
+	struct pull p = {0};
 
 	*num_nails = 0;
-	/* gather this reply's states into the ring, from the phase's list:
-	 * its visible entries marked by leaf and taken in order, or (no
-	 * index) each entry tested */
-	struct gather gt = {ring, first, 0, max, limit, nails, num_nails};
+	if (see_groups(sv, w, pvs, !cl->extended, &count)) {
+		/* the seen entries by leaf: counted now, taken by the merge */
+		const struct sv_send_leafs *x = &sv->send_leafs;
+		int end = cl->extended ? sv->send_count : x->p28_end;
 
-	if (mark_visible(sv, w, pvs)) {
-		int words = (sv->send_count + 63) / 64;
+		if (count > max)
+			count = max;
+		for (int j = 0; j < x->num_nails && *num_nails < SV_MAX_NAILS; j++) {
+			int i = x->nails[j];
 
-		for (int k = 0; k < words; k++)
-			for (uint64_t b = w->send_marks[k]; b; b &= b - 1)
-				if (!gather_one(sv, &gt, 64 * k +
-						__builtin_ctzll(b)))
-					goto gathered;
-	} else {
-		for (int i = 0; i < sv->send_count; i++)
-			if (sv_obj_visible(&sv->objs[sv->send_list[i].num], pvs) &&
-			    !gather_one(sv, &gt, i))
+			if (i >= end)
 				break;
+			if (w->seen[x->group_of[i]])
+				nails[(*num_nails)++] = sv->send_list[i].num;
+		}
+		p.seen = w->seen;
+	} else {
+		/* no index: each entry tested, every state copied now */
+		for (int i = 0; i < sv->send_count; i++) {
+			const struct sv_send_item *it = &sv->send_list[i];
+
+			if (it->num >= limit)
+				break;
+			if (!sv_obj_visible(&sv->objs[it->num], pvs))
+				continue;
+			if (it->nail) {
+				if (*num_nails < SV_MAX_NAILS)
+					nails[(*num_nails)++] = it->num;
+			} else if (count < max) {
+				state_to_ring(sv, ring, first + (uint32_t)count++, it->num);
+			}
+			if (count == max && *num_nails == SV_MAX_NAILS)
+				break;
+		}
+		p.done = count;
 	}
-gathered:
-	count = gt.count;
 	ring->next += (uint32_t)count;
 
 	/* the delta base: asked for, recent enough, its states still there */
@@ -316,13 +387,13 @@ gathered:
 	}
 	size_t mark = m->cursize;
 
-	if (!emit_entities(sv, w, cl, m, from, first, &count, max) && from) {
+	if (!emit_entities(sv, w, cl, m, from, first, &count, max, &p) && from) {
 		/* the cut frame cannot be recorded against this base: a full
 		 * update, cut where the room ends, instead */
 		m->cursize = mark;
 		m->overflowed = false;
 		count = (int)(ring->next - first);
-		emit_entities(sv, w, cl, m, NULL, first, &count, max);
+		emit_entities(sv, w, cl, m, NULL, first, &count, max, &p);
 	}
 	frame->first_state = first;
 	frame->num_states = (uint16_t)count;
@@ -340,7 +411,7 @@ gathered:
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  struct client *cl, struct msg_buf *m,
 			  const struct client_frame *from, uint32_t first,
-			  int *count, int max)
+			  int *count, int max, struct pull *p)
 {
 	enum { ENTITY_WORST = 20, END = 2 };
 	struct sv_ring *ring = &w->ring;
@@ -356,13 +427,15 @@ static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 		msg_write_byte(m, wide ? svcx_packetentities : svc_packetentities);
 	}
 	while (newi < n || oldi < oldmax) {
+		if (m->cursize + ENTITY_WORST + END > m->maxsize)
+			break;
+		if (newi < n && newi == p->done)
+			pull_next(sv, p, ring, first);
+
 		const struct entity_state *ns = newi < n ? ring_at(ring, first + (uint32_t)newi) : NULL;
 		const struct entity_state *os = oldi < oldmax ? ring_at(base, from->first_state + (uint32_t)oldi) : NULL;
 		int newnum = ns ? ns->number : 0x7fffffff;
 		int oldnum = os ? os->number : 0x7fffffff;
-
-		if (m->cursize + ENTITY_WORST + END > m->maxsize)
-			break;
 		if (newnum == oldnum) {
 			write_delta(os, ns, m, false, wide);
 			newi++;
@@ -572,18 +645,17 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 	prof_request_done(sv->prof, cl->request_ns, prof_now(sv->prof));
 }
 
-/* The phase's send list grouped by leaf (struct sv_send_leafs): two
- * passes over it, a counting sort; no allocation but the per-leaf slots
- * when a map with more leafs than any before loads (without them, or
- * with send_marks missing, replies test every entry as before). */
+/* The phase's send list grouped by leaf (struct sv_send_leafs): one pass
+ * over it; no allocation but the per-leaf slots when a map with more
+ * leafs than any before loads (without them, or with the workers' seen
+ * arrays missing, replies test every entry as before). */
 static void send_leafs_build(struct server *sv)
 {
 	struct sv_send_leafs *x = &sv->send_leafs;
 	int nleafs = sv->map ? sv->map->num_leafs : 0;
-	int n = 0;
 
 	x->ready = false;
-	if (!x->items || !sv->workers || !sv->workers[0].send_marks ||
+	if (!x->group_of || !sv->workers || !sv->workers[0].seen ||
 	    (x->enabled && x->enabled->value == 0))
 		return;
 	if (x->num_slots < nleafs) {
@@ -595,33 +667,38 @@ static void send_leafs_build(struct server *sv)
 		x->slot = slot;
 		x->num_slots = nleafs;
 	}
-	x->num_groups = x->num_many = 0;
+	x->num_groups = x->num_many = x->num_nails = 0;
+	x->p28_end = sv->send_count;
 	for (int i = 0; i < sv->send_count; i++) {
-		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
+		const struct sv_send_item *it = &sv->send_list[i];
+		int32_t leaf = sv->objs[it->num].leaf1;
+		int d;
 
+		if (it->num >= MAX_EDICTS_P28 && x->p28_end == sv->send_count)
+			x->p28_end = i;
+		if (it->nail)
+			x->nails[x->num_nails++] = i;
 		if (leaf < 0 || leaf >= x->num_slots) {
+			x->group_of[i] = -1 - x->num_many;
 			x->many[x->num_many++] = i;
 			continue;
 		}
 		if (x->slot[leaf] == 0) {
 			x->leafs[x->num_groups] = leaf;
-			x->start[x->num_groups] = 0;
+			x->counts[2 * x->num_groups] = 0;
+			x->counts[2 * x->num_groups + 1] = 0;
 			x->slot[leaf] = ++x->num_groups;
 		}
-		x->start[x->slot[leaf] - 1]++;
+		d = x->slot[leaf] - 1;
+		x->group_of[i] = d;
+		if (!it->nail) {
+			x->counts[2 * d]++;
+			x->counts[2 * d + 1] += it->num < MAX_EDICTS_P28;
+		}
 	}
-	/* counts to ends; filling moves each end back to its group's start */
-	for (int d = 0; d < x->num_groups; d++) {
-		n += x->start[d];
-		x->start[d] = n;
-	}
-	x->start[x->num_groups] = n;
-	for (int i = sv->send_count - 1; i >= 0; i--) {
-		int32_t leaf = sv->objs[sv->send_list[i].num].leaf1;
-
-		if (leaf >= 0 && leaf < x->num_slots)
-			x->items[--x->start[x->slot[leaf] - 1]] = i;
-	}
+	/* the many after the groups in a reply's seen[] */
+	for (int k = 0; k < x->num_many; k++)
+		x->group_of[x->many[k]] = x->num_groups + k;
 	for (int d = 0; d < x->num_groups; d++)
 		x->slot[x->leafs[d]] = 0;
 	x->ready = true;
@@ -921,10 +998,12 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		size_t n = (size_t)sv->max_entities + 1;
 
 		x->leafs = calloc(n, sizeof(*x->leafs));
-		x->start = calloc(n, sizeof(*x->start));
-		x->items = calloc(n, sizeof(*x->items));
+		x->group_of = calloc(n, sizeof(*x->group_of));
 		x->many = calloc(n, sizeof(*x->many));
-		if (!x->leafs || !x->start || !x->items || !x->many)
+		x->nails = calloc(n, sizeof(*x->nails));
+		x->counts = calloc(2 * n, sizeof(*x->counts));
+		if (!x->leafs || !x->group_of || !x->many || !x->nails ||
+		    !x->counts)
 			goto oom;
 		x->enabled = cvar_register(sv, "sv_send_leafs", "1", 0,
 					   "replies find their entities by "
@@ -945,9 +1024,8 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 		w->ring.size = size;
 		w->ring.states = calloc(size, sizeof(*w->ring.states));
 		w->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
-		w->send_marks = calloc((size_t)(sv->max_entities + 63) / 64,
-				       sizeof(*w->send_marks));
-		if (!w->ring.states || !w->fatpvs || !w->send_marks)
+		w->seen = calloc((size_t)sv->max_entities + 1, sizeof(*w->seen));
+		if (!w->ring.states || !w->fatpvs || !w->seen)
 			goto oom;
 		if (threads == 1)
 			continue;
@@ -986,7 +1064,7 @@ void sv_reply_workers_free(struct server *sv)
 
 		free(w->ring.states);
 		free(w->fatpvs);
-		free(w->send_marks);
+		free(w->seen);
 		free(w->batches);
 		free(w->done);
 		free(w->drops);
@@ -994,9 +1072,10 @@ void sv_reply_workers_free(struct server *sv)
 	free(sv->workers);
 	sv->workers = NULL;
 	free(sv->send_leafs.leafs);
-	free(sv->send_leafs.start);
-	free(sv->send_leafs.items);
+	free(sv->send_leafs.group_of);
 	free(sv->send_leafs.many);
+	free(sv->send_leafs.nails);
+	free(sv->send_leafs.counts);
 	free(sv->send_leafs.slot);
 	sv->send_leafs = (struct sv_send_leafs){.enabled = sv->send_leafs.enabled};
 	free(sv->reply_list);

@@ -163,18 +163,24 @@ struct sv_reply_done {
  * queues it on the server's send batch at once; in a parallel phase each
  * worker queues into its own batches and defers what other clients or the
  * server's shared figures would see to the commit (send.c). */
-/* The phase's send list by leaf (send.c, sv_reply_phase): the indices
- * into send_list of the entities touching exactly one leaf, grouped by
- * that leaf (group d: leaf leafs[d], items[start[d]..start[d+1])), and
- * those touching none or several (many).  Sized once: max_entities
- * entries, slot[] the map's leafs (grown when a larger map loads). */
+/* The phase's send list by leaf (send.c, sv_reply_phase): the entities
+ * touching exactly one leaf grouped by that leaf (group d: leaf
+ * leafs[d]), those touching none or several apart (many); each entry's
+ * group (group_of: d, or num_groups + k for many[k]), each group's count
+ * of entities that are not nails (counts[2d]: all, counts[2d + 1]: those
+ * numbered below MAX_EDICTS_P28), the nails' entries ascending, and the
+ * first entry a stock client may not be told of.  Sized once:
+ * max_entities entries, slot[] the map's leafs (grown when a larger map
+ * loads). */
 struct sv_send_leafs {
 	struct cvar *enabled;		/* sv_send_leafs: 0 tests every entry */
 	bool ready;			/* built for this phase */
-	int num_groups, num_many;
-	int32_t *leafs, *start, *items, *many;	/* max_entities (+1) */
+	int num_groups, num_many, num_nails;
+	int32_t *leafs, *group_of, *many, *nails;	/* max_entities */
+	int32_t *counts;		/* 2 * max_entities */
 	int32_t *slot;			/* per map leaf: its group + 1, or 0 */
 	int num_slots;
+	int p28_end;
 };
 
 struct sv_reply_worker {
@@ -182,7 +188,8 @@ struct sv_reply_worker {
 					 * sharing between workers */
 	struct sv_ring ring;
 	uint8_t *fatpvs;		/* BSP_MAX_MAP_LEAFS / 8 */
-	uint64_t *send_marks;		/* a bit per send_list entry */
+	uint8_t *seen;			/* per group (then many entry) of
+					 * sv_send_leafs: in this reply's PVS */
 	uint64_t replies, entity_cuts;	/* into server.stats at the commit */
 	/* parallel only: the batches (enough for every reply of a phase:
 	 * any worker may build any), the one being filled, their network

@@ -25,7 +25,7 @@ for spec in "$@"; do
 done
 for tag in $tags; do
 	for c in $crowds; do
-		# both runs in OUT (cg.sh writes to its current directory)
+		# (both runs in OUT: cg.sh writes to the current directory)
 		(cd "$out" && { "$cg" "$out/framebench.$tag" "$tag" "${c%%:*}" \
 			"$out/maps/${c#*:}.bsp" 10 &
 		 "$cg" "$out/framebench.$tag" "$tag" "${c%%:*}" \

@@ -44,8 +44,14 @@ for crowd in ('2048.small', '2048.lqdm1', '1024.small', '1024.lqdm1'):
         for _, fn, kind in COLS:
             src = inc if kind == 'incl' else slf
             names = fn if isinstance(fn, tuple) else (fn,)
-            v = sum(x for k, x in src.items()
-                    if any(k.endswith(':' + n) or k.endswith(':' + n + "'2") for n in names))
+            # callgrind_annotate may list a function twice, by its
+            # absolute and by its relative source path: counted once
+            one = {}
+            for k, x in src.items():
+                if any(k.endswith(':' + n) or k.endswith(':' + n + "'2") for n in names):
+                    k = re.sub(r'^/.*?/(?=(src|tools)/)', '', k)
+                    one[k] = max(one.get(k, 0), x)
+            v = sum(one.values())
             row.append(f'{v / reqs:,.0f}')
         log = open(f'{d}/cg.{tag}.{crowd}.30.log').read()
         dg = ' '.join(re.findall(r'digest .*: ([0-9a-f]{16})', log))
