@@ -209,11 +209,14 @@ if [ -f "$work/free.png" ] && [ -f "$work/tracked1.png" ] && [ -f "$work/tracked
 	# a view that left free flight's, or that changed between the two
 	# tracked captures (the bot walked on), is the bot's camera; either
 	# alone can be small when the bot stands near the free camera's spot
-	# or faces the same kind of wall twice
+	# or faces the same kind of wall twice.  A quarter of the pixels: a
+	# camera that stayed free differs by next to none (it stands still);
+	# a tracked one measured 25-56% on a busy machine, where the bot's
+	# place at each capture varies with the timing
 	movepix=$(compare -metric AE -fuzz 10% "$work/tracked1.png[$view]" "$work/tracked2.png[$view]" null: 2>&1 | awk '{printf "%d", $1}')
 	echo "spectator: view: ${movepix:-0} of 192000 pixels differ between the two tracked captures"
 	check "the view left free flight for the bot's" \
-		[ $((${viewpix:-0} * 2)) -ge 192000 -o $((${movepix:-0} * 2)) -ge 192000 ]
+		[ $((${viewpix:-0} * 4)) -ge 192000 -o $((${movepix:-0} * 4)) -ge 192000 ]
 else
 	check "the display was captured free and tracking" false
 fi
