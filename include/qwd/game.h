@@ -646,13 +646,19 @@ struct game {
 	int first_free;		/* first number g_spawn gives (33) */
 	int top;		/* first extension player entity */
 	int num_entities;	/* high-water mark of used numbers */
-	/* Bumped by every call that may change a player other than the one
-	 * whose move runs: the world's frame, damage (the only way one
-	 * player's move reaches another: shots, splash, telefrags,
-	 * knockback), the level, joins, leaves, kills, userinfo.  A player's
-	 * own move changes only itself and what is not a player; the server
-	 * keeps what it derived from players while this stays put. */
+	/* What the server derived from a player (its svc_playerinfo entry)
+	 * holds while neither counter moves and the player's own move has
+	 * not run: a player's own move changes only itself and what is not
+	 * a player.  changes is bumped by every call that may change any
+	 * player: the level, joins, leaves, kills, userinfo, the match's
+	 * rules, the intermission.  touched[slot] (max_clients of them) is
+	 * bumped when one player is changed from outside its own move:
+	 * damage (the only way one player's move reaches another: shots,
+	 * splash, telefrags, knockback) and a pusher carrying it.  The
+	 * world's frame runs no player's think, so it bumps neither unless
+	 * one of these happens in it. */
 	uint32_t changes;
+	uint32_t *touched;
 	/* Bumped by every join, every leave and the level's load: all that
 	 * changes which clients are active, so that a reader of the slots
 	 * (the match layer's frame) walks them only when it moved. */

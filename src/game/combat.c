@@ -141,7 +141,7 @@ static void apply_damage(struct game *g, struct game_entity *targ,
 	bool door = strcmp(inflictor->classname, "door") == 0;
 	float save, take;
 
-	g->changes++;
+	g_touch_player(g, targ);
 	if (!targ->inuse || !targ->takedamage)
 		return;
 	if (acl && acl->super_damage_finished > g->time && !door)

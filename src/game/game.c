@@ -126,6 +126,12 @@ struct game_client *g_client(struct game *g, struct game_entity *e)
 	return e && e->client >= 0 ? &g->clients[e->client] : NULL;
 }
 
+void g_touch_player(struct game *g, const struct game_entity *e)
+{
+	if (e && e->client >= 0)
+		g->touched[e->client]++;
+}
+
 static void clear_entity(struct game_entity *e)
 {
 	int num = e->num;
@@ -514,7 +520,8 @@ struct game *game_create(const struct game_config *cfg)
 		return NULL;
 	g->ents = calloc((size_t)cfg->max_entities, sizeof(*g->ents));
 	g->clients = calloc((size_t)cfg->max_clients, sizeof(*g->clients));
-	if (!g->ents || !g->clients) {
+	g->touched = calloc((size_t)cfg->max_clients, sizeof(*g->touched));
+	if (!g->ents || !g->clients || !g->touched) {
 		game_destroy(g);
 		return NULL;
 	}
@@ -564,6 +571,7 @@ void game_destroy(struct game *g)
 	free(g->spawn_world);
 	free(g->ents);
 	free(g->clients);
+	free(g->touched);
 	free(g);
 }
 
@@ -793,7 +801,6 @@ int game_load_level(struct game *g, struct world *w,
 
 void game_frame(struct game *g, double time)
 {
-	g->changes++;
 	if (!g->world)
 		return;		/* no level yet */
 	g->frametime = time - g->time;

@@ -98,6 +98,9 @@ int g_pointcontents(struct game *g, const vec3_t p);
 void g_think_remove(struct game *g, struct game_entity *self);
 bool g_is_player(const struct game_entity *e);
 struct game_client *g_client(struct game *g, struct game_entity *e);
+/* e, when a player, was changed from outside its own move (game.h's
+ * touched: damage, a pusher) */
+void g_touch_player(struct game *g, const struct game_entity *e);
 /* an event to whoever listens (game_set_events): one pointer test when
  * nobody does */
 #define G_EVENT(g, fn, ...)						\

@@ -195,6 +195,7 @@ static void relink_moved(struct game *g, struct game_entity *c)
 
 	if (cl)
 		vec_copy(c->obj->origin, cl->pm.origin);
+	g_touch_player(g, c);
 	g_link(g, c, false);
 }
 

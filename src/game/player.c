@@ -1109,6 +1109,7 @@ void player_next_level(struct game *g)
 
 	if (g->intermission)
 		return;
+	g->changes++;		/* everyone goes to the intermission spot */
 	g->intermission = true;
 	g->intermission_exit = g->time + 5;
 	spot = find_class(g, "info_intermission");

@@ -170,6 +170,8 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 /* every player client cl sees from pvs, as many as fit in m */
 void sv_write_players(struct server *sv, struct client *cl,
 		      const uint8_t *pvs, struct msg_buf *m);
+/* the client's state or side changed: its entry's shown follows */
+void sv_entry_sync(struct server *sv, const struct client *cl);
 /* player j's cached entry brought up to this reply phase (the parallel
  * phase does it for every player before the workers only read them) */
 void sv_player_entry_refresh(struct server *sv, int j);

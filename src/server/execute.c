@@ -245,7 +245,7 @@ static void run_move_now(struct server *sv, int m)
 	game_antilag_aim(sv->game, mv->slot, mv->lag_on, mv->lag_target);
 	for (int i = 0; i < mv->n; i++)
 		sv_run_game_cmd(sv, cl, &cmds[i]);
-	cl->localtime = sv->time;
+	sv->entries[mv->slot].localtime = sv->time;
 	game_antilag_record(sv->game, mv->slot, sv->time);
 }
 
@@ -617,14 +617,13 @@ static void run_job(void *ctx, int worker, int item)
 
 	for (int m = x->job_first[j]; m >= 0; m = x->next[m]) {
 		const struct sv_exec_move *mv = &x->moves[m];
-		struct client *cl = &sv->clients[mv->slot];
 		const struct usercmd *c = &x->cmds[(size_t)m * EXEC_MAX_CMDS];
 
 		game_defer_bind(x->queues[worker], (uint32_t)m, true);
 		game_antilag_aim(sv->game, mv->slot, mv->lag_on, mv->lag_target);
 		for (int i = 0; i < mv->n; i++)
 			game_client_cmd_local(sv->game, mv->slot, &c[i]);
-		cl->localtime = sv->time;
+		sv->entries[mv->slot].localtime = sv->time;
 		game_antilag_record(sv->game, mv->slot, sv->time);
 		cmds += (uint64_t)mv->n;
 	}

@@ -333,6 +333,8 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	sv->frame_stamp = calloc((size_t)sv->max_entities, sizeof(*sv->frame_stamp));
 	sv->send_list = calloc((size_t)sv->max_entities, sizeof(*sv->send_list));
 	sv->objs = calloc((size_t)sv->max_entities, sizeof(*sv->objs));
+	sv->reply_due = calloc((size_t)(sv->maxclients + 63) / 64, sizeof(*sv->reply_due));
+	sv->entries = calloc((size_t)sv->maxclients, sizeof(*sv->entries));
 	{
 		struct game_config gc = {
 			.max_entities = sv->max_entities,
@@ -350,13 +352,16 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 		sv->hash_size <<= 1;
 	sv->hash = calloc(sv->hash_size, sizeof(*sv->hash));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
+	    !sv->reply_due || !sv->entries ||
 	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
 	    !sv->game || !sv->hash || sv_sched_init(sv) != 0) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
 		return -1;
 	}
-	for (int i = 0; i < sv->maxclients; i++)
+	for (int i = 0; i < sv->maxclients; i++) {
 		sv->clients[i].slot = i;
+		sv->clients[i].due = sv->reply_due;
+	}
 	for (uint32_t i = 0; i < sv->hash_size; i++)
 		sv->hash[i] = -1;
 
@@ -468,6 +473,8 @@ void sv_core_shutdown(struct server *sv)
 	free(sv->rx);
 	free(sv->tx);
 	free(sv->clients);
+	free(sv->reply_due);
+	free(sv->entries);
 	free(sv->baselines);
 	free(sv->frame_states);
 	free(sv->frame_stamp);
@@ -655,8 +662,10 @@ static void check_timeouts(struct server *sv)
 			sv_reliable_printf(cl, PRINT_HIGH, "%s\n", why);
 			sv_drop_client(sv, cl, why);
 		}
-		if (cl->state == CS_ZOMBIE && sv->realtime > cl->zombie_until)
+		if (cl->state == CS_ZOMBIE && sv->realtime > cl->zombie_until) {
 			cl->state = CS_FREE;
+			sv_entry_sync(sv, cl);
+		}
 	}
 }
 

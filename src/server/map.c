@@ -111,6 +111,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 		if (cl->state < CS_CONNECTED)
 			continue;
 		cl->state = CS_CONNECTED;
+		sv_entry_sync(sv, cl);
 		cl->signon_since = sv->realtime;
 		sv_client_setup(sv, cl);
 		cl->styles_pending = 0;	/* the level's come with its spawn */

@@ -362,6 +362,7 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 				    net_addr_format(from, a), i);
 			sv_drop_client(sv, c, NULL);
 			c->state = CS_FREE;
+			sv_entry_sync(sv, c);
 		}
 	}
 	/* each side has its own limit: spectators take no player's slot */
@@ -394,10 +395,13 @@ static void oob_connect(struct server *sv, const struct net_addr *from,
 	int slot = cl->slot;
 	memset(cl, 0, sizeof(*cl));
 	cl->slot = slot;
+	cl->due = sv->reply_due;
+	memset(&sv->entries[slot], 0, sizeof(sv->entries[slot]));
 	cl->state = CS_CONNECTED;
 	cl->extended = extended;
 	cl->fte = fte;
 	cl->spectator = spectator;
+	sv_entry_sync(sv, cl);
 	cl->z_ext = z_ext;
 	cl->userid = ++sv->next_userid;
 	cl->connect_time = sv->realtime;

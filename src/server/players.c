@@ -134,18 +134,19 @@ static uint8_t *put_player_body(uint8_t *p, const struct sv_player_key *k,
 	return p;
 }
 
-/* The sanitizer build (make check) proves the rule of game->changes on
- * every test it runs: an entry kept without a check must equal one made
- * now.  A difference is a change the counter missed: a stale player on
- * every client's screen, so it stops there. */
+/* The sanitizer build (make check) proves the rule of the game's changes
+ * and touched counters (game.h) on every test it runs: an entry kept
+ * without a check must equal one made now.  A difference is a change the
+ * counters missed: a stale player on every client's screen, so it stops
+ * there. */
 static void check_entry(const struct server *sv, int j)
 {
 #ifdef QWD_SELF_CHECK
 	struct sv_player_key k;
 
 	player_key(sv, j, &k);
-	if (memcmp(&sv->clients[j].entry.key, &k, sizeof(k)) != 0) {
-		fprintf(stderr, "qwd: player %d changed without game->changes\n", j);
+	if (memcmp(&sv->entries[j].key, &k, sizeof(k)) != 0) {
+		fprintf(stderr, "qwd: player %d changed without game->changes or touched\n", j);
 		abort();
 	}
 #else
@@ -155,22 +156,22 @@ static void check_entry(const struct server *sv, int j)
 }
 
 /* A player's cached entry as of this reply phase: its msec made once per
- * phase; its inputs read and compared when the game's changes counter
- * moved or its own move ran, the bytes encoded again only when they
+ * phase; its inputs read and compared when the game's changes counter or
+ * its touched counter moved or its own move ran, the bytes encoded again only when they
  * changed.  Once done in a phase it only reads. */
 static inline __attribute__((always_inline)) void
 entry_refresh(struct server *sv, int j)
 {
-	struct client *pc = &sv->clients[j];
-	struct sv_player_entry *c = &pc->entry;
+	struct sv_player_entry *c = &sv->entries[j];
 
 	if (c->msec_stamp != sv->reply_stamp) {
-		int msec = (int)(1000.0 * (sv->time - pc->localtime));
+		int msec = (int)(1000.0 * (sv->time - c->localtime));
 
 		c->msec = (uint8_t)(msec > 255 ? 255 : (msec < 0 ? 0 : msec));
 		c->msec_stamp = sv->reply_stamp;
 	}
-	if (!c->valid || c->moved || c->stamp != sv->entry_epoch) {
+	if (!c->valid || c->moved || c->stamp != sv->entry_epoch ||
+	    c->touched != sv->game->touched[j]) {
 		struct sv_player_key k;
 
 		player_key(sv, j, &k);
@@ -181,6 +182,7 @@ entry_refresh(struct server *sv, int j)
 			c->valid = true;
 		}
 		c->stamp = sv->entry_epoch;
+		c->touched = sv->game->touched[j];
 		c->moved = false;
 	} else {
 		check_entry(sv, j);
@@ -190,6 +192,18 @@ entry_refresh(struct server *sv, int j)
 void sv_player_entry_refresh(struct server *sv, int j)
 {
 	entry_refresh(sv, j);
+}
+
+static enum sv_shown shown_of(const struct client *cl)
+{
+	if (cl->state != CS_SPAWNED)
+		return SV_SHOWN_NONE;
+	return cl->spectator ? SV_SHOWN_SPECTATOR : SV_SHOWN_PLAYER;
+}
+
+void sv_entry_sync(struct server *sv, const struct client *cl)
+{
+	sv->entries[cl->slot].shown = (uint8_t)shown_of(cl);
 }
 
 /* One svc_playerinfo (or its extension form), one record; false when it
@@ -202,8 +216,7 @@ write_player(struct server *sv, struct client *cl, int j, struct msg_buf *m)
 {
 	enum { PLAYER_ENTRY_MAX = 3 + SV_PLAYER_BODY_MAX };
 	uint8_t scratch[PLAYER_ENTRY_MAX], *start, *p;
-	struct client *pc = &sv->clients[j];
-	struct sv_player_entry *c = &pc->entry;
+	struct sv_player_entry *c = &sv->entries[j];
 	size_t mark = m->cursize;
 
 	entry_refresh(sv, j);
@@ -216,7 +229,7 @@ write_player(struct server *sv, struct client *cl, int j, struct msg_buf *m)
 		p = msg_put_byte(p, svc_playerinfo);
 		p = msg_put_byte(p, j);
 	}
-	if (pc == cl) {
+	if (j == cl->slot) {
 		p = put_player_body(p, &c->key, c->msec, true, sv->game->clients[j].weaponframe);
 	} else if (cl->spec_track == j + 1 && sv->game->clients[j].weaponframe) {
 		/* the tracked player, with its weapon frame (MVDSV's) */
@@ -248,13 +261,19 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 static inline __attribute__((always_inline)) bool
 player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 {
-	const struct client *pc = &sv->clients[j];
+	enum sv_shown shown = (enum sv_shown)sv->entries[j].shown;
 
-	if (pc->state != CS_SPAWNED)
+#ifdef QWD_SELF_CHECK
+	if (shown != shown_of(&sv->clients[j])) {
+		fprintf(stderr, "qwd: client %d's state or side changed without sv_entry_sync\n", j);
+		abort();
+	}
+#endif
+	if (shown == SV_SHOWN_NONE)
 		return false;
-	if (pc == cl)
+	if (j == cl->slot)
 		return true;
-	if (pc->spectator)
+	if (shown == SV_SHOWN_SPECTATOR)
 		return false;
 	/* a spectator always sees the player it tracks */
 	if (cl->spec_track == j + 1)
@@ -272,10 +291,23 @@ struct grid_reply {
 	int shown, tests;
 };
 
+/* what player_shown and write_player read of player j, asked of memory
+ * while the reply works on the one before it: on a server of hundreds
+ * these are misses, one player's apart */
+static inline __attribute__((always_inline)) void
+player_prefetch(const struct server *sv, int j)
+{
+	__builtin_prefetch(&sv->entries[j]);
+	__builtin_prefetch(&sv->objs[game_player_entity(sv->game, j)].leaf1);
+}
+
 static bool grid_reply_one(void *ctx, int j)
 {
 	struct grid_reply *r = ctx;
+	int next = r->sv->grid.next[j];
 
+	if (next >= 0)
+		player_prefetch(r->sv, next);
 	if (j == r->cl->slot)
 		return true;
 	if (++r->tests > SV_REPLY_TESTS || r->shown >= SV_REPLY_PLAYERS)

@@ -89,6 +89,7 @@ void sv_reliable_write(struct client *cl, const void *data, size_t len)
 	}
 	if (len > MAX_MSGLEN || cl->backlog_len + 2 + len > SV_BACKLOG) {
 		cl->backlog_overflowed = true;
+		sv_mark_due(cl);
 		return;
 	}
 	cl->backlog[cl->backlog_len] = (uint8_t)len;

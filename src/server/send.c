@@ -712,7 +712,7 @@ void sv_reply_phase(struct server *sv)
 	if (++sv->reply_stamp == 0) {
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
 		for (int i = 0; i < sv->maxclients; i++)
-			sv->clients[i].entry.msec_stamp = 0;
+			sv->entries[i].msec_stamp = 0;
 		sv->stock_pings_stamp = 0;
 		sv->reply_stamp = 1;
 	}
@@ -720,7 +720,7 @@ void sv_reply_phase(struct server *sv)
 		sv->entry_changes = g->changes;
 		if (++sv->entry_epoch == 0) {
 			for (int i = 0; i < sv->maxclients; i++)
-				sv->clients[i].entry.valid = false;
+				sv->entries[i].valid = false;
 			sv->entry_epoch = 1;
 		}
 	}
@@ -797,6 +797,35 @@ reply_due(struct server *sv, struct client *cl, bool pings)
 	return true;
 }
 
+/* The next slot from `from` on whose turn has work (its reply_due bit,
+ * taken off as it is found), or -1.  A turn that marks a later slot
+ * (a broadcast overflowing a backlog) is seen in this phase, as a walk
+ * of every slot would see it.  When the pings are due every slot has a
+ * turn: the bits are cleared and every slot is given. */
+static int next_turn(struct server *sv, int from, bool all)
+{
+	int words = (sv->maxclients + 63) / 64;
+
+	if (all) {
+		if (from == 0)
+			memset(sv->reply_due, 0, sizeof(*sv->reply_due) * (size_t)words);
+		return from < sv->maxclients ? from : -1;
+	}
+	for (int k = from >> 6; k < words; k++) {
+		uint64_t bits = sv->reply_due[k];
+
+		if (k == from >> 6)
+			bits &= ~0ull << (from & 63);
+		if (bits) {
+			int b = __builtin_ctzll(bits);
+
+			sv->reply_due[k] &= ~(1ull << b);
+			return k * 64 + b;
+		}
+	}
+	return -1;
+}
+
 static void send_replies_sequential(struct server *sv)
 {
 	struct sv_reply_worker *w = &sv->workers[0];
@@ -804,7 +833,7 @@ static void send_replies_sequential(struct server *sv)
 	sv_reply_phase(sv);
 	bool pings = pings_due(sv);
 
-	for (int i = 0; i < sv->maxclients; i++)
+	for (int i = next_turn(sv, 0, pings); i >= 0; i = next_turn(sv, i + 1, pings))
 		if (reply_due(sv, &sv->clients[i], pings))
 			send_reply(sv, w, &sv->clients[i]);
 	fold_counts(sv, w);
@@ -899,7 +928,7 @@ static void send_replies_parallel(struct server *sv)
 	 * download chunk (disk, the server's download figures) is built
 	 * here after the workers', the others by them.  The list holds the
 	 * workers' slots from its start, the later ones from its end. */
-	for (int i = 0; i < sv->maxclients; i++) {
+	for (int i = next_turn(sv, 0, pings); i >= 0; i = next_turn(sv, i + 1, pings)) {
 		struct client *cl = &sv->clients[i];
 
 		if (!reply_due(sv, cl, pings))

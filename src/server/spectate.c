@@ -123,6 +123,7 @@ static void change_side(struct server *sv, struct client *cl, bool spectator)
 	sv_spectate_untrack(sv, cl);
 	game_client_disconnect(sv->game, cl->slot);
 	cl->spectator = spectator;
+	sv_entry_sync(sv, cl);
 	cl->spec_track = 0;
 	cl->connect_time = sv->realtime;
 	if (spectator)

@@ -253,16 +253,27 @@ struct sv_send_item {
 	bool nail;		/* sent in svc_nails */
 };
 
+/* The server's entries sit in one array of their own (server.entries,
+ * by slot), away from the clients: a reply on a server of hundreds shows
+ * dozens of players, and what it reads of each (the stamps, the bytes,
+ * the time of its last move) comes first, in one or two cache lines.
+ * The key, read only when the entry is checked, follows. */
+/* who a reply may show: a spawned player, a spawned spectator (to
+ * itself only), or no one (not in the game) */
+enum sv_shown { SV_SHOWN_NONE, SV_SHOWN_SPECTATOR, SV_SHOWN_PLAYER };
 struct sv_player_entry {
-	struct sv_player_key key;
-	uint32_t stamp;		/* entry_epoch in which key was last checked */
 	uint32_t msec_stamp;	/* reply phase of msec */
+	uint32_t stamp;		/* entry_epoch in which key was last checked */
+	uint32_t touched;	/* the game's touched[] for it then */
 	bool valid;
 	bool moved;		/* its own move ran since the check */
 	bool has_msec;
 	uint8_t msec;		/* ms since its last command, this phase */
 	uint8_t len;
+	uint8_t shown;		/* enum sv_shown, kept by sv_entry_sync */
 	uint8_t bytes[SV_PLAYER_BODY_MAX];
+	double localtime;	/* game time of its last move */
+	struct sv_player_key key;
 };
 
 struct client {
@@ -275,7 +286,6 @@ struct client {
 				 * (ptrack; spectate.c) */
 	uint32_t z_ext;		/* the client's "*z_ext" flags */
 	char team[16];		/* userinfo "team", for say_team */
-	struct sv_player_entry entry;	/* as others see this player */
 	vec3_t pvs_view;		/* the view point of its cached fat PVS */
 	bool pvs_valid;			/* sv->view_pvs holds it (send.c) */
 	struct netchan chan;
@@ -290,13 +300,15 @@ struct client {
 
 	/* requests */
 	bool send_reply;	/* a request arrived this frame */
+	/* the server's reply_due bits, where sv_mark_due sets this
+	 * client's: set with its slot, kept through a reconnect */
+	uint64_t *due;
 	bool restarted;		/* signon restarted by this packet */
 	uint64_t request_ns;	/* receive time of the first one (prof) */
 	int delta_sequence;	/* -1: send a full entity update */
 	struct usercmd lastcmd;
 	int lossage;
 	uint32_t chokecount;
-	double localtime;	/* game time of the last move */
 	/* antilag: the time this client's shots rewind the others to, from
 	 * its last move packet (sv_antilag_aim), and whether it holds */
 	bool lag_on;
@@ -362,6 +374,12 @@ struct client {
 	bool transfer_open;
 	bool transfer_pending;
 };
+
+/* the client's turn in the next reply phase has work (send.c) */
+static inline void sv_mark_due(struct client *cl)
+{
+	cl->due[cl->slot >> 6] |= 1ull << (cl->slot & 63);
+}
 
 /* Players by map cell (x, y), so a reply looks at the players near its
  * client instead of all of them.  Intrusive lists: no allocation. */
@@ -757,6 +775,13 @@ struct server {
 	/* the slots whose replies the workers build this phase, in slot
 	 * order from its start; those the commit builds from its end */
 	int32_t *reply_list;		/* maxclients */
+	/* a bit per slot whose turn in the reply phase has work (a request
+	 * to answer, a backlog that overflowed): the phase visits these
+	 * alone, in slot order, and every slot when the pings are due
+	 * (send.c) */
+	uint64_t *reply_due;		/* (maxclients + 63) / 64 words */
+	/* each player's entry as others see it (players.c), by slot */
+	struct sv_player_entry *entries;	/* maxclients */
 
 	/* each client's fat PVS, one row of view_pvs_row bytes per slot,
 	 * sized at level load (NULL: computed into the worker's fatpvs

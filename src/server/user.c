@@ -214,7 +214,7 @@ static void run_cmd(struct server *sv, struct client *cl,
 	} else {
 		sv_run_game_cmd(sv, cl, cmd);
 	}
-	cl->localtime = sv->time;
+	sv->entries[cl->slot].localtime = sv->time;
 }
 
 /* MVDSV's rewind time for a packet of cl (sv_user.c): the game time of
@@ -271,7 +271,7 @@ static void execute_move(struct server *sv, struct client *cl,
 		 * (pause.c: the speed check does not count the pause) */
 		cl->lastcmd = p->cmds[2];
 		cl->lastcmd.buttons = 0;
-		cl->entry.moved = true;	/* others see where it looks */
+		sv->entries[cl->slot].moved = true;	/* others see where it looks */
 		return;
 	}
 	sv_antilag_aim(sv, cl);
@@ -291,7 +291,7 @@ static void execute_move(struct server *sv, struct client *cl,
 	cmds[n++] = checked_cmd(sv, cl, p->cmds[2]);
 	cl->lastcmd = p->cmds[2];
 	cl->lastcmd.buttons = 0;	/* no repeated fire over lag */
-	cl->entry.moved = true;		/* its entry is checked again */
+	sv->entries[cl->slot].moved = true;	/* its entry is checked again */
 	/* on several threads the move waits for its segment (execute.c) */
 	if (sv_exec_active(sv) && sv_exec_queue(sv, cl, cmds, n))
 		return;
@@ -365,6 +365,7 @@ static bool stale_level(struct server *sv, struct client *cl,
 		    cl->slot, what, net_args_argv(a, 1), sv->spawncount);
 	sv->stats.bad[BAD_SIGNON]++;
 	cl->state = CS_CONNECTED;
+	sv_entry_sync(sv, cl);
 	cmd_new(sv, cl);
 	cl->restarted = true;	/* the rest of this packet is for the old level */
 	return true;
@@ -489,6 +490,7 @@ static void cmd_begin(struct server *sv, struct client *cl,
 	if (cl->state != CS_CONNECTED || stale_level(sv, cl, a, "begin"))
 		return;
 	cl->state = CS_SPAWNED;
+	sv_entry_sync(sv, cl);
 	cl->last_cmd_time = sv->realtime;
 	cl->cmd_bank = 0;
 	cl->datagram_len = 0;
@@ -862,6 +864,7 @@ void sv_client_packet(struct server *sv, struct client *cl, struct msg_buf *m)
 		if (!cl->send_reply)
 			cl->request_ns = sv->batch_ns;	/* the oldest waiting */
 		cl->send_reply = true;
+		sv_mark_due(cl);
 	}
 	prof_switch(sv->prof, PROF_EXECUTE);
 	cl->delta_sequence = p.delta;
@@ -961,6 +964,7 @@ void sv_drop_client(struct server *sv, struct client *cl, const char *why)
 	sv_spectate_untrack(sv, cl);
 	cl->spec_track = 0;
 	cl->state = CS_ZOMBIE;
+	sv_entry_sync(sv, cl);
 	cl->zombie_until = sv->realtime + sv->sv_zombietime->value;
 	cl->userinfo[0] = '\0';
 	cl->name[0] = '\0';

@@ -258,6 +258,153 @@ static void test_plat_carries_player(void **state)
 	assert_true(mock_sounds(&s->mock, "plats/medplat1.wav") >= 2);
 }
 
+/* ---- game.h's rule for what the server keeps of a player ---------------- */
+
+/* what a player's svc_playerinfo entry is made of, in the game */
+struct look {
+	vec3_t origin, velocity, angles;
+	int frame, modelindex, skin, effects;
+	bool dead;
+};
+
+static void look_at(struct scen *s, int slot, struct look *l)
+{
+	const struct game_entity *e = scen_player(s, slot);
+
+	memset(l, 0, sizeof(*l));
+	vec_copy(e->obj->origin, l->origin);
+	vec_copy(scen_client(s, slot)->pm.velocity, l->velocity);
+	vec_copy(e->angles, l->angles);
+	l->frame = e->frame;
+	l->modelindex = e->modelindex;
+	l->skin = e->skin;
+	l->effects = e->effects;
+	l->dead = e->health <= 0;
+}
+
+/* every player but `mover` against what it was: a change must have
+ * moved game->changes or its touched counter; the number of players so
+ * changed */
+static int rule_check(struct scen *s, int players, int mover,
+		      const struct look *was, uint32_t changes,
+		      const uint32_t *touched)
+{
+	int changed = 0;
+
+	for (int i = 0; i < players; i++) {
+		struct look now;
+
+		look_at(s, i, &now);
+		if (i == mover || memcmp(&now, &was[i], sizeof(now)) == 0)
+			continue;
+		changed++;
+		if (s->g->changes == changes && s->g->touched[i] == touched[i])
+			fail_msg("player %d changed outside its move, no counter moved", i);
+	}
+	return changed;
+}
+
+/* scen_tick with the rule checked after the world's frame and after
+ * each player's move; the players changed from outside their moves */
+static int rule_tick(struct scen *s, int players)
+{
+	struct look was[SCEN_MAX_CLIENTS];
+	uint32_t touched[SCEN_MAX_CLIENTS], changes;
+	int changed = 0;
+
+	for (int step = -1; step < players; step++) {
+		for (int i = 0; i < players; i++) {
+			look_at(s, i, &was[i]);
+			touched[i] = s->g->touched[i];
+		}
+		changes = s->g->changes;
+		if (step < 0) {
+			s->time += SCEN_TICK;
+			game_frame(s->g, s->time);
+		} else if (s->playing[step]) {
+			game_client_cmd(s->g, step, &s->held[step]);
+		}
+		changed += rule_check(s, players, step, was, changes, touched);
+	}
+	return changed;
+}
+
+static int rule_run(struct scen *s, int players, double seconds)
+{
+	int changed = 0;
+
+	for (int n = (int)(seconds / SCEN_TICK + 0.5); n > 0; n--)
+		changed += rule_tick(s, players);
+	return changed;
+}
+
+/* A rider that sends nothing is carried by the plat in the world's
+ * frame: its touched counter moves, and the frames with no mover, no
+ * shot and no damage move no counter at all (the server then keeps
+ * every player's entry without reading the game). */
+static void test_touched_by_plat(void **state)
+{
+	struct scen *s = *state;
+	struct game_entity *plat;
+	uint32_t changes, touched;
+	float bottom;
+
+	scen_room_ok(s, plat_map);
+	plat = scen_find(s, "plat");
+	assert_non_null(plat);
+	bottom = plat->pos2[2];
+	scen_join(s, 0, "alice");
+	scen_join(s, 1, "bob");
+	scen_place(s, 1, 300, 300, STAND, 0);
+	rule_run(s, 2, 0.5);
+	/* nothing moves: no counter does */
+	changes = s->g->changes;
+	touched = s->g->touched[0] + s->g->touched[1];
+	scen_run(s, 0.5);
+	assert_int_equal(s->g->changes, changes);
+	assert_int_equal(s->g->touched[0] + s->g->touched[1], touched);
+	/* alice steps on (her move starts the plat), then sends nothing */
+	scen_place(s, 0, 0, 0, 128 + bottom + STAND, 0);
+	rule_tick(s, 2);
+	s->playing[0] = false;
+	touched = s->g->touched[0];
+	changes = s->g->touched[1];
+	assert_true(rule_run(s, 2, 1.5) > 0);	/* carried up, and checked */
+	assert_true(plat->obj->origin[2] == 0);
+	assert_true(scen_player(s, 0)->obj->origin[2] > 128 + 24 - 1);
+	assert_true(s->g->touched[0] != touched);
+	assert_int_equal(s->g->touched[1], changes);	/* bob: nothing */
+}
+
+/* Shots reach other players in the shooter's move (hitscan) and in the
+ * world's frame (a rocket in flight, its splash, the knockback, a death):
+ * each such change moves the victim's counter. */
+static void test_touched_by_damage(void **state)
+{
+	struct scen *s = *state;
+	uint32_t touched;
+
+	scen_room_ok(s, NULL);
+	scen_join(s, 0, "alice");
+	scen_join(s, 1, "bob");
+	scen_place(s, 0, -200, 0, STAND, 0);
+	scen_place(s, 1, 200, 0, STAND, 180);
+	rule_run(s, 2, 0.3);
+	/* the shotgun: in alice's move */
+	touched = s->g->touched[1];
+	scen_give(s, 0, IT_SHOTGUN, 100);
+	scen_hold(s, 0, 0, 0, 0, 0, 1);
+	assert_true(rule_run(s, 2, 0.6) > 0);
+	assert_true(scen_player(s, 1)->health < 100);
+	assert_true(s->g->touched[1] != touched);
+	/* rockets: in the world's frame, to bob's death */
+	touched = s->g->touched[1];
+	scen_give(s, 0, IT_ROCKET_LAUNCHER, 100);
+	assert_true(rule_run(s, 2, 2.0) > 0);
+	assert_true(scen_client(s, 0)->frags > 0);	/* bob died */
+	assert_true(s->g->touched[1] != touched);
+}
+
 static void door_map(struct mapsrc *m)
 {
 	ms_open(m, "\"classname\" \"func_door\" \"angle\" \"-1\"");
@@ -630,6 +777,8 @@ static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_nailgun_fires_nails, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_fraglimit_ends_level, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_plat_carries_player, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_touched_by_plat, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_touched_by_damage, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_door_opens_and_closes, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_teleporter_moves_player, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_push_throws_player, scen_fx_setup, scen_fx_teardown),

@@ -165,7 +165,7 @@ static void assert_entry_direct(struct server *sv, int v, int j)
 	msg_init(&ma, a, sizeof(a));
 	msg_init(&mb, b, sizeof(b));
 	assert_true(sv_write_player(sv, &sv->clients[v], j, &ma));
-	sv->clients[j].entry.valid = false;
+	sv->entries[j].valid = false;
 	assert_true(sv_write_player(sv, &sv->clients[v], j, &mb));
 	assert_int_equal(ma.cursize, mb.cursize);
 	assert_memory_equal(a, b, ma.cursize);
@@ -173,7 +173,7 @@ static void assert_entry_direct(struct server *sv, int v, int j)
 	/* and both carry the player's state now: origin, frame, msec */
 	const struct client *pc = &sv->clients[j];
 	int num = game_player_entity(sv->game, j);
-	int flags, msec = (int)(1000.0 * (sv->time - pc->localtime));
+	int flags, msec = (int)(1000.0 * (sv->time - sv->entries[j].localtime));
 
 	assert_int_equal(msg_read_byte(&ma), svc_playerinfo);
 	assert_int_equal(msg_read_byte(&ma), j);
@@ -236,17 +236,18 @@ static void test_player_entry_cache(void **state)
 		case 10: pc->lastcmd.sidemove = 100; break;
 		case 11: pc->lastcmd.upmove = 50; break;
 		case 12: pc->lastcmd.msec = 7; break;
-		case 13: pc->localtime -= 0.05; break;
+		case 13: sv->entries[pc->slot].localtime -= 0.05; break;
 		case 14: pc->spectator = true; break;
 		default: pc->spectator = false; break;
 		}
+		sv_entry_sync(sv, pc);	/* as the server's side change does */
 		/* as they arrive: the game's state through game code, which
 		 * counts it; the command with the player's move; msec is the
 		 * phase's clock */
 		if (step <= 7 || step >= 14)
 			sv->game->changes++;
 		else if (step <= 12)
-			pc->entry.moved = true;
+			sv->entries[pc->slot].moved = true;
 		/* the world changes between reply phases, never within one */
 		sv_reply_phase(sv);
 	}
@@ -279,6 +280,7 @@ static void test_event_reaches_nearest(void **state)
 		vec3_t at = {org[0] + (float)ring * g->cell, org[1], 0};
 
 		cl->state = CS_SPAWNED;
+		sv_entry_sync(sv, cl);
 		cl->extended = true;
 		cl->datagram_len = 0;
 		sv->objs[game_player_entity(sv->game, j)].leafs_overflow = true;
@@ -292,6 +294,7 @@ static void test_event_reaches_nearest(void **state)
 		got[j / 100] += sv->clients[j].datagram_len > 0;
 		sv_grid_remove(sv, j);
 		sv->clients[j].state = CS_FREE;
+		sv_entry_sync(sv, &sv->clients[j]);
 	}
 	assert_int_equal(got[0], 100);
 	assert_int_equal(got[1], 100);
