@@ -331,31 +331,46 @@ struct area_link {
 	struct area_link *prev, *next;
 };
 
+/* An object's first 64 bytes hold what an areanode walk reads of every
+ * object on its path (the link, the box it is placed by, its id) and
+ * what a reply's visibility test reads (leaf1); the object is 256 bytes,
+ * so in an array aligned to 64 (the server's) that is one cache line. */
 struct world_obj {
-	struct area_link link;	/* in an areanode's list while linked */
-	int id;			/* index in world.objs; 0 is the world */
-	int solid;		/* enum solid_kind */
-	int model;		/* brush submodel for SOLID_BSP, else -1 */
-	int owner;		/* id of the owner (traces pass it), or -1 */
-	bool linked;
-	bool monster;		/* MOVE_MISSILE uses enlarged boxes for these */
-	vec3_t origin, mins, maxs;
-	vec3_t absmin, absmax;	/* world-space box, set by world_link */
-	/* the box its areanode list was chosen by, and the one a query's
-	 * walk tests first: absmin/absmax, except for an object placed by
-	 * world_link_region for a deferred phase (the region it may reach) */
-	vec3_t lmin, lmax;
-	bool pending;		/* linked or unlinked in a deferred phase:
-				 * world_commit places it */
-	bool gone;		/* unlinked (or made SOLID_NOT) in it */
-	int num_leafs;		/* leafs touched, for PVS checks in replies */
-	bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
-	bool leafs_valid;	/* the leafs are those of absmin..absmax in
-				 * this world's map (world_init clears it) */
-	int32_t leaf1;		/* the only leaf, when it touches one (most
-				 * do: a visibility test is one bit), else -1 */
-	int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
+	union {
+		struct {
+			struct area_link link;	/* in an areanode's list while linked */
+			/* the box its areanode list was chosen by, and the
+			 * one a query's walk tests first: absmin/absmax,
+			 * except for an object placed by world_link_region
+			 * for a deferred phase (the region it may reach) */
+			vec3_t lmin, lmax;
+			int id;		/* index in world.objs; 0 is the world */
+			int solid;	/* enum solid_kind */
+			int32_t leaf1;	/* the only leaf, when it touches one
+					 * (most do: a visibility test is one
+					 * bit), else -1 */
+			bool linked;
+			bool monster;	/* MOVE_MISSILE uses enlarged boxes for these */
+			bool pending;	/* linked or unlinked in a deferred
+					 * phase: world_commit places it */
+			bool gone;	/* unlinked (or made SOLID_NOT) in it */
+			int owner;	/* id of the owner (traces pass it), or -1 */
+			/* 64 bytes */
+			int model;	/* brush submodel for SOLID_BSP, else -1 */
+			vec3_t origin, mins, maxs;
+			vec3_t absmin, absmax;	/* world-space box, set by world_link */
+			int num_leafs;	/* leafs touched, for PVS checks in replies */
+			bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
+			bool leafs_valid;	/* the leafs are those of absmin..absmax
+						 * in this world's map (world_init
+						 * clears it) */
+			int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
+		};
+		uint8_t size_[256];
+	};
 };
+_Static_assert(offsetof(struct world_obj, owner) + sizeof(int) <= 64,
+	       "world_obj: the walk's fields fit its first cache line");
 
 struct area_node {
 	int axis;		/* -1: leaf of the tree */

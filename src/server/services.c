@@ -65,16 +65,8 @@ static void multicast_one(struct server *sv, struct client *cl,
 	if (cl->state != CS_SPAWNED || !m ||
 	    cl->datagram_len + m->cursize > sizeof(cl->datagram))
 		return;
-	if (row) {
-		const struct world_obj *o =
-			&sv->objs[game_player_entity(sv->game, cl->slot)];
-		bool seen = o->leafs_overflow;
-
-		for (int i = 0; i < o->num_leafs && !seen; i++)
-			seen = bsp_vis_test(row, o->leafnums[i]);
-		if (!seen)
-			return;
-	}
+	if (row && !sv_obj_visible(&sv->objs[game_player_entity(sv->game, cl->slot)], row))
+		return;
 	datagram_add(cl, m->data, m->cursize);
 }
 

@@ -327,7 +327,9 @@ size_t sv_download_datagram(struct server *sv, struct client *cl,
 {
 	size_t before = m->cursize;
 
-	if (dl_of(sv, cl)->count == 0 || m->overflowed ||
+	/* transfer_pending first: every reply asks, and the download's
+	 * own record is a line of memory most clients never need */
+	if (!cl->transfer_pending || dl_of(sv, cl)->count == 0 || m->overflowed ||
 	    m->cursize + CHUNK_MSG > m->maxsize || !rate_allows(sv, cl) ||
 	    !budget_allows(sv) || !write_chunk(sv, cl, m))
 		return 0;
