@@ -327,7 +327,10 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
 	sv->tx = calloc(1, sizeof(*sv->tx));
-	sv->clients = calloc((size_t)sv->maxclients, sizeof(*sv->clients));
+	sv->clients = aligned_alloc(_Alignof(struct client),
+				    (size_t)sv->maxclients * sizeof(*sv->clients));
+	if (sv->clients)
+		memset(sv->clients, 0, (size_t)sv->maxclients * sizeof(*sv->clients));
 	sv->baselines = calloc((size_t)sv->max_entities, sizeof(*sv->baselines));
 	sv->frame_states = calloc((size_t)sv->max_entities, sizeof(*sv->frame_states));
 	sv->frame_stamp = calloc((size_t)sv->max_entities, sizeof(*sv->frame_stamp));

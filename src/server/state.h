@@ -276,8 +276,10 @@ struct sv_player_entry {
 	struct sv_player_key key;
 };
 
+/* 64-byte aligned (and so a multiple of 64 long): each client's groups of
+ * fields read together fall in the same cache lines in every slot */
 struct client {
-	enum client_state state;
+	_Alignas(64) enum client_state state;
 	int slot;
 	int userid;
 	bool extended;		/* negotiated the QWDX extension */
@@ -285,10 +287,11 @@ struct client {
 	int spec_track;		/* a spectator's tracked slot + 1, 0: none
 				 * (ptrack; spectate.c) */
 	uint32_t z_ext;		/* the client's "*z_ext" flags */
-	char team[16];		/* userinfo "team", for say_team */
-	vec3_t pvs_view;		/* the view point of its cached fat PVS */
-	bool pvs_valid;			/* sv->view_pvs holds it (send.c) */
+	/* the channel's head (the address, qport and sequences) in the
+	 * struct's first cache lines, with the state: what a packet's lookup
+	 * reads (io.c) */
 	struct netchan chan;
+	char team[16];		/* userinfo "team", for say_team */
 	char userinfo[MAX_INFO_STRING];
 	char name[SV_MAX_NAME];
 	int spawncount;		/* the level the signon is for */
@@ -317,6 +320,31 @@ struct client {
 	uint64_t requests, replies;
 	uint64_t bad_checksums;
 
+	/* What every turn of the reply phase reads, together, so that a
+	 * reply on a server of hundreds (whose client struct is cold) finds
+	 * them in a line or two; the buffers they count are below. */
+	size_t datagram_len;		/* of datagram */
+	int info_pending_count;		/* of info_pending */
+	int frags_pending_count;	/* of frags_pending */
+	/* the light styles that changed (bit per style) */
+	uint64_t styles_pending;
+	/* other players' texts dropped since the client was told so */
+	uint32_t texts_dropped;
+	size_t backlog_len;		/* of backlog */
+	bool backlog_overflowed;
+	/* the last level reset queued (sv_reliable_mark_reset); while queued
+	 * in the backlog, reset_backlog_end is where its record ends there */
+	enum sv_reset_state reset_state;
+	size_t reset_backlog_end;
+	/* set by the downloads feature (downloads.h), read by the reply
+	 * phase: a transfer that rides the channel is open (its replies may
+	 * be choked like a spawned client's), and chunks wait for its reply
+	 * (built on the frame's thread, after the workers') */
+	bool transfer_open;
+	bool transfer_pending;
+	vec3_t pvs_view;		/* the view point of its cached fat PVS */
+	bool pvs_valid;			/* sv->view_pvs holds it (send.c) */
+
 	/* replies */
 	int32_t stats[MAX_CL_STATS];
 	int32_t sent_stats[MAX_CL_STATS];
@@ -325,24 +353,18 @@ struct client {
 	int frags;
 
 	/* unreliable game events (sounds, temp entities, damage) for the
-	 * next reply; what does not fit is dropped, as QuakeWorld does */
+	 * next reply; what does not fit is dropped, as QuakeWorld does
+	 * (its length is with the reply's fields above) */
 	uint8_t datagram[SV_DATAGRAM];
-	size_t datagram_len;
 
 	/* slots whose client info (name, frags, entry time, userinfo) this
 	 * client has yet to be sent.  Set by joins, leaves and userinfo
 	 * changes, sent as the reliable channel has room (reliable.c), so a
 	 * thousand joins, or a flood of setinfo, never queue a message each */
 	uint64_t info_pending[SV_MAX_CLIENTS / 64];
-	int info_pending_count;
 	int info_cursor;
 	/* likewise the slots whose frags changed (5 bytes each, sent first) */
 	uint64_t frags_pending[SV_MAX_CLIENTS / 64];
-	int frags_pending_count;
-	/* and the light styles that changed (bit per style) */
-	uint64_t styles_pending;
-	/* other players' texts dropped since the client was told so */
-	uint32_t texts_dropped;
 
 	/* command budgets (user.c): tokens of each kind, as of budget_time
 	 * (0: never charged, every bucket full) */
@@ -359,20 +381,8 @@ struct client {
 
 	/* reliable data that did not fit in the netchan yet */
 	uint8_t backlog[SV_BACKLOG];
-	size_t backlog_len;
-	bool backlog_overflowed;
-	/* the last level reset queued (sv_reliable_mark_reset); while queued
-	 * in the backlog, reset_backlog_end is where its record ends there */
-	enum sv_reset_state reset_state;
-	size_t reset_backlog_end;
 
 	uint32_t fte;		/* FTE extensions negotiated at connect */
-	/* set by the downloads feature (downloads.h), read by the reply
-	 * phase: a transfer that rides the channel is open (its replies may
-	 * be choked like a spawned client's), and chunks wait for its reply
-	 * (built on the frame's thread, after the workers') */
-	bool transfer_open;
-	bool transfer_pending;
 };
 
 /* the client's turn in the next reply phase has work (send.c) */
