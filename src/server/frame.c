@@ -340,7 +340,10 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	if (sv->objs)
 		memset(sv->objs, 0, (size_t)sv->max_entities * sizeof(*sv->objs));
 	sv->reply_due = calloc((size_t)(sv->maxclients + 63) / 64, sizeof(*sv->reply_due));
-	sv->entries = calloc((size_t)sv->maxclients, sizeof(*sv->entries));
+	sv->entries = aligned_alloc(_Alignof(struct sv_player_entry),
+				    (size_t)sv->maxclients * sizeof(*sv->entries));
+	if (sv->entries)
+		memset(sv->entries, 0, (size_t)sv->maxclients * sizeof(*sv->entries));
 	{
 		struct game_config gc = {
 			.max_entities = sv->max_entities,

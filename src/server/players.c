@@ -145,7 +145,8 @@ static void check_entry(const struct server *sv, int j)
 	struct sv_player_key k;
 
 	player_key(sv, j, &k);
-	if (memcmp(&sv->entries[j].key, &k, sizeof(k)) != 0) {
+	if (memcmp(&sv->entries[j].key, &k, sizeof(k)) != 0 ||
+	    sv->entries[j].leaf1 != sv->objs[game_player_entity(sv->game, j)].leaf1) {
 		fprintf(stderr, "qwd: player %d changed without game->changes or touched\n", j);
 		abort();
 	}
@@ -155,26 +156,22 @@ static void check_entry(const struct server *sv, int j)
 #endif
 }
 
-/* A player's cached entry as of this reply phase: its msec made once per
- * phase; its inputs read and compared when the game's changes counter or
- * its touched counter moved or its own move ran, the bytes encoded again only when they
- * changed.  Once done in a phase it only reads. */
+/* A player's cached entry as of this reply phase: its inputs (and its
+ * object's leaf, which moves only with them) read and compared when the
+ * game's changes counter or its touched counter moved or its own move
+ * ran, the bytes encoded again only when they changed; its msec made once
+ * per phase (entry_refresh).  Once done in a phase it only reads. */
 static inline __attribute__((always_inline)) void
-entry_refresh(struct server *sv, int j)
+entry_check(struct server *sv, int j)
 {
 	struct sv_player_entry *c = &sv->entries[j];
 
-	if (c->msec_stamp != sv->reply_stamp) {
-		int msec = (int)(1000.0 * (sv->time - c->localtime));
-
-		c->msec = (uint8_t)(msec > 255 ? 255 : (msec < 0 ? 0 : msec));
-		c->msec_stamp = sv->reply_stamp;
-	}
 	if (!c->valid || c->moved || c->stamp != sv->entry_epoch ||
 	    c->touched != sv->game->touched[j]) {
 		struct sv_player_key k;
 
 		player_key(sv, j, &k);
+		c->leaf1 = sv->objs[game_player_entity(sv->game, j)].leaf1;
 		if (!c->valid || memcmp(&c->key, &k, sizeof(k)) != 0) {
 			c->key = k;
 			c->len = (uint8_t)(put_player_body(c->bytes, &k, 0, false, 0) - c->bytes);
@@ -187,6 +184,20 @@ entry_refresh(struct server *sv, int j)
 	} else {
 		check_entry(sv, j);
 	}
+}
+
+static inline __attribute__((always_inline)) void
+entry_refresh(struct server *sv, int j)
+{
+	struct sv_player_entry *c = &sv->entries[j];
+
+	if (c->msec_stamp != sv->reply_stamp) {
+		int msec = (int)(1000.0 * (sv->time - c->localtime));
+
+		c->msec = (uint8_t)(msec > 255 ? 255 : (msec < 0 ? 0 : msec));
+		c->msec_stamp = sv->reply_stamp;
+	}
+	entry_check(sv, j);
 }
 
 void sv_player_entry_refresh(struct server *sv, int j)
@@ -278,6 +289,11 @@ player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 	/* a spectator always sees the player it tracks */
 	if (cl->spec_track == j + 1)
 		return true;
+	/* its leaf, kept in the entry (the same line): the object only when
+	 * it touches more than one */
+	entry_check(sv, j);
+	if (sv->entries[j].leaf1 >= 0)
+		return bsp_vis_test(pvs, sv->entries[j].leaf1);
 	return sv_obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
 }
 
@@ -298,7 +314,6 @@ static inline __attribute__((always_inline)) void
 player_prefetch(const struct server *sv, int j)
 {
 	__builtin_prefetch(&sv->entries[j]);
-	__builtin_prefetch(&sv->objs[game_player_entity(sv->game, j)].leaf1);
 }
 
 static bool grid_reply_one(void *ctx, int j)

@@ -262,9 +262,10 @@ struct sv_send_item {
  * itself only), or no one (not in the game) */
 enum sv_shown { SV_SHOWN_NONE, SV_SHOWN_SPECTATOR, SV_SHOWN_PLAYER };
 struct sv_player_entry {
-	uint32_t msec_stamp;	/* reply phase of msec */
+	_Alignas(64) uint32_t msec_stamp;	/* reply phase of msec */
 	uint32_t stamp;		/* entry_epoch in which key was last checked */
 	uint32_t touched;	/* the game's touched[] for it then */
+	int32_t leaf1;		/* its object's leaf1 as of that check */
 	bool valid;
 	bool moved;		/* its own move ran since the check */
 	bool has_msec;
@@ -272,9 +273,12 @@ struct sv_player_entry {
 	uint8_t len;
 	uint8_t shown;		/* enum sv_shown, kept by sv_entry_sync */
 	uint8_t bytes[SV_PLAYER_BODY_MAX];
+	/* 64 bytes */
 	double localtime;	/* game time of its last move */
 	struct sv_player_key key;
 };
+_Static_assert(offsetof(struct sv_player_entry, bytes) + SV_PLAYER_BODY_MAX <= 64,
+	       "sv_player_entry: what a reply reads in one cache line");
 
 /* 64-byte aligned (and so a multiple of 64 long): each client's groups of
  * fields read together fall in the same cache lines in every slot */
