@@ -161,13 +161,21 @@ static void check_entry(const struct server *sv, int j)
  * game's changes counter or its touched counter moved or its own move
  * ran, the bytes encoded again only when they changed; its msec made once
  * per phase (entry_refresh).  Once done in a phase it only reads. */
+static inline __attribute__((always_inline)) bool
+entry_fresh(const struct server *sv, int j)
+{
+	const struct sv_player_entry *c = &sv->entries[j];
+
+	return c->valid && !c->moved && c->stamp == sv->entry_epoch &&
+	       c->touched == sv->game->touched[j];
+}
+
 static inline __attribute__((always_inline)) void
 entry_check(struct server *sv, int j)
 {
 	struct sv_player_entry *c = &sv->entries[j];
 
-	if (!c->valid || c->moved || c->stamp != sv->entry_epoch ||
-	    c->touched != sv->game->touched[j]) {
+	if (!entry_fresh(sv, j)) {
 		struct sv_player_key k;
 
 		player_key(sv, j, &k);
@@ -289,12 +297,21 @@ player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 	/* a spectator always sees the player it tracks */
 	if (cl->spec_track == j + 1)
 		return true;
-	/* its leaf, kept in the entry (the same line): the object only when
-	 * it touches more than one */
-	entry_check(sv, j);
-	if (sv->entries[j].leaf1 >= 0)
+	/* its leaf as its entry kept it (the same line), while the entry
+	 * holds; the object when it moved since (the entry is checked when
+	 * the player is shown, not for every test) or touches several */
+	const struct world_obj *o = &sv->objs[game_player_entity(sv->game, j)];
+
+	if (entry_fresh(sv, j) && sv->entries[j].leaf1 >= 0) {
+#ifdef QWD_SELF_CHECK
+		if (sv->entries[j].leaf1 != o->leaf1) {
+			fprintf(stderr, "qwd: player %d's leaf changed without game->changes or touched\n", j);
+			abort();
+		}
+#endif
 		return bsp_vis_test(pvs, sv->entries[j].leaf1);
-	return sv_obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
+	}
+	return sv_obj_visible(o, pvs);
 }
 
 /* one player of the grid's walk for an extension reply; false: the
