@@ -185,6 +185,8 @@ struct bsp_map {
 	struct bsp_clipnode *clipnodes;
 	int32_t num_clipnodes;
 	struct bsp_clipnode *hull0;	/* nodes seen as clipnodes */
+	uint8_t *hull0_liquid;	/* per hull 0 node: a liquid leaf below
+				 * (the loader's; NULL: walk every node) */
 	struct bsp_model *models;
 	int32_t num_models;
 
@@ -257,6 +259,10 @@ int bsp_hull_point_contents(const struct bsp_hull *hull, int num,
 			    const vec3_t p);
 /* contents of the world at p through hull 0 */
 int bsp_point_contents(const struct bsp_map *map, const vec3_t p);
+/* the same when it is a liquid (or sky: <= CONTENTS_WATER), else
+ * CONTENTS_EMPTY (solid too); the walk stops at the first node with no
+ * liquid below it (hull0_liquid), at once on a map without any */
+int bsp_point_liquid(const struct bsp_map *map, const vec3_t p);
 
 /* Trace a point from start to end through hull (both in hull space).
  * Returns with tr filled as QuakeWorld's recursive hull check does. */
@@ -475,6 +481,9 @@ void world_objs_sort(struct world_obj **objs, int n);
 
 /* Contents at p: the world's hull 0. */
 int world_point_contents(const struct world *w, const vec3_t p);
+/* The liquid at p (bsp_point_liquid): contents <= CONTENTS_WATER, or
+ * CONTENTS_EMPTY where there is none */
+int world_point_liquid(const struct world *w, const vec3_t p);
 
 /* Move a box from start to end, clipping against the world and every
  * linked solid object but passobj, its owner and what passobj owns; the

@@ -497,17 +497,17 @@ static void pm_categorize(struct pm_ctx *pm)
 	p->waterlevel = 0;
 	p->watertype = CONTENTS_EMPTY;
 	point[2] = p->origin[2] + pmove_player_mins[2] + 1;
-	cont = world_point_contents(pm->w, point);
+	cont = world_point_liquid(pm->w, point);
 	if (cont <= CONTENTS_WATER) {
 		p->watertype = cont;
 		p->waterlevel = 1;
 		point[2] = (float)(p->origin[2] + (pmove_player_mins[2] +
 						   pmove_player_maxs[2]) * 0.5);
-		cont = world_point_contents(pm->w, point);
+		cont = world_point_liquid(pm->w, point);
 		if (cont <= CONTENTS_WATER) {
 			p->waterlevel = 2;
 			point[2] = p->origin[2] + 22;
-			cont = world_point_contents(pm->w, point);
+			cont = world_point_liquid(pm->w, point);
 			if (cont <= CONTENTS_WATER)
 				p->waterlevel = 3;
 		}

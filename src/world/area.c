@@ -489,6 +489,11 @@ int world_point_contents(const struct world *w, const vec3_t p)
 	return bsp_point_contents(w->map, p);
 }
 
+int world_point_liquid(const struct world *w, const vec3_t p)
+{
+	return bsp_point_liquid(w->map, p);
+}
+
 /* ---- moves -------------------------------------------------------------- */
 
 struct move_clip {

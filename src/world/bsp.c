@@ -837,6 +837,63 @@ static int build_hulls(struct loader *ld)
 	return 0;
 }
 
+/* Hull 0's liquid summary: hull0_liquid[n] says a leaf of liquid (or
+ * sky: contents <= CONTENTS_WATER, what pmove's water test looks for)
+ * lies below node n.  Post-order over the trees the models reach, which
+ * check_graphs proved acyclic and no deeper than BSP_MAX_DEPTH (so the
+ * stack, the current path, never overflows); a node no model reaches
+ * keeps 1, which only means "walk on". */
+static int build_liquid(struct loader *ld)
+{
+	struct bsp_map *m = ld->map;
+	uint8_t *done = calloc((size_t)m->num_nodes + 1, 1);
+	int32_t *stack = calloc(BSP_MAX_DEPTH + 1, sizeof(*stack));
+	int rc = 0;
+
+	m->hull0_liquid = malloc((size_t)m->num_nodes + 1);
+	if (!done || !stack || !m->hull0_liquid) {
+		rc = fail(ld, LUMP_NODES, "out of memory for hull 0's liquids");
+		goto out;
+	}
+	memset(m->hull0_liquid, 1, (size_t)m->num_nodes + 1);
+	for (int32_t i = 0; i < m->num_models; i++) {
+		int32_t root = m->models[i].headnode[0];
+		int sp = 0;
+
+		if (root < 0 || root >= m->num_nodes || done[root])
+			continue;
+		stack[sp++] = root;
+		while (sp > 0) {
+			int32_t n = stack[sp - 1];
+			bool pushed = false;
+			uint8_t liquid = 0;
+
+			for (int k = 0; k < 2; k++) {
+				int32_t c = m->hull0[n].children[k];
+
+				if (c < 0) {
+					liquid |= c <= CONTENTS_WATER;
+				} else if (!done[c]) {
+					stack[sp++] = c;
+					pushed = true;
+					break;
+				} else {
+					liquid |= m->hull0_liquid[c];
+				}
+			}
+			if (pushed)
+				continue;
+			m->hull0_liquid[n] = liquid;
+			done[n] = 1;
+			sp--;
+		}
+	}
+out:
+	free(done);
+	free(stack);
+	return rc;
+}
+
 static void compute_checksums(struct loader *ld)
 {
 	uint32_t c1 = 0, c2 = 0;
@@ -891,6 +948,7 @@ void bsp_free(struct bsp_map *m)
 	free(m->leafs);
 	free(m->clipnodes);
 	free(m->hull0);
+	free(m->hull0_liquid);
 	free(m->models);
 	free(m->pvs);
 	free(m->phs);
@@ -923,7 +981,7 @@ static struct bsp_map *load(const char *name, uint8_t *file, size_t size,
 	    load_planes(&ld) || check_faces(&ld) || check_marksurfaces(&ld) ||
 	    load_leafs(&ld) || load_nodes(&ld) || load_clipnodes(&ld) ||
 	    load_models(&ld) || check_graphs(&ld) || check_world_leafs(&ld) ||
-	    build_hulls(&ld) ||
+	    build_hulls(&ld) || build_liquid(&ld) ||
 	    load_entities(&ld))
 		goto bad;
 	m->format = ld.fmt;

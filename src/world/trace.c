@@ -85,6 +85,28 @@ int bsp_point_contents(const struct bsp_map *map, const vec3_t p)
 	return bsp_hull_point_contents(hull, hull->firstclipnode, p);
 }
 
+int bsp_point_liquid(const struct bsp_map *map, const vec3_t p)
+{
+	const struct bsp_hull *hull;
+	int num;
+
+	if (map->num_models < 1)
+		return CONTENTS_EMPTY;
+	hull = &map->models[0].hulls[0];
+	num = hull->firstclipnode;
+	while (num >= 0) {
+		const struct bsp_clipnode *node;
+
+		if (!hull_node_valid(hull, num) ||
+		    (map->hull0_liquid && !map->hull0_liquid[num]))
+			return CONTENTS_EMPTY;
+		node = &hull->clipnodes[num];
+		num = node->children[plane_dist(&hull->planes[node->planenum],
+						p) < 0];
+	}
+	return num <= CONTENTS_WATER ? num : CONTENTS_EMPTY;
+}
+
 /* A leaf reached by part of the segment: any non-solid leaf means the move
  * was not all in solid; a solid one means some of it started there. */
 static void trace_leaf(int contents, struct trace *tr)

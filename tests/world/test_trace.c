@@ -586,6 +586,78 @@ static void test_bundled_reverse(void **state)
 	}
 }
 
+/* bsp_point_liquid against the whole walk, at random points over the
+ * map's bounds: the liquid where the walk finds one (or sky), else
+ * CONTENTS_EMPTY.  Counts what it saw into seen[0] (liquid) and
+ * seen[1] (none). */
+static void check_liquid(const struct bsp_map *map, int *seen)
+{
+	const struct bsp_model *w = &map->models[0];
+	uint64_t rng = 7;
+
+	for (int i = 0; i < 20000; i++) {
+		vec3_t p;
+		int c, want;
+
+		for (int k = 0; k < 3; k++)
+			p[k] = w->mins[k] + (float)qwd_rng_unit(&rng) *
+			       (w->maxs[k] - w->mins[k]);
+		c = bsp_point_contents(map, p);
+		want = c <= CONTENTS_WATER ? c : CONTENTS_EMPTY;
+		if (bsp_point_liquid(map, p) != want)
+			fail_msg("%s: (%g %g %g) contents %d, liquid %d", map->name,
+				 (double)p[0], (double)p[1], (double)p[2], c,
+				 bsp_point_liquid(map, p));
+		seen[want == CONTENTS_EMPTY]++;
+	}
+}
+
+/* a node's summary says whether a liquid leaf lies below it: the root
+ * of a map without liquids says no (the walk stops at once), the large
+ * map's (water and lava) says yes, and some of its subtrees no */
+static void test_bundled_liquid(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < sizeof(bundled_dm) / sizeof(bundled_dm[0]); m++) {
+		struct bsp_map *map = load_path(qwd_bundled_map(bundled_dm[m]));
+		int seen[2] = {0, 0}, dry = 0, any = 0;
+
+		check_liquid(map, seen);
+		for (int32_t i = 1; i < map->num_leafs; i++)
+			any |= map->leafs[i].contents <= CONTENTS_WATER;
+		for (int32_t i = 0; i < map->num_nodes; i++)
+			dry += !map->hull0_liquid[i];
+		print_message("%s: %d points in liquid, %d not; %d of %d nodes dry\n",
+			      bundled_dm[m], seen[0], seen[1], dry, map->num_nodes);
+		assert_int_equal(map->hull0_liquid[map->models[0].headnode[0]], any);
+		assert_true(seen[1] > 0);
+		if (any) {
+			assert_true(seen[0] > 0);
+			assert_true(dry > 0 && dry < map->num_nodes);
+		} else {
+			assert_int_equal(dry, map->num_nodes);
+		}
+		bsp_free(map);
+	}
+}
+
+static void test_realmap_liquid(void **state)
+{
+	int seen[2] = {0, 0};
+
+	(void)state;
+	if (!qwd_realmaps_dir())
+		qwd_skip_no_realmaps();
+	for (size_t m = 0; m < sizeof(dm_maps) / sizeof(dm_maps[0]); m++) {
+		struct bsp_map *map = load_path(qwd_realmap(dm_maps[m]));
+
+		check_liquid(map, seen);
+		bsp_free(map);
+	}
+	print_message("%d points in liquid, %d not\n", seen[0], seen[1]);
+	assert_true(seen[0] > 0 && seen[1] > 0);
+}
+
 static void test_realmap_reverse(void **state)
 {
 	struct reverse_count c = {0, 0};
@@ -758,6 +830,8 @@ static const struct CMUnitTest trace_map_tests[] = {
 	cmocka_unit_test(test_realmap_spawns),
 	cmocka_unit_test(test_bundled_reverse),
 	cmocka_unit_test(test_realmap_reverse),
+	cmocka_unit_test(test_bundled_liquid),
+	cmocka_unit_test(test_realmap_liquid),
 	cmocka_unit_test(test_bundled_doors),
 	cmocka_unit_test(test_realmap_doors),
 };
