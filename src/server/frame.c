@@ -833,8 +833,11 @@ void server_frame(struct server *sv, double wait)
 		if (n <= 0)
 			break;
 		sv->batch_ns = prof_now(sv->prof);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			if (i + 1 < n)
+				sv_client_prefetch(sv, &sv->rx->packets[i + 1]);
 			receive_packet(sv, &sv->rx->packets[i]);
+		}
 		if (n < NET_BATCH)
 			break;
 		backlog = round == RECV_ROUNDS - 1;

@@ -10,7 +10,8 @@
  *   answers, a last disconnect) goes through sv_send_raw so that a
  *   capture sees it.  The (address, qport) table is rebuilt whole when a
  *   client connects or leaves (rare), so a packet's lookup is a probe or
- *   two.  The sides: players and spectators counted, maxspectators
+ *   two; the client a packet probably comes from (its first candidate) is
+ *   asked of memory a packet ahead (sv_client_prefetch).  The sides: players and spectators counted, maxspectators
  *   bounded, the slot a client's view is (a tracking spectator's is the
  *   tracked player's).
  */
@@ -89,6 +90,34 @@ struct client *sv_find_client(struct server *sv, const struct net_addr *from,
 			return cl;
 	}
 	return NULL;
+}
+
+void sv_client_prefetch(const struct server *sv, const struct net_packet *p)
+{
+	const uint8_t *d = p->data;
+	const struct client *cl;
+	uint32_t ack;
+	int slot;
+
+	/* connectionless (-1 sequence) or too short for a channel: nothing */
+	if (p->len < NETCHAN_HEADER_QPORT || (d[0] & d[1] & d[2] & d[3]) == 0xff)
+		return;
+	slot = sv->hash[client_hash(sv, p->from.ip, (uint16_t)(d[8] | d[9] << 8))];
+	if (slot < 0)
+		return;
+	cl = &sv->clients[slot];
+	ack = ((uint32_t)d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 |
+	       (uint32_t)d[7] << 24) & 0x7fffffffu;
+	__builtin_prefetch(&cl->state);		/* the lookup's, the channel's head */
+	__builtin_prefetch(&cl->chan.incoming_sequence);
+	__builtin_prefetch(&cl->send_reply);	/* the request's */
+	__builtin_prefetch(&cl->frames[ack & UPDATE_MASK]);	/* its ping */
+	if (cl->state == CS_SPAWNED) {
+		const struct world_obj *o = &sv->objs[game_player_entity(sv->game, slot)];
+
+		__builtin_prefetch(o);			/* the move's: its walk fields */
+		__builtin_prefetch((const char *)o + 64);	/* and its origin */
+	}
 }
 
 int sv_count_clients(const struct server *sv, bool spectators)
