@@ -324,22 +324,19 @@ struct grid_reply {
 	int shown, tests;
 };
 
-/* what player_shown and write_player read of player j, asked of memory
- * while the reply works on the one before it: on a server of hundreds
- * these are misses, one player's apart */
-static inline __attribute__((always_inline)) void
-player_prefetch(const struct server *sv, int j)
+/* what player_shown and write_player read of player j (its entry, one
+ * line), asked of memory a few turns ahead (sv_grid_visit's pre) */
+static void grid_reply_ahead(void *ctx, int j)
 {
-	__builtin_prefetch(&sv->entries[j]);
+	const struct grid_reply *r = ctx;
+
+	__builtin_prefetch(&r->sv->entries[j]);
 }
 
 static bool grid_reply_one(void *ctx, int j)
 {
 	struct grid_reply *r = ctx;
-	int next = r->sv->grid.next[j];
 
-	if (next >= 0)
-		player_prefetch(r->sv, next);
 	if (j == r->cl->slot)
 		return true;
 	if (++r->tests > SV_REPLY_TESTS || r->shown >= SV_REPLY_PLAYERS)
@@ -376,7 +373,8 @@ void sv_write_players(struct server *sv, struct client *cl,
 	if (!sv_write_player(sv, cl, cl->slot, m))
 		return;
 	sv_grid_visit(g, g->cell_x[cl->slot], g->cell_y[cl->slot],
-		      g->nx > g->ny ? g->nx : g->ny, grid_reply_one, &r);
+		      g->nx > g->ny ? g->nx : g->ny, grid_reply_one,
+		      grid_reply_ahead, &r);
 }
 
 /* ---- the player grid -------------------------------------------------- */

@@ -78,18 +78,22 @@ struct grid_event {
 	int tests;
 };
 
+/* what multicast_one reads of player j: its client's state and the
+ * length of its datagram (far apart: two lines), and its object's leaf */
+static void grid_event_ahead(void *ctx, int j)
+{
+	const struct grid_event *e = ctx;
+	const struct client *cl = &e->sv->clients[j];
+
+	__builtin_prefetch(&cl->state);
+	__builtin_prefetch(&cl->datagram_len);
+	__builtin_prefetch(&e->sv->objs[game_player_entity(e->sv->game, j)]);
+}
+
 static bool grid_event_one(void *ctx, int j)
 {
 	struct grid_event *e = ctx;
-	int next = e->sv->grid.next[j];
 
-	/* the next player's client, asked of memory while this one is
-	 * tested: its state and its datagram's length are misses, far
-	 * apart, on a server of hundreds */
-	if (next >= 0) {
-		__builtin_prefetch(&e->sv->clients[next].state);
-		__builtin_prefetch(&e->sv->clients[next].datagram_len);
-	}
 	multicast_one(e->sv, &e->sv->clients[j], e->row, e->wide, e->narrow);
 	return ++e->tests < SV_EVENT_TESTS;
 }
@@ -124,7 +128,7 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 	int r = (int)(SV_EVENT_RADIUS / g->cell) + 1;
 	int cx = (int)((org[0] - g->ox) / g->cell), cy = (int)((org[1] - g->oy) / g->cell);
 
-	sv_grid_visit(g, cx, cy, r + 1, grid_event_one, &e);
+	sv_grid_visit(g, cx, cy, r + 1, grid_event_one, grid_event_ahead, &e);
 }
 
 static struct client *slot_client(struct server *sv, int slot)
