@@ -112,11 +112,14 @@ void sv_client_prefetch(const struct server *sv, const struct net_packet *p)
 	__builtin_prefetch(&cl->chan.incoming_sequence);
 	__builtin_prefetch(&cl->send_reply);	/* the request's */
 	__builtin_prefetch(&cl->frames[ack & UPDATE_MASK]);	/* its ping */
-	if (cl->state == CS_SPAWNED) {
+	/* its player's object, for the move (the walk fields, the origin);
+	 * whether it has spawned is not asked: that read would wait for the
+	 * line the prefetches above ask for */
+	if (sv->game) {
 		const struct world_obj *o = &sv->objs[game_player_entity(sv->game, slot)];
 
-		__builtin_prefetch(o);			/* the move's: its walk fields */
-		__builtin_prefetch((const char *)o + 64);	/* and its origin */
+		__builtin_prefetch(o);
+		__builtin_prefetch((const char *)o + 64);
 	}
 }
 
