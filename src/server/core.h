@@ -137,18 +137,41 @@ void sv_sched_frame(struct server *sv);
 void sv_grid_init(struct server *sv);
 /* The players in the grid's cells around cell (cx, cy), ring by ring
  * outward (ring 0 is the cell itself), `rings` rings at most, each given
- * to fn until it returns false.  pre is given each player SV_GRID_AHEAD
- * turns of its cell's walk before fn is (the first ones as the cell is
- * entered), to ask memory for what fn will read of it: on a server of
- * hundreds those are misses, and one turn ahead is too close to hide
- * them.  Inlined into each caller with its fns, so the walk costs no
- * call per player. */
+ * to fn until it returns false.  pre is given each player a while before
+ * fn is, to ask memory for what fn will read of it (on a server of
+ * hundreds those are misses, and the turn before is too close to hide
+ * them): SV_GRID_AHEAD turns ahead within a cell, and a cell's first
+ * players while the cell before it is walked.  Inlined into each caller
+ * with its fns, so the walk costs no call per player. */
 enum { SV_GRID_AHEAD = 4 };
+static inline __attribute__((always_inline)) bool
+sv_grid_cell(const struct sv_grid *g, int head,
+	     bool (*fn)(void *ctx, int slot), void (*pre)(void *ctx, int slot),
+	     void *ctx)
+{
+	int a = head;
+
+	/* the first SV_GRID_AHEAD were asked for when the cell was reached */
+	for (int k = 0; k < SV_GRID_AHEAD && a >= 0; k++)
+		a = g->next[a];
+	for (int j = head; j >= 0; j = g->next[j]) {
+		if (a >= 0) {
+			pre(ctx, a);
+			a = g->next[a];
+		}
+		if (!fn(ctx, j))
+			return false;
+	}
+	return true;
+}
+
 static inline __attribute__((always_inline)) void
 sv_grid_visit(const struct sv_grid *g, int cx, int cy, int rings,
 	      bool (*fn)(void *ctx, int slot), void (*pre)(void *ctx, int slot),
 	      void *ctx)
 {
+	int held = -1;	/* the cell reached before this one: walked next */
+
 	for (int r = 0; r < rings; r++) {
 		for (int y = cy - r; y <= cy + r; y++) {
 			if (y < 0 || y >= g->ny)
@@ -160,21 +183,20 @@ sv_grid_visit(const struct sv_grid *g, int cx, int cy, int rings,
 			for (int x = cx - r; x <= cx + r; x += step ? step : 1) {
 				if (x < 0 || x >= g->nx)
 					continue;
-				int j = g->head[y * g->nx + x], a = j;
+				int head = g->head[y * g->nx + x], a = head;
 
+				if (head < 0)
+					continue;
 				for (int k = 0; k < SV_GRID_AHEAD && a >= 0; k++, a = g->next[a])
 					pre(ctx, a);
-				for (; j >= 0; j = g->next[j]) {
-					if (a >= 0) {
-						pre(ctx, a);
-						a = g->next[a];
-					}
-					if (!fn(ctx, j))
-						return;
-				}
+				if (held >= 0 && !sv_grid_cell(g, held, fn, pre, ctx))
+					return;
+				held = head;
 			}
 		}
 	}
+	if (held >= 0)
+		sv_grid_cell(g, held, fn, pre, ctx);
 }
 void sv_grid_move(struct server *sv, int slot, const vec3_t org);
 void sv_grid_remove(struct server *sv, int slot);
