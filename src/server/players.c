@@ -328,7 +328,8 @@ struct grid_reply {
  * a few turns ahead (sv_grid_visit's pre): its entry's first line, and
  * its second (the time of its last move, read by the first reply of a
  * phase that shows it: at 1024 players most shown players are that) */
-static void grid_reply_ahead(void *ctx, int j)
+static inline __attribute__((always_inline)) void
+grid_reply_ahead(void *ctx, int j)
 {
 	const struct grid_reply *r = ctx;
 
@@ -336,7 +337,8 @@ static void grid_reply_ahead(void *ctx, int j)
 	__builtin_prefetch(&r->sv->entries[j].localtime);
 }
 
-static bool grid_reply_one(void *ctx, int j)
+static inline __attribute__((always_inline)) bool
+grid_reply_one(void *ctx, int j)
 {
 	struct grid_reply *r = ctx;
 

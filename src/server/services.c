@@ -80,7 +80,8 @@ struct grid_event {
 
 /* what multicast_one reads of player j: its client's state and the
  * length of its datagram (far apart: two lines), and its object's leaf */
-static void grid_event_ahead(void *ctx, int j)
+static inline __attribute__((always_inline)) void
+grid_event_ahead(void *ctx, int j)
 {
 	const struct grid_event *e = ctx;
 	const struct client *cl = &e->sv->clients[j];
@@ -90,7 +91,8 @@ static void grid_event_ahead(void *ctx, int j)
 	__builtin_prefetch(&e->sv->objs[game_player_entity(e->sv->game, j)]);
 }
 
-static bool grid_event_one(void *ctx, int j)
+static inline __attribute__((always_inline)) bool
+grid_event_one(void *ctx, int j)
 {
 	struct grid_event *e = ctx;
 
