@@ -34,7 +34,8 @@
  *   both are O(1).  A list of n entries holds ceil(n / 7) chunks, so a
  *   pool of one chunk per list and one per 7 objects never runs dry: it
  *   is allocated once by world_init (world_free releases it) and nothing
- *   is allocated afterwards.  Moving the last entry reorders the list,
+ *   is allocated afterwards (a copy of struct world would share it: a
+ *   world is not copied).  Moving the last entry reorders the list,
  *   which no answer depends on (Order, below).
  *
  *   world_move is QuakeWorld's SV_Move: trace the world model first, then
