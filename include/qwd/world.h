@@ -24,9 +24,12 @@
  *
  *   The areanode tree (src/world/area.c) is a fixed binary tree of depth 4
  *   that splits the longer horizontal axis at the middle, as QuakeWorld's
- *   does; each node keeps two intrusive lists of linked objects (triggers
- *   and solids).  It does not know what the objects are: the game embeds a
- *   struct world_obj in its entities.
+ *   does; each node keeps two lists of linked objects (triggers and
+ *   solids), each a chain of 256-byte chunks of compact entries (the box
+ *   an object is placed by and its id) taken from a pool the world
+ *   allocates once, so a walk reads its candidates from dense memory.  It
+ *   does not know what the objects are: the game embeds a struct
+ *   world_obj in its entities.
  *
  *   Clients run the same hull traces to predict their own movement, so the
  *   trace code keeps QuakeWorld's semantics to the last epsilon.
@@ -333,23 +336,43 @@ enum {
 	WORLD_MAX_OBJ_LEAFS = 16
 };
 
-struct area_link {
-	struct area_link *prev, *next;
+enum area_kind { AREA_SOLID, AREA_TRIGGERS };
+
+/* An object in an areanode list: the box the list was chosen by (the one
+ * a walk tests first: absmin/absmax, except for an object placed by
+ * world_link_region for a deferred phase, the region it may reach) and
+ * its id.  The entry is the placed box's one owner. */
+struct area_entry {
+	vec3_t lmin, lmax;
+	int32_t id;
+	int32_t pad_;
 };
 
-/* An object's first 64 bytes hold what an areanode walk reads of every
- * object on its path (the link, the box it is placed by, its id) and
- * what a reply's visibility test reads (leaf1); the object is 256 bytes,
- * so in an array aligned to 64 (the server's) that is one cache line. */
+enum { AREA_CHUNK_ENTRIES = 7 };
+
+/* A run of one list's entries, 256 bytes (64-aligned in the pool): a
+ * list is a chain of them, every one but its first (the head) full. */
+struct area_chunk {
+	int32_t next;	/* the list's next chunk, or -1; in the pool's free
+			 * list, the next free one */
+	int32_t count;	/* entries in use */
+	int32_t list;	/* whose: node * 2 + enum area_kind */
+	int32_t pad_[5];
+	struct area_entry e[AREA_CHUNK_ENTRIES];
+};
+_Static_assert(sizeof(struct area_chunk) == 256, "area_chunk: four lines");
+
+/* An object's first 64 bytes hold what a walk reads of an object whose
+ * placed box meets its query (its kind, owner, model, live box and
+ * origin: the walk itself reads the lists' entries) and what a reply's
+ * visibility test reads (leaf1); the object is 256 bytes, so in an array
+ * aligned to 64 (the server's) that is one cache line. */
 struct world_obj {
 	union {
 		struct {
-			struct area_link link;	/* in an areanode's list while linked */
-			/* the box its areanode list was chosen by, and the
-			 * one a query's walk tests first: absmin/absmax,
-			 * except for an object placed by world_link_region
-			 * for a deferred phase (the region it may reach) */
-			vec3_t lmin, lmax;
+			int32_t area_pos;	/* its entry while linked: chunk
+						 * * AREA_CHUNK_ENTRIES + slot;
+						 * -1 otherwise */
 			int id;		/* index in world.objs; 0 is the world */
 			int solid;	/* enum solid_kind */
 			int32_t leaf1;	/* the only leaf, when it touches one
@@ -361,10 +384,11 @@ struct world_obj {
 					 * phase: world_commit places it */
 			bool gone;	/* unlinked (or made SOLID_NOT) in it */
 			int owner;	/* id of the owner (traces pass it), or -1 */
-			/* 64 bytes */
 			int model;	/* brush submodel for SOLID_BSP, else -1 */
-			vec3_t origin, mins, maxs;
 			vec3_t absmin, absmax;	/* world-space box, set by world_link */
+			vec3_t origin;
+			/* 64 bytes */
+			vec3_t mins, maxs;
 			int num_leafs;	/* leafs touched, for PVS checks in replies */
 			bool leafs_overflow;	/* more than WORLD_MAX_OBJ_LEAFS: always test */
 			bool leafs_valid;	/* the leafs are those of absmin..absmax
@@ -375,15 +399,14 @@ struct world_obj {
 		uint8_t size_[256];
 	};
 };
-_Static_assert(offsetof(struct world_obj, owner) + sizeof(int) <= 64,
+_Static_assert(offsetof(struct world_obj, origin) + sizeof(vec3_t) <= 64,
 	       "world_obj: the walk's fields fit its first cache line");
 
 struct area_node {
 	int axis;		/* -1: leaf of the tree */
 	float dist;
 	int children[2];
-	struct area_link triggers;
-	struct area_link solids;
+	int32_t lists[2];	/* by enum area_kind: the head chunk, or -1 */
 };
 
 struct world {
@@ -395,19 +418,31 @@ struct world {
 	int max_objs;
 	bool deferred;		/* a deferred phase runs (world_defer) */
 	struct world_changes *changes;	/* the log links go to, or NULL */
+	struct area_chunk *chunks;	/* the lists' pool (world_init's) */
+	int num_chunks;
+	int32_t free_chunk;	/* the first free chunk, or -1 */
 };
 
 /* Build the areanode tree over map's world model bounds and take the
- * caller's object array (all unlinked; objs[0] stands for the world). */
-void world_init(struct world *w, const struct bsp_map *map,
-		struct world_obj *objs, int max_objs);
+ * caller's object array (all unlinked; objs[0] stands for the world).
+ * The lists' pool is allocated here, once, for max_objs objects: 0, or
+ * -1 when it cannot be (the world is then unusable; world_free is still
+ * safe).  What w held is not looked at: a world initialised again is
+ * world_free'd first. */
+int world_init(struct world *w, const struct bsp_map *map,
+	       struct world_obj *objs, int max_objs)
+	__attribute__((warn_unused_result));
 /* The same with a tree of the given depth (clamped to 1..AREA_MAX_DEPTH):
  * deeper, each node's lists hold fewer objects when hundreds are linked;
  * the order in which a move meets objects then differs from QuakeWorld's
  * (which object wins a tie at equal fractions), so servers that play
  * QuakeWorld's game for 32 players keep AREA_DEPTH. */
-void world_init_depth(struct world *w, const struct bsp_map *map,
-		      struct world_obj *objs, int max_objs, int depth);
+int world_init_depth(struct world *w, const struct bsp_map *map,
+		     struct world_obj *objs, int max_objs, int depth)
+	__attribute__((warn_unused_result));
+/* Release what world_init allocated; the world holds no lists after it
+ * (a second call does nothing). */
+void world_free(struct world *w);
 /* the depth for a server of max_clients players: AREA_DEPTH up to 32, one
  * level more per doubling past it, at most AREA_MAX_DEPTH */
 int world_depth_for(int max_clients);
@@ -422,7 +457,7 @@ void world_unlink(struct world *w, struct world_obj *obj);
  * and world_defer(w, false) no list of the tree changes.  world_link and
  * world_unlink set the object's box and leafs (or mark it gone) and
  * leave it where it is, pending; queries test the box it was placed by
- * (lmin/lmax) first and then, for what passes, its live box, skipping
+ * (its list entry's) first and then, for what passes, its live box, skipping
  * what is gone.  So a thread reads the live fields only of objects whose
  * placed box meets its query.  Before the phase the caller places each
  * object that may move by world_link_region (the region it may reach,
@@ -449,7 +484,9 @@ struct world_changes *world_changes_create(int max_entries);
 void world_changes_destroy(struct world_changes *c);
 void world_changes_begin(struct world *w, struct world_changes *c);
 void world_changes_end(struct world *w);
-void world_changes_note(struct world_changes *c, const struct world_obj *obj);
+/* (area.c's: obj's placed box, mins..maxs) */
+void world_changes_note(struct world_changes *c, const struct world_obj *obj,
+			const vec3_t mins, const vec3_t maxs);
 typedef bool (*world_changes_test)(const void *ctx, const vec3_t mins,
 				   const vec3_t maxs, bool brush);
 bool world_changes_meet(const struct world *w, const vec3_t mins,
@@ -462,7 +499,6 @@ bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
 void world_changes_counts(const struct world_changes *c, uint64_t *noted,
 			  uint64_t *overflows);
 
-enum area_kind { AREA_SOLID, AREA_TRIGGERS };
 /* Objects of the given list whose boxes touch [mins, maxs], in the order
  * of their ids (whatever the lists' order: a tree whose lists were built
  * in another order gives the same answer); returns how many were found
@@ -476,7 +512,7 @@ int world_area_objs(const struct world *w, const vec3_t mins,
 int world_area_any(const struct world *w, const vec3_t mins,
 		   const vec3_t maxs, enum area_kind kind,
 		   struct world_obj **out, int max);
-/* objs in the order of their ids */
+/* objs (of one world's array) in the order of their ids */
 void world_objs_sort(struct world_obj **objs, int n);
 
 /* Contents at p: the world's hull 0. */

@@ -142,7 +142,6 @@ static void clear_entity(struct game_entity *e)
 	e->obj = o;
 	e->client = -1;
 	e->classname = "";
-	memset(&o->link, 0, sizeof(o->link));
 	o->linked = false;
 	o->solid = SOLID_NOT;
 	o->model = -1;

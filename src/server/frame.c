@@ -477,6 +477,7 @@ void sv_core_shutdown(struct server *sv)
 	if (sv->sock >= 0)
 		net_udp_close(sv->sock);
 	sv->sock = -1;
+	world_free(&sv->world);
 	bsp_free(sv->map);
 	sv->map = NULL;
 	free(sv->rx);

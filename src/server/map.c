@@ -61,8 +61,14 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	sv_level_read_name(sv);
 	memset(sv->baselines, 0, sizeof(*sv->baselines) * (size_t)sv->max_entities);
 	memset(sv->objs, 0, sizeof(*sv->objs) * (size_t)sv->max_entities);
-	world_init_depth(&sv->world, map, sv->objs, sv->max_entities,
-			 world_depth_for(sv->maxclients));
+	world_free(&sv->world);	/* the old level's lists */
+	if (world_init_depth(&sv->world, map, sv->objs, sv->max_entities,
+			     world_depth_for(sv->maxclients)) != 0) {
+		snprintf(err, errlen, "map %s: out of memory for the areanode "
+			 "lists of %d entities", sv->mapname, sv->max_entities);
+		qwd_logf(&sv->log, QWD_LOG_ERROR, "%s", err);
+		return -1;
+	}
 	sv_grid_init(sv);
 
 	/* model list: the map and its submodels first, as clients expect */

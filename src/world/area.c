@@ -20,9 +20,23 @@
  *   the players standing on the splits high in the tree (hundreds, on a
  *   crowded map) were tested by every walk that passed their node.
  *
- *   Each node holds two intrusive, circular lists (triggers and solids)
- *   whose heads are sentinels pointing at themselves; the heads live inside
- *   struct world, so a world must not be copied or moved once initialised.
+ *   Each node holds two lists (solids and triggers), and a list is a
+ *   chain of chunks of compact entries: the box the object was placed by
+ *   and its id, 32 bytes, seven to a 256-byte chunk.  The walks read a
+ *   node's candidates from them, so the loads overlap (the prefetcher
+ *   sees dense memory) and an object's own line is read only when its
+ *   placed box meets the query; a chain of pointers (QuakeWorld's
+ *   intrusive lists) cost one serial cache miss per object.  Every chunk
+ *   of a list but its head is full: an insert goes into the head (a new
+ *   head from the pool when it is full), a removal fills its hole with
+ *   the head's last entry (that object's position is updated) and frees
+ *   the head when it empties.  The object knows its entry's position, so
+ *   both are O(1).  A list of n entries holds ceil(n / 7) chunks, so a
+ *   pool of one chunk per list and one per 7 objects never runs dry: it
+ *   is allocated once by world_init (world_free releases it) and nothing
+ *   is allocated afterwards (a copy of struct world would share it: a
+ *   world is not copied).  Moving the last entry reorders the list,
+ *   which no answer depends on (Order, below).
  *
  *   world_move is QuakeWorld's SV_Move: trace the world model first, then
  *   every linked solid whose box meets the box swept by the move, keeping
@@ -66,8 +80,8 @@
  *   another order) plays the same game as the sequential one.
  *
  *   Deferred phases (world_defer): while moves run on several threads no
- *   list changes; each object carries the box it was placed by
- *   (lmin/lmax, written only outside the phase) beside its live box, and
+ *   list changes; each object's entry carries the box it was placed by
+ *   (written only outside the phase) beside its live box, and
  *   a walk reads an object's live fields only when the placed box meets
  *   its query, so a thread never reads what another writes as long as
  *   each thread's queries stay within the regions its objects were
@@ -75,34 +89,71 @@
  */
 #include "qwd/world.h"
 
-#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* ---- intrusive lists ---------------------------------------------------- */
+/* ---- the lists ----------------------------------------------------------- */
 
-static void link_clear(struct area_link *head)
+static int32_t *list_head(struct world *w, int list)
 {
-	head->prev = head->next = head;
+	return &w->nodes[list >> 1].lists[list & 1];
 }
 
-static void link_remove(struct area_link *l)
+static struct area_entry *entry_of(const struct world *w,
+				   const struct world_obj *obj)
 {
-	l->next->prev = l->prev;
-	l->prev->next = l->next;
-	l->prev = l->next = NULL;
+	return &w->chunks[obj->area_pos / AREA_CHUNK_ENTRIES]
+		.e[obj->area_pos % AREA_CHUNK_ENTRIES];
 }
 
-static void link_insert_before(struct area_link *l, struct area_link *before)
+/* obj's entry into the list (node * 2 + kind), with its placed box */
+static void list_add(struct world *w, int list, struct world_obj *obj,
+		     const vec3_t mins, const vec3_t maxs)
 {
-	l->next = before;
-	l->prev = before->prev;
-	l->prev->next = l;
-	l->next->prev = l;
+	int32_t *head = list_head(w, list);
+	struct area_chunk *c;
+	struct area_entry *e;
+
+	if (*head < 0 || w->chunks[*head].count == AREA_CHUNK_ENTRIES) {
+		/* the pool holds a chunk for it (world_init's bound) */
+		int32_t n = w->free_chunk;
+
+		c = &w->chunks[n];
+		w->free_chunk = c->next;
+		c->next = *head;
+		c->count = 0;
+		c->list = list;
+		*head = n;
+	}
+	c = &w->chunks[*head];
+	e = &c->e[c->count];
+	vec_copy(mins, e->lmin);
+	vec_copy(maxs, e->lmax);
+	e->id = obj->id;
+	obj->area_pos = *head * AREA_CHUNK_ENTRIES + c->count++;
 }
 
-static struct world_obj *obj_from_link(struct area_link *l)
+/* obj's entry out of its list: the head's last entry fills the hole */
+static void list_remove(struct world *w, struct world_obj *obj)
 {
-	return (struct world_obj *)((char *)l - offsetof(struct world_obj, link));
+	struct area_entry *hole = entry_of(w, obj);
+	int32_t *head = list_head(w, w->chunks[obj->area_pos /
+					       AREA_CHUNK_ENTRIES].list);
+	struct area_chunk *h = &w->chunks[*head];
+	struct area_entry *last = &h->e[h->count - 1];
+
+	if (last != hole) {
+		*hole = *last;
+		w->objs[hole->id].area_pos = obj->area_pos;
+	}
+	obj->area_pos = -1;
+	if (--h->count == 0) {
+		int32_t n = *head;
+
+		*head = h->next;
+		h->next = w->free_chunk;
+		w->free_chunk = n;
+	}
 }
 
 /* ---- the tree ----------------------------------------------------------- */
@@ -114,8 +165,7 @@ static int area_node_create(struct world *w, int depth, const vec3_t mins,
 	struct area_node *node = &w->nodes[num];
 	vec3_t lo_maxs, hi_mins;
 
-	link_clear(&node->triggers);
-	link_clear(&node->solids);
+	node->lists[AREA_SOLID] = node->lists[AREA_TRIGGERS] = -1;
 
 	if (depth == w->depth) {
 		node->axis = -1;
@@ -137,10 +187,10 @@ static int area_node_create(struct world *w, int depth, const vec3_t mins,
 	return num;
 }
 
-void world_init(struct world *w, const struct bsp_map *map,
-		struct world_obj *objs, int max_objs)
+int world_init(struct world *w, const struct bsp_map *map,
+	       struct world_obj *objs, int max_objs)
 {
-	world_init_depth(w, map, objs, max_objs, AREA_DEPTH);
+	return world_init_depth(w, map, objs, max_objs, AREA_DEPTH);
 }
 
 int world_depth_for(int max_clients)
@@ -152,10 +202,11 @@ int world_depth_for(int max_clients)
 	return depth;
 }
 
-void world_init_depth(struct world *w, const struct bsp_map *map,
-		      struct world_obj *objs, int max_objs, int depth)
+int world_init_depth(struct world *w, const struct bsp_map *map,
+		     struct world_obj *objs, int max_objs, int depth)
 {
 	vec3_t mins = {0, 0, 0}, maxs = {0, 0, 0};
+	size_t chunks;
 
 	memset(w->nodes, 0, sizeof(w->nodes));
 	w->depth = depth < 1 ? 1 : (depth > AREA_MAX_DEPTH ? AREA_MAX_DEPTH : depth);
@@ -176,8 +227,33 @@ void world_init_depth(struct world *w, const struct bsp_map *map,
 		objs[i].linked = false;
 		objs[i].leafs_valid = false;
 		objs[i].leaf1 = -1;
-		objs[i].link.prev = objs[i].link.next = NULL;
+		objs[i].area_pos = -1;
 	}
+
+	/* a list of n entries holds ceil(n / 7) chunks: at most one not
+	 * full per list, and the full ones hold distinct objects */
+	chunks = 2 * (size_t)w->num_nodes +
+		 (size_t)(max_objs > 0 ? max_objs : 0) / AREA_CHUNK_ENTRIES + 1;
+	w->chunks = aligned_alloc(64, chunks * sizeof(*w->chunks));
+	w->num_chunks = w->chunks ? (int)chunks : 0;
+	w->free_chunk = w->num_chunks > 0 ? 0 : -1;
+	for (int i = 0; i < w->num_chunks; i++) {
+		w->chunks[i].next = i + 1 < w->num_chunks ? i + 1 : -1;
+		w->chunks[i].count = 0;
+		w->chunks[i].list = -1;
+	}
+	return w->chunks ? 0 : -1;
+}
+
+void world_free(struct world *w)
+{
+	free(w->chunks);
+	w->chunks = NULL;
+	w->num_chunks = 0;
+	w->free_chunk = -1;
+	/* the objects are the caller's, and may be gone already */
+	for (int i = 0; i < w->num_nodes; i++)
+		w->nodes[i].lists[AREA_SOLID] = w->nodes[i].lists[AREA_TRIGGERS] = -1;
 }
 
 static bool valid_brush_model(const struct world *w, const struct world_obj *obj)
@@ -208,9 +284,13 @@ void world_unlink(struct world *w, struct world_obj *obj)
 	}
 	if (!obj->linked)
 		return;
-	if (w->changes)
-		world_changes_note(w->changes, obj);	/* where it was */
-	link_remove(&obj->link);
+	if (w->changes) {
+		const struct area_entry *e = entry_of(w, obj);
+
+		/* where it was */
+		world_changes_note(w->changes, obj, e->lmin, e->lmax);
+	}
+	list_remove(w, obj);
 	obj->linked = false;
 }
 
@@ -258,11 +338,10 @@ static void list_insert(struct world *w, struct world_obj *obj,
 			const vec3_t mins, const vec3_t maxs)
 {
 	struct area_node *node = node_for_box(w, mins, maxs);
+	int num = (int)(node - w->nodes);
 
-	vec_copy(mins, obj->lmin);
-	vec_copy(maxs, obj->lmax);
-	link_insert_before(&obj->link, obj->solid == SOLID_TRIGGER ?
-			   &node->triggers : &node->solids);
+	list_add(w, 2 * num + (obj->solid == SOLID_TRIGGER ? AREA_TRIGGERS :
+			       AREA_SOLID), obj, mins, maxs);
 	obj->linked = true;
 }
 
@@ -310,7 +389,8 @@ void world_link(struct world *w, struct world_obj *obj)
 		return;
 	list_insert(w, obj, obj->absmin, obj->absmax);
 	if (w->changes)
-		world_changes_note(w->changes, obj);	/* where it is */
+		world_changes_note(w->changes, obj, obj->absmin,
+				   obj->absmax);	/* where it is */
 }
 
 void world_defer(struct world *w, bool on)
@@ -323,7 +403,7 @@ void world_link_region(struct world *w, struct world_obj *obj,
 {
 	if (!obj->linked || w->deferred)
 		return;
-	link_remove(&obj->link);
+	list_remove(w, obj);
 	list_insert(w, obj, mins, maxs);
 }
 
@@ -361,16 +441,23 @@ struct area_query {
 	int count;
 };
 
-/* Does obj answer the query?  Its placed box first (never written while
- * a deferred phase runs); its live fields only when that box meets. */
+/* Does obj, whose placed box meets the query, answer it?  Its live
+ * fields are read only in a deferred phase (the placed box is never
+ * written while one runs). */
 static bool query_hits(const struct area_query *q, const struct world_obj *obj)
 {
-	if (!boxes_touch(q->mins, q->maxs, obj->lmin, obj->lmax))
-		return false;
 	if (!q->deferred)
 		return true;	/* the placed box is the live one */
 	return !obj->gone && boxes_touch(q->mins, q->maxs, obj->absmin,
 					 obj->absmax);
+}
+
+/* Is a's id above b's?  The objects are one array whose objs[i].id is
+ * i, so their addresses are in the order of their ids and neither's line
+ * is read. */
+static bool id_above(const struct world_obj *a, const struct world_obj *b)
+{
+	return a > b;
 }
 
 /* keep the max lowest ids once more than max were found: out[] is then a
@@ -380,9 +467,9 @@ static void heap_down(struct world_obj **h, int n, int i)
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, top = i;
 
-		if (l < n && h[l]->id > h[top]->id)
+		if (l < n && id_above(h[l], h[top]))
 			top = l;
-		if (r < n && h[r]->id > h[top]->id)
+		if (r < n && id_above(h[r], h[top]))
 			top = r;
 		if (top == i)
 			return;
@@ -402,7 +489,7 @@ static void query_keep(struct area_query *q, struct world_obj *obj)
 		if (q->count == q->max)
 			for (int i = q->max / 2 - 1; i >= 0; i--)
 				heap_down(q->out, q->max, i);
-		if (obj->id < q->out[0]->id) {
+		if (id_above(q->out[0], obj)) {
 			q->out[0] = obj;
 			heap_down(q->out, q->max, 0);
 		}
@@ -414,14 +501,22 @@ static void area_query_node(const struct world *w, int num,
 			    struct area_query *q)
 {
 	const struct area_node *node = &w->nodes[num];
-	const struct area_link *head =
-		q->kind == AREA_SOLID ? &node->solids : &node->triggers;
 
-	for (struct area_link *l = head->next; l != head; l = l->next) {
-		struct world_obj *obj = obj_from_link(l);
+	for (int32_t c = node->lists[q->kind]; c >= 0; c = w->chunks[c].next) {
+		const struct area_chunk *chunk = &w->chunks[c];
 
-		if (query_hits(q, obj))
-			query_keep(q, obj);
+		if (chunk->next >= 0)
+			__builtin_prefetch(&w->chunks[chunk->next]);
+		for (int i = 0; i < chunk->count; i++) {
+			const struct area_entry *e = &chunk->e[i];
+			struct world_obj *obj;
+
+			if (!boxes_touch(q->mins, q->maxs, e->lmin, e->lmax))
+				continue;
+			obj = &w->objs[e->id];
+			if (query_hits(q, obj))
+				query_keep(q, obj);
+		}
 	}
 
 	if (node->axis == -1)
@@ -452,7 +547,7 @@ static void sort_by_id(struct world_obj **a, int n)
 		struct world_obj *o = a[i];
 		int j = i;
 
-		for (; j > 0 && a[j - 1]->id > o->id; j--)
+		for (; j > 0 && id_above(a[j - 1], o); j--)
 			a[j] = a[j - 1];
 		a[j] = o;
 	}
@@ -720,25 +815,33 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 			  float t0, float t1)
 {
 	const struct area_node *node = &w->nodes[num];
-	const struct area_link *head = &node->solids;
 
-	for (struct area_link *l = head->next; l != head; l = l->next) {
-		const struct world_obj *obj = obj_from_link(l);
+	for (int32_t c = node->lists[AREA_SOLID]; c >= 0;
+	     c = w->chunks[c].next) {
+		const struct area_chunk *chunk = &w->chunks[c];
 
-		if (!boxes_touch(clip->boxmins, clip->boxmaxs, obj->lmin,
-				 obj->lmax))
-			continue;
-		if (w->deferred && obj->gone)
-			continue;
-		if (clip->lag && clip->lag->mark[obj->id])
-			continue;	/* traced where the rewind puts it */
-		if (clip_skips(w, clip, obj))
-			continue;
-		if (sweep_misses(clip, obj, obj->origin))
-			continue;
-		clip_one(w, clip, obj, obj->origin);
-		if (clip->test_only && clip->tr.startsolid)
-			return;	/* the answer is known, whatever follows */
+		if (chunk->next >= 0)
+			__builtin_prefetch(&w->chunks[chunk->next]);
+		for (int i = 0; i < chunk->count; i++) {
+			const struct area_entry *e = &chunk->e[i];
+			const struct world_obj *obj;
+
+			if (!boxes_touch(clip->boxmins, clip->boxmaxs, e->lmin,
+					 e->lmax))
+				continue;
+			if (clip->lag && clip->lag->mark[e->id])
+				continue;	/* traced where the rewind puts it */
+			obj = &w->objs[e->id];
+			if (w->deferred && obj->gone)
+				continue;
+			if (clip_skips(w, clip, obj))
+				continue;
+			if (sweep_misses(clip, obj, obj->origin))
+				continue;
+			clip_one(w, clip, obj, obj->origin);
+			if (clip->test_only && clip->tr.startsolid)
+				return;	/* the answer is known, whatever follows */
+		}
 	}
 
 	if (node->axis == -1)

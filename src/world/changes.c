@@ -137,7 +137,8 @@ static void wc_file(struct world_changes *c, int cell, int entry)
 	c->head[cell] = c->num_nodes++;
 }
 
-void world_changes_note(struct world_changes *c, const struct world_obj *obj)
+void world_changes_note(struct world_changes *c, const struct world_obj *obj,
+			const vec3_t mins, const vec3_t maxs)
 {
 	struct wc_entry *e;
 	int x0, x1, y0, y1, i;
@@ -154,8 +155,8 @@ void world_changes_note(struct world_changes *c, const struct world_obj *obj)
 	e = &c->entries[i];
 	e->id = obj->id;
 	e->brush = obj->model >= 0;
-	vec_copy(obj->lmin, e->mins);
-	vec_copy(obj->lmax, e->maxs);
+	vec_copy(mins, e->mins);
+	vec_copy(maxs, e->maxs);
 	x0 = wc_col(e->mins[0]);
 	x1 = wc_col(e->maxs[0]);
 	y0 = wc_col(e->mins[1]);

@@ -432,7 +432,10 @@ static int start_on(struct scen *s, int max_clients, int max_entities,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	world_init(&s->world, s->map, s->objs, max_entities);
+	if (world_init(&s->world, s->map, s->objs, max_entities) != 0) {
+		snprintf(err, errlen, "out of memory for the areanode lists");
+		return -1;
+	}
 	s->mock.num_models = 1;
 	s->mock.num_sounds = 1;
 	if (s->mock.deathmatch == 0)
@@ -538,6 +541,7 @@ void scen_give(struct scen *s, int slot, int weapon, int ammo)
 void scen_free(struct scen *s)
 {
 	game_destroy(s->g);
+	world_free(&s->world);
 	free(s->objs);
 	bsp_free(s->map);
 	s->g = NULL;

@@ -56,6 +56,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
+	world_free(&f->w);
 	if (f->loaded)
 		bsp_free(f->loaded);
 	free(f);
@@ -68,9 +69,16 @@ static void fx_room(struct fx *f)
 	bm_room(&f->bm, -512, -256, 0, 512, 256, 256);
 }
 
+/* the world over map (the one before, if any, released) */
+static void fx_world(struct fx *f, const struct bsp_map *map)
+{
+	world_free(&f->w);
+	assert_int_equal(world_init(&f->w, map, f->objs, MAX_OBJS), 0);
+}
+
 static void fx_ready(struct fx *f)
 {
-	world_init(&f->w, bm_finish(&f->bm), f->objs, MAX_OBJS);
+	fx_world(f, bm_finish(&f->bm));
 }
 
 static void fx_place(struct fx *f, double x, double y, double z)
@@ -461,7 +469,7 @@ static void test_bundled_stairs(void **state)
 	f->loaded = bsp_load(path, err, sizeof(err));
 	if (!f->loaded)
 		fail_msg("%s (make maps)", err);
-	world_init(&f->w, f->loaded, f->objs, MAX_OBJS);
+	fx_world(f, f->loaded);
 	fx_place(f, -2368, 600, REST);
 	climb(f, &c, 1, 320, 0, 200);
 	/* y = 1432: in the gallery */
@@ -483,7 +491,7 @@ static void test_real_stairs(void **state)
 	f->loaded = bsp_load(path, err, sizeof(err));
 	if (!f->loaded)
 		fail_msg("%s", err);
-	world_init(&f->w, f->loaded, f->objs, MAX_OBJS);
+	fx_world(f, f->loaded);
 	fx_place(f, 100, -50, -80 + REST);
 	climb(f, &c, 0, -320, -80, 80);
 	/* x = -232.8: on the top landing */

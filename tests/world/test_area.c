@@ -39,7 +39,10 @@ static int setup_world(void **state)
 	if (!f)
 		return -1;
 	room_map_build(&f->room);
-	world_init(&f->w, &f->room.map, f->objs, MAX_OBJS);
+	if (world_init(&f->w, &f->room.map, f->objs, MAX_OBJS) != 0) {
+		free(f);
+		return -1;
+	}
 	*state = f;
 	return 0;
 }
@@ -52,13 +55,17 @@ static int setup_world_deep(void **state)
 	if (setup_world(state) != 0)
 		return -1;
 	f = *state;
-	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, AREA_MAX_DEPTH);
-	return 0;
+	world_free(&f->w);
+	return world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS,
+				AREA_MAX_DEPTH);
 }
 
 static int teardown_world(void **state)
 {
-	free(*state);
+	struct area_fixture *f = *state;
+
+	world_free(&f->w);
+	free(f);
 	return 0;
 }
 
@@ -79,12 +86,23 @@ static struct world_obj *place(struct area_fixture *f, int id, int solid,
 	return o;
 }
 
-static bool in_list(const struct area_link *head, const struct world_obj *o)
+/* is o's entry in node n's list of the kind? (and where o says it is) */
+static bool in_list(const struct world *w, const struct area_node *n,
+		    enum area_kind kind, const struct world_obj *o)
 {
-	for (const struct area_link *l = head->next; l != head; l = l->next)
-		if (l == &o->link)
-			return true;
+	for (int32_t c = n->lists[kind]; c >= 0; c = w->chunks[c].next)
+		for (int i = 0; i < w->chunks[c].count; i++)
+			if (w->chunks[c].e[i].id == o->id)
+				return o->area_pos == c * AREA_CHUNK_ENTRIES + i;
 	return false;
+}
+
+/* the entry of a linked object: the box it is placed by */
+static const struct area_entry *placed(const struct world *w,
+				       const struct world_obj *o)
+{
+	return &w->chunks[o->area_pos / AREA_CHUNK_ENTRIES]
+		.e[o->area_pos % AREA_CHUNK_ENTRIES];
 }
 
 /* ---- the tree ------------------------------------------------------------ */
@@ -99,9 +117,8 @@ static void test_tree_shape(void **state)
 	assert_int_equal(w->num_nodes, 31);
 	for (int i = 0; i < w->num_nodes; i++) {
 		n = &w->nodes[i];
-		assert_ptr_equal(n->solids.next, &n->solids);
-		assert_ptr_equal(n->solids.prev, &n->solids);
-		assert_ptr_equal(n->triggers.next, &n->triggers);
+		assert_int_equal(n->lists[AREA_SOLID], -1);
+		assert_int_equal(n->lists[AREA_TRIGGERS], -1);
 		if (n->axis == -1) {
 			leaves++;
 			continue;
@@ -137,7 +154,7 @@ static void test_link_placement(void **state)
 	/* a box as wide as 2 AREA_LOOSE straddling x = 0: stays at the root */
 	a = place(f, 1, SOLID_BBOX, 0, 100, 50, AREA_LOOSE - 1);
 	assert_true(a->linked);
-	assert_true(in_list(&w->nodes[0].solids, a));
+	assert_true(in_list(w, &w->nodes[0], AREA_SOLID, a));
 	assert_float_equal(a->absmin[0], -AREA_LOOSE, 0);
 	assert_float_equal(a->absmax[2], 50 + AREA_LOOSE, 0);
 
@@ -145,22 +162,22 @@ static void test_link_placement(void **state)
 	 * the centre is on the split, child 1 just below it */
 	a = place(f, 1, SOLID_SLIDEBOX, 0, 100, 50, 16);
 	assert_float_equal(a->absmin[0], -17, 0);
-	assert_false(in_list(&w->nodes[0].solids, a));
+	assert_false(in_list(w, &w->nodes[0], AREA_SOLID, a));
 	n = &w->nodes[w->nodes[0].children[0]];	/* on down to a leaf */
 	n = &w->nodes[n->children[0]];
 	n = &w->nodes[n->children[1]];
 	n = &w->nodes[n->children[1]];
 	assert_int_equal(n->axis, -1);
-	assert_true(in_list(&n->solids, a));
+	assert_true(in_list(w, n, AREA_SOLID, a));
 	a = place(f, 1, SOLID_SLIDEBOX, -0.5f, 300, 50, 16);
-	assert_false(in_list(&w->nodes[0].solids, a));
-	assert_false(in_list(&n->solids, a));
+	assert_false(in_list(w, &w->nodes[0], AREA_SOLID, a));
+	assert_false(in_list(w, n, AREA_SOLID, a));
 	n = &w->nodes[w->nodes[0].children[1]];	/* x < 0, y 256..: a leaf */
 	n = &w->nodes[n->children[0]];
 	n = &w->nodes[n->children[0]];
 	n = &w->nodes[n->children[0]];
 	assert_int_equal(n->axis, -1);
-	assert_true(in_list(&n->solids, a));
+	assert_true(in_list(w, n, AREA_SOLID, a));
 	/* and is found by a query from the other side of the split */
 	{
 		struct world_obj *out[4];
@@ -178,23 +195,23 @@ static void test_link_placement(void **state)
 	n = &w->nodes[n->children[0]];
 	n = &w->nodes[n->children[1]];
 	assert_int_equal(n->axis, -1);
-	assert_true(in_list(&n->solids, b));
-	assert_false(in_list(&w->nodes[0].solids, b));
+	assert_true(in_list(w, n, AREA_SOLID, b));
+	assert_false(in_list(w, &w->nodes[0], AREA_SOLID, b));
 
 	/* the 1-unit margin counts: 0.5 from the split is still across it */
 	b = place(f, 2, SOLID_BBOX, AREA_LOOSE + 0.5f, 0.5f + 200, 50,
 		  AREA_LOOSE);
-	assert_true(in_list(&w->nodes[0].solids, b));
+	assert_true(in_list(w, &w->nodes[0], AREA_SOLID, b));
 
 	/* triggers go to the trigger list */
 	t = place(f, 3, SOLID_TRIGGER, 0, 0, 50, AREA_LOOSE);
-	assert_true(in_list(&w->nodes[0].triggers, t));
-	assert_false(in_list(&w->nodes[0].solids, t));
+	assert_true(in_list(w, &w->nodes[0], AREA_TRIGGERS, t));
+	assert_false(in_list(w, &w->nodes[0], AREA_SOLID, t));
 
 	/* relinking moves it; unlinking twice is harmless */
 	a->origin[0] = -300;
 	world_link(w, a);
-	assert_false(in_list(&w->nodes[0].solids, a));
+	assert_false(in_list(w, &w->nodes[0], AREA_SOLID, a));
 	world_unlink(w, a);
 	assert_false(a->linked);
 	world_unlink(w, a);
@@ -247,8 +264,8 @@ static void test_area_split_edges(void **state)
 	/* absmin x = 1 and absmax x = -1: on either side of the root split */
 	hi = place(f, 1, SOLID_BBOX, 10, 100, 50, 8);
 	lo = place(f, 2, SOLID_BBOX, -10, 100, 50, 8);
-	assert_false(in_list(&f->w.nodes[0].solids, hi));
-	assert_false(in_list(&f->w.nodes[0].solids, lo));
+	assert_false(in_list(&f->w, &f->w.nodes[0], AREA_SOLID, hi));
+	assert_false(in_list(&f->w, &f->w.nodes[0], AREA_SOLID, lo));
 
 	assert_int_equal(world_area_objs(&f->w, (vec3_t){-100, 90, 40},
 					 (vec3_t){1, 110, 60}, AREA_SOLID, out,
@@ -438,10 +455,220 @@ static void test_depth_for_slots(void **state)
 	assert_int_equal(world_depth_for(4096), AREA_MAX_DEPTH);
 	assert_int_equal(f->w.depth, AREA_MAX_DEPTH);
 	assert_int_equal(f->w.num_nodes, (2 << AREA_MAX_DEPTH) - 1);
-	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, 99);
+	world_free(&f->w);
+	assert_int_equal(world_init_depth(&f->w, &f->room.map, f->objs,
+					  MAX_OBJS, 99), 0);
 	assert_int_equal(f->w.depth, AREA_MAX_DEPTH);
-	world_init_depth(&f->w, &f->room.map, f->objs, MAX_OBJS, 0);
+	world_free(&f->w);
+	assert_int_equal(world_init_depth(&f->w, &f->room.map, f->objs,
+					  MAX_OBJS, 0), 0);
 	assert_int_equal(f->w.num_nodes, 3);
+}
+
+/* ---- the lists' chunks ---------------------------------------------------- */
+
+/* Every list against the objects: each entry names a linked object of
+ * the list's kind whose position is the entry's and whose live box is
+ * the entry's (outside a deferred phase, unless placed by a region),
+ * every chunk but a list's head is full, no chunk is empty, and the
+ * chunks in lists and in the free list are all the pool's. */
+static void check_lists(const struct world *w, bool boxes)
+{
+	int listed = 0, linked = 0, used = 0, free_chunks = 0;
+
+	for (int n = 0; n < w->num_nodes; n++) {
+		for (int kind = 0; kind < 2; kind++) {
+			int32_t head = w->nodes[n].lists[kind];
+
+			for (int32_t c = head; c >= 0; c = w->chunks[c].next) {
+				const struct area_chunk *ch = &w->chunks[c];
+
+				used++;
+				assert_int_equal(ch->list, 2 * n + kind);
+				assert_true(ch->count > 0);
+				if (c != head)
+					assert_int_equal(ch->count,
+							 AREA_CHUNK_ENTRIES);
+				for (int i = 0; i < ch->count; i++) {
+					const struct area_entry *e = &ch->e[i];
+					const struct world_obj *o = &w->objs[e->id];
+
+					listed++;
+					assert_true(o->linked);
+					assert_int_equal(o->area_pos,
+							 c * AREA_CHUNK_ENTRIES + i);
+					assert_int_equal(kind == AREA_TRIGGERS,
+							 o->solid == SOLID_TRIGGER);
+					if (!boxes)
+						continue;
+					for (int k = 0; k < 3; k++) {
+						assert_float_equal(e->lmin[k],
+								   o->absmin[k], 0);
+						assert_float_equal(e->lmax[k],
+								   o->absmax[k], 0);
+					}
+				}
+			}
+		}
+	}
+	for (int i = 0; i < w->max_objs; i++)
+		if (w->objs[i].linked)
+			linked++;
+		else
+			assert_int_equal(w->objs[i].area_pos, -1);
+	assert_int_equal(listed, linked);
+	for (int32_t c = w->free_chunk; c >= 0; c = w->chunks[c].next)
+		free_chunks++;
+	assert_int_equal(used + free_chunks, w->num_chunks);
+}
+
+/* Many objects linked, relinked, retyped and unlinked in random order
+ * into a tree of three nodes: chunks fill and empty, holes are filled
+ * from the heads; every query answers as a scan of the linked objects. */
+static void test_lists_churn(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0xc0ffee11u;
+
+	world_free(&f->w);
+	assert_int_equal(world_init_depth(&f->w, &f->room.map, f->objs,
+					  MAX_OBJS, 1), 0);
+	assert_int_equal(f->w.num_nodes, 3);
+	for (int step = 0; step < 20000; step++) {
+		int id = 1 + (int)(rng_next(&s) % (MAX_OBJS - 1));
+
+		if (rng_next(&s) % 3 == 0) {
+			world_unlink(&f->w, &f->objs[id]);
+			live[id] = false;
+		} else {
+			random_obj(f, id, &s);
+			live[id] = true;
+		}
+		if (step % 200 == 0) {
+			check_lists(&f->w, true);
+			check_queries(f, live, &s, 20);
+		}
+	}
+	/* all of them in, then all out in random order */
+	for (int i = 1; i < MAX_OBJS; i++) {
+		random_obj(f, i, &s);
+		live[i] = true;
+	}
+	check_lists(&f->w, true);
+	check_queries(f, live, &s, 200);
+	for (int left = MAX_OBJS - 1; left > 0; left--) {
+		int id = 1 + (int)(rng_next(&s) % (MAX_OBJS - 1));
+
+		while (!live[id])
+			id = id % (MAX_OBJS - 1) + 1;
+		world_unlink(&f->w, &f->objs[id]);
+		live[id] = false;
+		if (left % 16 == 0) {
+			check_lists(&f->w, true);
+			check_queries(f, live, &s, 10);
+		}
+	}
+	check_lists(&f->w, true);
+	for (int n = 0; n < f->w.num_nodes; n++) {
+		assert_int_equal(f->w.nodes[n].lists[AREA_SOLID], -1);
+		assert_int_equal(f->w.nodes[n].lists[AREA_TRIGGERS], -1);
+	}
+}
+
+/* world_free twice, then the world made again: empty, and it works */
+static void test_free_reinit(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0x1234abcdu;
+
+	for (int i = 1; i < MAX_OBJS; i++) {
+		random_obj(f, i, &s);
+		live[i] = true;
+	}
+	check_queries(f, live, &s, 50);
+	world_free(&f->w);
+	world_free(&f->w);
+	assert_null(f->w.chunks);
+	assert_int_equal(world_init(&f->w, &f->room.map, f->objs, MAX_OBJS), 0);
+	memset(live, 0, sizeof(live));
+	check_lists(&f->w, true);
+	check_queries(f, live, &s, 50);
+	for (int i = 1; i < MAX_OBJS; i += 2) {
+		random_obj(f, i, &s);
+		live[i] = true;
+	}
+	check_lists(&f->w, true);
+	check_queries(f, live, &s, 200);
+}
+
+/* A deferred phase: objects placed by their regions (the entry goes to
+ * the region's node), moved and unlinked in the phase with the lists
+ * unchanged, queries answering by the live boxes, then committed. */
+static void test_deferred_region(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world *w = &f->w;
+	bool live[MAX_OBJS] = {false};
+	vec3_t rmin[MAX_OBJS], rmax[MAX_OBJS];
+	int32_t pos[MAX_OBJS];
+	uint32_t s = 0x0defe44du;
+
+	for (int i = 1; i < MAX_OBJS; i++) {
+		struct world_obj *o = place(f, i, i % 5 ? SOLID_SLIDEBOX :
+					    SOLID_TRIGGER,
+					    rng_range(&s, -400, 400),
+					    rng_range(&s, -200, 200),
+					    rng_range(&s, 0, 200), 16);
+
+		live[i] = true;
+		/* the region it may reach: 40 units around its box */
+		for (int k = 0; k < 3; k++) {
+			rmin[i][k] = o->absmin[k] - 40;
+			rmax[i][k] = o->absmax[k] + 40;
+		}
+	}
+	/* one across the root split: its region keeps it at the root */
+	f->objs[1].origin[0] = 0;
+	world_link(w, &f->objs[1]);
+	vec_copy(f->objs[1].absmin, rmin[1]);
+	vec_copy(f->objs[1].absmax, rmax[1]);
+	rmin[1][0] -= 40;
+	rmax[1][0] += 40;
+	for (int i = 1; i < MAX_OBJS; i++)
+		world_link_region(w, &f->objs[i], rmin[i], rmax[i]);
+	assert_true(in_list(w, &w->nodes[0], AREA_SOLID, &f->objs[1]));
+	check_lists(w, false);
+	for (int i = 1; i < MAX_OBJS; i++)
+		pos[i] = f->objs[i].area_pos;
+
+	world_defer(w, true);
+	for (int i = 1; i < MAX_OBJS; i++) {
+		struct world_obj *o = &f->objs[i];
+
+		if (rng_next(&s) % 4 == 0) {
+			world_unlink(w, o);
+			live[i] = false;
+			continue;
+		}
+		/* within its region */
+		for (int k = 0; k < 3; k++)
+			o->origin[k] += rng_range(&s, -38, 38);
+		world_link(w, o);
+	}
+	for (int i = 1; i < MAX_OBJS; i++)
+		assert_int_equal(f->objs[i].area_pos, pos[i]);
+	check_lists(w, false);
+	check_queries(f, live, &s, 500);
+	world_defer(w, false);
+
+	for (int i = 1; i < MAX_OBJS; i++)
+		world_commit(w, &f->objs[i]);
+	for (int i = 1; i < MAX_OBJS; i++)
+		assert_int_equal(f->objs[i].linked, live[i]);
+	check_lists(w, true);
+	check_queries(f, live, &s, 500);
 }
 
 /* ---- moves --------------------------------------------------------------- */
@@ -1160,8 +1387,8 @@ static void test_changes_brute_force(void **state)
 			struct world_obj *o = &f->objs[1 + rand_r(&seed) % 39];
 
 			if (o->linked) {
-				vec_copy(o->lmin, nmin[n]);
-				vec_copy(o->lmax, nmax[n]);
+				vec_copy(placed(&f->w, o)->lmin, nmin[n]);
+				vec_copy(placed(&f->w, o)->lmax, nmax[n]);
 				nid[n++] = o->id;
 			}
 			o->origin[0] += (float)(rand_r(&seed) % 65 - 32);
@@ -1171,8 +1398,8 @@ static void test_changes_brute_force(void **state)
 				continue;
 			}
 			world_link(&f->w, o);
-			vec_copy(o->lmin, nmin[n]);
-			vec_copy(o->lmax, nmax[n]);
+			vec_copy(placed(&f->w, o)->lmin, nmin[n]);
+			vec_copy(placed(&f->w, o)->lmax, nmax[n]);
 			nid[n++] = o->id;
 		}
 		for (int q = 0; q < 200; q++) {
@@ -1223,6 +1450,12 @@ static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_depth_for_slots, setup_world_deep,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_area_brute_force, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_lists_churn, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_free_reinit, setup_world,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_deferred_region, setup_world_deep,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_world_only, setup_world,
 					teardown_world),

@@ -505,10 +505,14 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "*%d", i);
 		add_name(eng->models, &eng->num_models, name);
 	}
-	world_init(&world, map, objs, max_entities);
+	if (world_init(&world, map, objs, max_entities) != 0) {
+		fprintf(stderr, "gamebench: out of memory for the areanode lists\n");
+		return 1;
+	}
 	services(eng, &svc);
 	if (game_load_level(g, &world, map, "bench", &svc, 1.0, err, sizeof(err)) != 0) {
 		fprintf(stderr, "gamebench: %s\n", err);
+		world_free(&world);
 		return 1;
 	}
 	rng.s = (uint64_t)o.seed;
@@ -568,6 +572,7 @@ int main(int argc, char **argv)
 		write_json(o.json, &o, &machine, &r, &wf, &cf, ns_per_entity, g);
 
 	game_destroy(g);
+	world_free(&world);
 	free(bots);
 	free(objs);
 	free(eng);

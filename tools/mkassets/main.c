@@ -331,12 +331,18 @@ static int collect(const char *path, struct precaches *pre)
 	svc.cvar = cvar;
 	for (int dm = 0; rc == 0 && dm < DEATHMATCH_MODES; dm++) {
 		pre->deathmatch = (float)dm;
-		world_init(&world, map, objs, LOAD_ENTITIES);
+		if (world_init(&world, map, objs, LOAD_ENTITIES) != 0) {
+			fprintf(stderr, "mkassets: %s: out of memory for the "
+				"areanode lists\n", path);
+			rc = -1;
+			break;
+		}
 		if (game_load_level(g, &world, map, mapname, &svc, 1.0, err,
 				    sizeof(err)) != 0) {
 			fprintf(stderr, "mkassets: %s: %s\n", path, err);
 			rc = -1;
 		}
+		world_free(&world);
 	}
 	if (g)
 		game_destroy(g);
