@@ -704,6 +704,8 @@ static void send_leafs_build(struct server *sv)
 	x->ready = true;
 }
 
+enum { SV_SEND_AHEAD = 4 };	/* entities the send list's walk looks ahead */
+
 void sv_reply_phase(struct server *sv)
 {
 	const struct game *g = sv->game;
@@ -733,6 +735,12 @@ void sv_reply_phase(struct server *sv)
 		const struct game_entity *e = &g->ents[num];
 		struct sv_send_item *it;
 
+		/* a walk of hundreds of entities every frame, two lines read
+		 * of each, a page apart every eight: asked for ahead */
+		if (num + SV_SEND_AHEAD < limit) {
+			__builtin_prefetch(&e[SV_SEND_AHEAD].inuse);
+			__builtin_prefetch(&e[SV_SEND_AHEAD].client);
+		}
 		if (!sv_entity_sendable(e))
 			continue;
 		it = &sv->send_list[sv->send_count++];
