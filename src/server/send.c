@@ -408,6 +408,8 @@ static void write_entities(struct server *sv, struct sv_reply_worker *w,
  * states, then the base's rest copied after them in the ring.  False when
  * such a frame cannot be recorded (the copy would overrun the base's states
  * in the ring, or exceed the per-reply count); nothing is then final. */
+enum { SV_RING_AHEAD = 6 };	/* entity states the delta's walk looks ahead */
+
 static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 			  struct client *cl, struct msg_buf *m,
 			  const struct client_frame *from, uint32_t first,
@@ -429,6 +431,14 @@ static bool emit_entities(struct server *sv, struct sv_reply_worker *w,
 	while (newi < n || oldi < oldmax) {
 		if (m->cursize + ENTITY_WORST + END > m->maxsize)
 			break;
+		/* the base's states were written a round trip ago (cold), and
+		 * the ring's slots the pull writes next are too: asked for
+		 * SV_RING_AHEAD states ahead */
+		if (oldi + SV_RING_AHEAD < oldmax)
+			__builtin_prefetch(ring_at(base, from->first_state +
+						   (uint32_t)(oldi + SV_RING_AHEAD)));
+		if (newi + SV_RING_AHEAD < n)
+			__builtin_prefetch(ring_at(ring, first + (uint32_t)(newi + SV_RING_AHEAD)), 1);
 		if (newi < n && newi == p->done)
 			pull_next(sv, p, ring, first);
 
