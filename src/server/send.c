@@ -815,35 +815,6 @@ reply_due(struct server *sv, struct client *cl, bool pings)
 	return true;
 }
 
-/* The next slot from `from` on whose turn has work (its reply_due bit,
- * taken off as it is found), or -1.  A turn that marks a later slot
- * (a broadcast overflowing a backlog) is seen in this phase, as a walk
- * of every slot would see it.  When the pings are due every slot has a
- * turn: the bits are cleared and every slot is given. */
-static int next_turn(struct server *sv, int from, bool all)
-{
-	int words = (sv->maxclients + 63) / 64;
-
-	if (all) {
-		if (from == 0)
-			memset(sv->reply_due, 0, sizeof(*sv->reply_due) * (size_t)words);
-		return from < sv->maxclients ? from : -1;
-	}
-	for (int k = from >> 6; k < words; k++) {
-		uint64_t bits = sv->reply_due[k];
-
-		if (k == from >> 6)
-			bits &= ~0ull << (from & 63);
-		if (bits) {
-			int b = __builtin_ctzll(bits);
-
-			sv->reply_due[k] &= ~(1ull << b);
-			return k * 64 + b;
-		}
-	}
-	return -1;
-}
-
 /* The turn after `from` that next_turn would give, left in place. */
 static int peek_turn(const struct server *sv, int from, bool all)
 {
@@ -860,6 +831,25 @@ static int peek_turn(const struct server *sv, int from, bool all)
 			return k * 64 + __builtin_ctzll(bits);
 	}
 	return -1;
+}
+
+/* The next slot from `from` on whose turn has work (its reply_due bit,
+ * taken off as it is found), or -1.  A turn that marks a later slot
+ * (a broadcast overflowing a backlog) is seen in this phase, as a walk
+ * of every slot would see it.  When the pings are due every slot has a
+ * turn: the bits are cleared and every slot is given. */
+static int next_turn(struct server *sv, int from, bool all)
+{
+	int t = peek_turn(sv, from, all);
+
+	if (all) {
+		if (from == 0)
+			memset(sv->reply_due, 0, sizeof(*sv->reply_due) *
+			       (size_t)((sv->maxclients + 63) / 64));
+	} else if (t >= 0) {
+		sv->reply_due[t >> 6] &= ~(1ull << (t & 63));
+	}
+	return t;
 }
 
 /* What the turn of client j reads first, asked of memory while the turn
