@@ -12,7 +12,14 @@
  *       completion, no call.  A buffer handed out in a receive batch goes
  *       back to the kernel at the next batch (the batch's contract: valid
  *       until the next call).  The request ends when the buffers run out
- *       (ENOBUFS) or on an error; it is armed again at the next batch.
+ *       (ENOBUFS) or on an error; it is armed again at the next batch,
+ *       and when that batch has fewer than NET_BATCH datagrams ready it
+ *       goes in at once with the buffers just given back: a backlog of
+ *       more than a ring's worth is read in one frame, as recvmmsg reads
+ *       what the socket holds.  (One ring's worth a frame made a server
+ *       once behind stay behind: it answered at most ~224 requests a
+ *       frame while more queued in the socket, for seconds at 2048
+ *       players.)
  *       A datagram cut to fit (MSG_TRUNC) is dropped and counted, as
  *       udp.c does.
  *     - the replies: a flush of a bound send batch (udp.c) turns each
@@ -62,6 +69,7 @@ enum {
 	URING_BUFS = 256,	/* provided receive buffers, a power of 2 */
 	URING_BGID = 7,		/* their group id */
 	SELECT_CHECK = 16,	/* wakeups between checks of the polls */
+	URING_FETCHES = 4,	/* task-work fetches a receive batch may make */
 };
 
 /* what a completion is for: the top byte of user_data */
@@ -352,11 +360,23 @@ int net_uring_recv_batch(struct net_uring *u, struct net_recv_batch *b,
 	io_uring_buf_ring_advance(u->br, (int)u->nheld);
 	u->nheld = 0;
 	reap(u, NULL, NULL, &polled);
-	/* datagrams that came after the wait's enter are task work the
-	 * kernel holds for our next call: when it says some is pending,
-	 * fetch it now, as recvmmsg would read what the socket holds */
-	if (u->ready_count < NET_BATCH &&
-	    (IO_URING_READ_ONCE(*u->ring.sq.kflags) & IORING_SQ_TASKRUN)) {
+	/* the multishot ran out of buffers while the socket still held
+	 * datagrams: the buffers just given back take the next of them now,
+	 * so a frame reads a backlog as recvmmsg would (up to the frame's
+	 * rounds), not only what one ring of buffers held */
+	if (!u->armed && u->ready_count < NET_BATCH) {
+		arm_recv(u);
+		st->enter_calls++;
+		io_uring_submit_and_get_events(&u->ring);
+		u->queued = 0;
+		reap(u, NULL, NULL, &polled);
+	}
+	/* datagrams that came after the wait's enter (or the re-arm's, the
+	 * kernel receiving a few dozen at a time) are task work the kernel
+	 * holds for our next call: when it says some is pending, fetch it
+	 * now, as recvmmsg would read what the socket holds */
+	for (int i = 0; i < URING_FETCHES && u->ready_count < NET_BATCH &&
+	     (IO_URING_READ_ONCE(*u->ring.sq.kflags) & IORING_SQ_TASKRUN); i++) {
 		st->enter_calls++;
 		io_uring_get_events(&u->ring);
 		reap(u, NULL, NULL, &polled);
