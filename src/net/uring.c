@@ -100,7 +100,8 @@ struct net_uring {
 	size_t br_bytes;
 	uint8_t *bufs;		/* URING_BUFS * URING_BUF_SIZE */
 	struct msghdr recv_msg;	/* the multishot's layout: name, no control */
-	bool armed;		/* the multishot recvmsg is live */
+	bool armed;		/* the multishot recvmsg is live or queued */
+	bool arm_queued;	/* queued, not yet submitted */
 	/* completed datagrams not yet handed out, in arrival order */
 	struct uring_ready ready[URING_BUFS];
 	size_t ready_head, ready_count;
@@ -141,6 +142,13 @@ const char *net_path_name(enum net_path p)
 	}
 }
 
+/* everything prepared went in with the call just made */
+static void submitted(struct net_uring *u)
+{
+	u->queued = 0;
+	u->arm_queued = false;
+}
+
 /* a free submission entry; when the SQ is full, what is queued goes in
  * first (never in a steady frame: URING_SQ exceeds a frame's requests) */
 static struct io_uring_sqe *get_sqe(struct net_uring *u)
@@ -151,7 +159,7 @@ static struct io_uring_sqe *get_sqe(struct net_uring *u)
 		io_uring_submit(&u->ring);
 		if (u->tx && u->tx->stats)
 			u->tx->stats->enter_calls++;
-		u->queued = 0;
+		submitted(u);
 		sqe = io_uring_get_sqe(&u->ring);
 	}
 	if (sqe)
@@ -170,6 +178,7 @@ static void arm_recv(struct net_uring *u)
 	sqe->buf_group = URING_BGID;
 	io_uring_sqe_set_data64(sqe, MAKE_TAG(TAG_RECV, 0, 0));
 	u->armed = true;
+	u->arm_queued = true;
 }
 
 static void give_back(struct net_uring *u, uint16_t bid, int i)
@@ -249,7 +258,7 @@ struct net_uring *net_uring_create(int fd, char *err, size_t errsize)
 	arm_recv(u);
 	/* a kernel without multishot recvmsg (before 6.0) says so now */
 	r = io_uring_submit(&u->ring);
-	u->queued = 0;
+	submitted(u);
 	if (r < 0) {
 		snprintf(err, errsize, "io_uring submit: %s", strerror(-r));
 		goto fail_ring;
@@ -364,11 +373,12 @@ int net_uring_recv_batch(struct net_uring *u, struct net_recv_batch *b,
 	 * datagrams: the buffers just given back take the next of them now,
 	 * so a frame reads a backlog as recvmmsg would (up to the frame's
 	 * rounds), not only what one ring of buffers held */
-	if (!u->armed && u->ready_count < NET_BATCH) {
-		arm_recv(u);
+	if ((!u->armed || u->arm_queued) && u->ready_count < NET_BATCH) {
+		if (!u->armed)
+			arm_recv(u);
 		st->enter_calls++;
 		io_uring_submit_and_get_events(&u->ring);
-		u->queued = 0;
+		submitted(u);
 		reap(u, NULL, NULL, &polled);
 	}
 	/* datagrams that came after the wait's enter (or the re-arm's, the
@@ -497,7 +507,7 @@ static int enter(struct net_uring *u, unsigned nr, double secs, fd_set *fds,
 	ts.tv_nsec = (long long)((secs - (double)ts.tv_sec) * 1e9);
 	st->enter_calls++;
 	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, nr, &ts, NULL);
-	u->queued = 0;
+	submitted(u);
 	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN &&
 	    r != -EBUSY)
 		st->recv_errors++;
@@ -601,7 +611,7 @@ void net_uring_settle(struct net_send_batch *b)
 
 		b->stats->enter_calls++;
 		r = io_uring_submit_and_wait(&u->ring, 1);
-		u->queued = 0;
+		submitted(u);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
 			/* the ring is broken: the sends are lost */
 			b->stats->send_errors += b->inflight;
@@ -620,7 +630,7 @@ void net_send_sync(struct net_send_batch *b)
 	if (b->uring && b->uring->queued) {
 		b->stats->enter_calls++;
 		io_uring_submit(&b->uring->ring);
-		b->uring->queued = 0;
+		submitted(b->uring);
 	}
 }
 
