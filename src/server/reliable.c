@@ -56,23 +56,26 @@ static size_t reliable_limit(const struct client *cl)
 	return cl->extended ? SV_RELIABLE_EXT : cl->chan.message.maxsize;
 }
 
-/* backlog records: uint16 length, then the bytes */
+/* backlog records: uint16 length, then the bytes; the queue starts at
+ * backlog_off, so a drain moves no bytes (an append moves the queue to
+ * the front only when it would run past the end) */
 static void backlog_drain(struct client *cl)
 {
+	const uint8_t *q = cl->backlog + cl->backlog_off;
 	size_t pos = 0;
 
 	while (pos + 2 <= cl->backlog_len) {
-		size_t n = (size_t)cl->backlog[pos] | (size_t)cl->backlog[pos + 1] << 8;
+		size_t n = (size_t)q[pos] | (size_t)q[pos + 1] << 8;
 
 		if (cl->chan.message.cursize + n > reliable_limit(cl) &&
 		    cl->chan.message.cursize > 0)
 			break;
-		msg_write_data(&cl->chan.message, cl->backlog + pos + 2, n);
+		msg_write_data(&cl->chan.message, q + pos + 2, n);
 		pos += 2 + n;
 	}
 	if (pos) {
-		memmove(cl->backlog, cl->backlog + pos, cl->backlog_len - pos);
 		cl->backlog_len -= pos;
+		cl->backlog_off = cl->backlog_len ? cl->backlog_off + pos : 0;
 		cl->reset_backlog_end = cl->reset_backlog_end > pos
 			? cl->reset_backlog_end - pos : 0;
 	}
@@ -92,9 +95,16 @@ void sv_reliable_write(struct client *cl, const void *data, size_t len)
 		sv_mark_due(cl);
 		return;
 	}
-	cl->backlog[cl->backlog_len] = (uint8_t)len;
-	cl->backlog[cl->backlog_len + 1] = (uint8_t)(len >> 8);
-	memcpy(cl->backlog + cl->backlog_len + 2, data, len);
+	if (cl->backlog_off + cl->backlog_len + 2 + len > SV_BACKLOG) {
+		memmove(cl->backlog, cl->backlog + cl->backlog_off, cl->backlog_len);
+		cl->backlog_off = 0;
+	}
+
+	uint8_t *end = cl->backlog + cl->backlog_off + cl->backlog_len;
+
+	end[0] = (uint8_t)len;
+	end[1] = (uint8_t)(len >> 8);
+	memcpy(end + 2, data, len);
 	cl->backlog_len += 2 + len;
 }
 
@@ -390,7 +400,8 @@ static size_t backlog_head(const struct client *cl)
 {
 	if (cl->backlog_len < 2)
 		return 0;
-	return (size_t)cl->backlog[0] | (size_t)cl->backlog[1] << 8;
+	return (size_t)cl->backlog[cl->backlog_off] |
+	       (size_t)cl->backlog[cl->backlog_off + 1] << 8;
 }
 
 /* The next reliable message, from the backlog and the pending sets (the

@@ -334,7 +334,8 @@ struct client {
 	uint64_t styles_pending;
 	/* other players' texts dropped since the client was told so */
 	uint32_t texts_dropped;
-	size_t backlog_len;		/* of backlog */
+	size_t backlog_len;		/* of backlog, queued from backlog_off */
+	size_t backlog_off;
 	bool backlog_overflowed;
 	/* the last level reset queued (sv_reliable_mark_reset); while queued
 	 * in the backlog, reset_backlog_end is where its record ends there */

@@ -88,6 +88,7 @@
  *   placed by (the caller's schedule makes it so).
  */
 #include "qwd/world.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -711,38 +712,17 @@ static bool sweep_misses(const struct move_clip *clip,
 {
 	const float *mmins = obj->monster ? clip->mins2 : clip->mins;
 	const float *mmaxs = obj->monster ? clip->maxs2 : clip->maxs;
-	float t0 = 0, t1 = 1;
+	vec3_t lo, hi;
 
 	if (obj->solid == SOLID_BSP)
 		return false;
 	for (int i = 0; i < 3; i++) {
-		float lo = origin[i] + obj->mins[i] - mmaxs[i] - SWEEP_MARGIN;
-		float hi = origin[i] + obj->maxs[i] - mmins[i] + SWEEP_MARGIN;
-		float s = clip->start[i], d = clip->end[i] - s;
-
-		if (d > -1e-3f && d < 1e-3f) {
-			/* (nearly) still on this axis: both ends lie within
-			 * 1e-3 of s, far inside the margin */
-			if (s < lo || s > hi)
-				return true;
-			continue;
-		}
-		float ta = (lo - s) / d, tb = (hi - s) / d;
-
-		if (ta > tb) {
-			float t = ta;
-
-			ta = tb;
-			tb = t;
-		}
-		if (ta > t0)
-			t0 = ta;
-		if (tb < t1)
-			t1 = tb;
-		if (t0 > t1)
-			return true;
+		lo[i] = origin[i] + obj->mins[i] - mmaxs[i] - SWEEP_MARGIN;
+		hi[i] = origin[i] + obj->maxs[i] - mmins[i] + SWEEP_MARGIN;
 	}
-	return false;
+	/* an axis the move (nearly) keeps: both ends lie within 1e-3 of
+	 * the start, far inside the margin */
+	return !world_slabs_meet(clip->start, clip->end, lo, hi, 1e-3f);
 }
 
 /* one object's clip, the object standing at origin */

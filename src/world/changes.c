@@ -22,6 +22,7 @@
  *   yes: the rest of the segment runs for real.
  */
 #include "qwd/world.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -237,32 +238,12 @@ void world_changes_counts(const struct world_changes *c, uint64_t *noted,
 bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
 			 const vec3_t mins, const vec3_t maxs)
 {
-	float t0 = 0, t1 = 1;
+	vec3_t lo, hi;
 
 	for (int k = 0; k < 3; k++) {
-		float lo = mins[k] - r, hi = maxs[k] + r;
-		float d = b[k] - a[k];
-
-		if (d == 0) {
-			if (a[k] < lo || a[k] > hi)
-				return false;
-			continue;
-		}
-		float ta = (lo - a[k]) / d, tb = (hi - a[k]) / d;
-
-		if (ta > tb) {
-			float t = ta;
-
-			ta = tb;
-			tb = t;
-		}
-		if (ta > t0)
-			t0 = ta;
-		if (tb < t1)
-			t1 = tb;
-		if (t0 > t1)
-			return false;
+		lo[k] = mins[k] - r;
+		hi[k] = maxs[k] + r;
 	}
-	return true;
+	return world_slabs_meet(a, b, lo, hi, 0);
 }
 

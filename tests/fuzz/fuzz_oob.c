@@ -235,6 +235,7 @@ static void oob_restore(void)
 			/* nothing reads what was queued for it: keep it empty */
 			msg_clear(&cl->chan.message);
 			cl->backlog_len = 0;
+			cl->backlog_off = 0;
 			cl->backlog_overflowed = false;
 			continue;
 		}
