@@ -292,3 +292,33 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NetfilterTest(unittest.TestCase):
+    """--notrack's table: only loopback UDP, its own table, and a clear
+    refusal where nft is missing (nothing here changes the host)."""
+
+    def test_rules_touch_only_loopback_udp_in_their_own_table(self):
+        from qwexplib import netfilter
+        rules = netfilter.RULES
+        self.assertIn("table ip %s" % netfilter.TABLE, rules)
+        self.assertEqual(rules.count("udp notrack"), 2)
+        self.assertIn('iif "lo" meta l4proto udp notrack', rules)
+        self.assertIn('oif "lo" meta l4proto udp notrack', rules)
+        self.assertNotIn("drop", rules)
+
+    def test_without_nft_the_run_is_refused_naming_it(self):
+        from qwexplib import netfilter
+        saved = netfilter.shutil.which
+        netfilter.shutil.which = lambda name: None
+        try:
+            with self.assertRaises(netfilter.NetfilterError) as cm:
+                netfilter.exempt_loopback_udp()
+            self.assertIn("nft", str(cm.exception))
+            netfilter.remove()      # quiet without nft
+        finally:
+            netfilter.shutil.which = saved
+
+    def test_conntrack_says_one_of_its_forms(self):
+        c = report.conntrack()
+        self.assertTrue(c == "not loaded" or c.startswith("loaded"), c)

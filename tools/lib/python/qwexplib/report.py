@@ -63,6 +63,20 @@ def virtualisation():
     return virt or "none"
 
 
+def conntrack():
+    """Whether netfilter's connection tracking is loaded in this network
+    namespace (then every datagram on loopback, both ways, passes its
+    hooks unless exempted: a few percent of a loaded server's CPU), with
+    the nftables tables that may use it: "loaded (nft tables: ip nat)",
+    "loaded", "not loaded"."""
+    if not os.path.exists("/proc/sys/net/netfilter/nf_conntrack_count"):
+        return "not loaded"
+    tables = [" ".join(line.split()[1:]) for line in
+              _run(["nft", "list", "tables"]).splitlines()
+              if line.startswith("table ")]
+    return "loaded (nft tables: %s)" % ", ".join(tables) if tables else "loaded"
+
+
 def short_name(cpu_model, virt, cpus):
     """A folder-friendly machine name: "amd-epyc-kvm-2cpu"."""
     s = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*", "", cpu_model.lower())
@@ -112,6 +126,7 @@ def machine(root):
         "mem": mem,
         "kernel": "%s %s" % (platform.system(), platform.release()),
         "virt": virt,
+        "conntrack": conntrack(),
         "os": pretty,
         "qwd_rev": rev,
         "gcc": _run(["gcc", "-dumpfullversion"]),
