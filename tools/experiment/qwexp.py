@@ -941,7 +941,7 @@ def study_parser(sub, mode, help_text):
                    help="exempt loopback UDP from netfilter's connection tracking for "
                         "the run (an nft table of its own, deleted at the end; root): "
                         "on a host whose NAT rules load it, it costs the server about "
-                        "7%% of its CPU at 2048 players; env.txt says which")
+                        "6%% of its CPU at 2048 players; env.txt says which")
     p.set_defaults(func=cmd_study)
 
 

@@ -4,7 +4,7 @@ connection tracking, for the length of a run (qwexp --notrack).
 Design note: on a host where netfilter's connection tracking is loaded
 (any NAT or stateful rule: Docker's, podman's), every datagram on
 loopback, each way, is looked up in the tracking table and passes the
-NAT hooks: on this project's machine at 2048 players that is about 7%
+NAT hooks: on this project's machine at 2048 players that is about 6%
 of the server's CPU (docs/results/2026-11-29-notrack).  A real
 server behind such a host pays it too, unless its port is exempted
 (docs/operators.md); a study that means to measure the server, not the
