@@ -290,9 +290,6 @@ class ReportTest(unittest.TestCase):
         self.assertIn(m["cpus"], report.machine_line(m))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class NetfilterTest(unittest.TestCase):
     """--notrack's table: only loopback UDP, its own table, and a clear
@@ -322,3 +319,7 @@ class NetfilterTest(unittest.TestCase):
     def test_conntrack_says_one_of_its_forms(self):
         c = report.conntrack()
         self.assertTrue(c == "not loaded" or c.startswith("loaded"), c)
+
+
+if __name__ == "__main__":
+    unittest.main()

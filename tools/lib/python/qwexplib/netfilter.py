@@ -11,7 +11,9 @@ server behind such a host pays it too, unless its port is exempted
 host's firewall, may exempt its traffic.  This adds one nftables table
 of its own, which exempts UDP on loopback (the server, the bots, MVDSV,
 the echo: every process of a run talks over 127.0.0.1), and deletes it
-when the run ends, however it ends.  Nothing else of the host's rules
+when the run ends (its end, Ctrl-C, SIGTERM; a runner killed outright
+leaves it to the next --notrack run, which deletes it first, or to
+`nft delete table ip qwexp_notrack`).  Nothing else of the host's rules
 is read or touched.  Root and nft are needed; without them the run
 stops before it starts, saying why."""
 
