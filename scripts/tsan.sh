@@ -9,7 +9,9 @@
 # and batches fill (the parallel REPLY phase, docs/parallel.md); and the
 # moves on the workers (the parallel EXECUTE: every segment scheduled,
 # walkers and fighters on the large map, 2 and 3 threads; and the
-# speculative moves, sv_threads_execute 3, on the large and small maps).
+# speculative moves, sv_threads_execute 3, on the large and small maps,
+# and pipelined, sv_threads_execute 4: the steps ahead on a snapshot
+# while the coordinator commits, 2 and 3 threads).
 # A data
 # race, a lock misuse or a thread leak is a report, and any report fails
 # the run: halt_on_error stops the program at the first one and exitcode
@@ -54,6 +56,12 @@ run "framebench 256 walkers and fighters on large, speculative moves on 2 thread
 run "framebench 256 walkers and fighters on small, speculative moves on 3 threads" \
 	"$build/framebench" --players 256 --fighters 64 --map small --frames 200 \
 	--warmup 5 --threads 3 --set "sv_threads_execute 3"
+run "framebench 256 walkers and fighters on large, pipelined speculative moves on 2 threads" \
+	"$build/framebench" --players 256 --fighters 64 --map large --frames 300 \
+	--warmup 5 --threads 2 --set "sv_threads_execute 4"
+run "framebench 256 walkers and fighters on small, pipelined speculative moves on 3 threads" \
+	"$build/framebench" --players 256 --fighters 64 --map small --frames 200 \
+	--warmup 5 --threads 3 --set "sv_threads_execute 4"
 run "framebench 300 players, -threads auto growing to 3" \
 	"$build/framebench" --players 300 --frames 150 --warmup 5 --threads auto \
 	--threads-max 3 --set "sv_threads_period 0.05" --set "sv_threads_high 0"

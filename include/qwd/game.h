@@ -131,6 +131,11 @@ struct pmove_read {
 	bool wide;
 	int num_segs;		/* more than PMOVE_READ_SEGS: the box alone */
 	vec3_t seg_start[PMOVE_READ_SEGS], seg_end[PMOVE_READ_SEGS];
+	/* and what each answered: a trace its fraction and the object it
+	 * hit (0 the world, -1 none); a position test (start = end) -1 and
+	 * the object that held the point (-1: clear) */
+	float seg_frac[PMOVE_READ_SEGS];
+	int32_t seg_hit[PMOVE_READ_SEGS];
 };
 
 /* Could an object placed (absmin..absmax) at [mins, maxs] have changed
@@ -140,6 +145,18 @@ struct pmove_read {
  * link's unit). */
 bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
 			const vec3_t maxs, bool brush);
+
+/* Would the step read in r give the same answers with the object o
+ * where it is now (o changed since the step ran, and was among the
+ * changes pmove_read_touches could not rule out)?  Each recorded trace
+ * and test is asked again of o alone, as pmove asks a physent: true when
+ * o neither was what one of them hit or found solid nor now wins one
+ * (a nearer hit, or an equal one with a lower id), nor holds a point a
+ * test found clear.  A brush model, or a step read more coarsely (the box
+ * alone: wide, or more segments than recorded), gives false.  self: the
+ * moving player's object id (it and what it owns are no physents). */
+bool pmove_read_holds(const struct pmove_read *r, const struct world_obj *o,
+		      int self);
 
 /* pmove_run, with what it read of the world put into *read */
 void pmove_run_read(const struct world *w, const struct world_obj *self,
@@ -924,7 +941,9 @@ enum game_spec_outcome {
 	GAME_SPEC_WORLD		/* run again: the world changed where it read */
 };
 struct game_spec {
-	bool made;
+	bool made;		/* pmove ran on the input (game_spec_run) */
+	bool ready;		/* the input was made (game_spec_prepare) */
+	int self;		/* the player's object id */
 	enum game_spec_outcome outcome;	/* set at its turn */
 	struct pmove_player in, out;
 	struct pmove_vars mv;
@@ -934,6 +953,14 @@ struct game_spec {
 };
 void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
 		    struct game_spec *s);
+/* game_spec_make in two halves, for the pipelined run: prepare reads the
+ * game (the input of the first step, as run_step builds it; false when
+ * the slot plays no move), run only the input and w -- the world the
+ * game plays in, or a snapshot of it (struct world_snap) taken before
+ * anything the step reads could change -- and writes only *s. */
+bool game_spec_prepare(const struct game *g, int slot,
+		       const struct usercmd *cmd, struct game_spec *s);
+void game_spec_run(const struct world *w, struct game_spec *s);
 void game_spec_attach(struct game *g, int slot, struct game_spec *s);
 
 /* A queue of the game's calls to the server (records of at most

@@ -192,6 +192,10 @@ struct server_exec_stats {
 	uint64_t spec_segments, spec_moves, spec_rested;
 	uint64_t spec_hits, spec_inputs, spec_world;
 	uint64_t spec_noted, spec_overflows;
+	/* pipelined (sv_threads_execute 4): segments, turns that waited for
+	 * the worker running their step, turns whose step no worker had
+	 * taken (run in the turn, as the sequential frame) */
+	uint64_t pipe_segments, pipe_waits, pipe_own;
 };
 void server_exec_stats(const struct server *sv, struct server_exec_stats *out);
 /* h chained with the game's state: every entity in use (number,

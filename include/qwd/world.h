@@ -475,8 +475,8 @@ void world_commit(struct world *w, struct world_obj *obj);
  * object's placed box before and after.  world_changes_meet: did an
  * object other than skip, changed since the log began, have a placed box
  * meeting [mins, maxs] (and, when test is given, one test says yes of:
- * the caller's finer question, told whether the object has a brush
- * model)?  Yes also when no log is attached or it
+ * the caller's finer question, told the object's id and whether it has a
+ * brush model)?  Yes also when no log is attached or it
  * filled.
  * Made once (max_entries notes a segment), nothing allocated after. */
 struct world_changes;
@@ -487,17 +487,38 @@ void world_changes_end(struct world *w);
 /* (area.c's: obj's placed box, mins..maxs) */
 void world_changes_note(struct world_changes *c, const struct world_obj *obj,
 			const vec3_t mins, const vec3_t maxs);
-typedef bool (*world_changes_test)(const void *ctx, const vec3_t mins,
+typedef bool (*world_changes_test)(void *ctx, int id, const vec3_t mins,
 				   const vec3_t maxs, bool brush);
 bool world_changes_meet(const struct world *w, const vec3_t mins,
 			const vec3_t maxs, int skip, world_changes_test test,
-			const void *ctx);
+			void *ctx);
 /* Does the segment a..b, grown by r on every side, meet the box? */
 bool world_segment_meets(const vec3_t a, const vec3_t b, float r,
 			 const vec3_t mins, const vec3_t maxs);
 /* notes made, and segments whose log filled, since it was made */
 void world_changes_counts(const struct world_changes *c, uint64_t *noted,
 			  uint64_t *overflows);
+
+/* A snapshot of the solid lists and their objects (src/world/snapshot.c),
+ * read while the source changes: w answers the solid walks and serves
+ * the objects' walk fields and boxes as the source did when it was taken
+ * (no trigger lists, no leafs; never linked into).  world_snap_init makes
+ * its arrays for src's size (0, or -1 when memory is short); fits: src's
+ * size still fits and src is not in a deferred phase; take copies part
+ * `part` of `parts` (node ranges: the parts write disjoint memory, so
+ * workers may take them side by side; the first also sets w's fields). */
+struct world_snap {
+	struct world w;
+	struct world_obj *objs;		/* max_objs, objs[i].id == i */
+	struct area_chunk *chunks;	/* max_chunks, the source's indices */
+	int max_objs, max_chunks;
+};
+int world_snap_init(struct world_snap *s, const struct world *src)
+	__attribute__((warn_unused_result));
+void world_snap_free(struct world_snap *s);
+bool world_snap_fits(const struct world_snap *s, const struct world *src);
+void world_snap_take(struct world_snap *s, const struct world *src,
+		     int part, int parts);
 
 /* Objects of the given list whose boxes touch [mins, maxs], in the order
  * of their ids (whatever the lists' order: a tree whose lists were built

@@ -422,26 +422,43 @@ static bool same_cmd(const struct usercmd *a, const struct usercmd *b)
 	       a->buttons == b->buttons && a->impulse == b->impulse;
 }
 
-void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
-		    struct game_spec *s)
+bool game_spec_prepare(const struct game *g, int slot,
+		       const struct usercmd *cmd, struct game_spec *s)
 {
 	const struct game_client *cl;
 	const struct game_entity *e;
 	struct usercmd step;
 
 	s->made = false;
+	s->ready = false;
 	if (slot < 0 || slot >= g->max_clients || !g->clients[slot].active)
-		return;
+		return false;
 	cl = &g->clients[slot];
 	e = &g->ents[game_player_entity(g, slot)];
 	pmove_cmd_steps(cmd, &step);
 	s->in = cl->pm;
 	step_input(cl, e, &step, &s->in, &s->cmd);
 	s->mv = g->movevars;
+	s->self = e->obj->id;
+	s->ready = true;
+	return true;
+}
+
+void game_spec_run(const struct world *w, struct game_spec *s)
+{
+	if (!s->ready || s->self < 0 || s->self >= w->max_objs)
+		return;
 	s->out = s->in;
-	pmove_run_read(g->world, e->obj, &s->mv, &s->cmd, &s->out, &s->res,
-		       &s->read);
+	pmove_run_read(w, &w->objs[s->self], &s->mv, &s->cmd, &s->out,
+		       &s->res, &s->read);
 	s->made = true;
+}
+
+void game_spec_make(const struct game *g, int slot, const struct usercmd *cmd,
+		    struct game_spec *s)
+{
+	if (game_spec_prepare(g, slot, cmd, s))
+		game_spec_run(g->world, s);
 }
 
 void game_spec_attach(struct game *g, int slot, struct game_spec *s)
@@ -452,10 +469,57 @@ void game_spec_attach(struct game *g, int slot, struct game_spec *s)
 		g->clients[slot].spec = s;
 }
 
-static bool spec_read_touches(const void *ctx, const vec3_t mins,
+/* The changed objects a step ahead could have met: a brush model, or
+ * any when the step read coarsely, says so at once; a box object is
+ * kept (once) for pmove_read_holds, which asks its recorded traces and
+ * tests again of the object where it is now. */
+enum { SPEC_SUSPECTS = 16 };
+struct spec_suspects {
+	const struct pmove_read *read;
+	int n;
+	int ids[SPEC_SUSPECTS];
+};
+
+static bool spec_read_touches(void *ctx, int id, const vec3_t mins,
 			      const vec3_t maxs, bool brush)
 {
-	return pmove_read_touches(ctx, mins, maxs, brush);
+	struct spec_suspects *q = ctx;
+	const struct pmove_read *r = q->read;
+
+	if (!pmove_read_touches(r, mins, maxs, brush))
+		return false;
+	if (brush || r->wide || r->num_segs > PMOVE_READ_SEGS)
+		return true;
+	for (int i = 0; i < q->n; i++)
+		if (q->ids[i] == id)
+			return false;
+	if (q->n == SPEC_SUSPECTS)
+		return true;
+	q->ids[q->n++] = id;
+	return false;
+}
+
+/* Did an object changed since the step ran ahead change what it read? */
+static bool spec_world_changed(const struct game *g, const struct game_entity *e,
+			       const struct game_spec *s)
+{
+	struct spec_suspects q;
+	const struct world *w = g->world;
+
+	if (!w->changes)
+		return true;
+	if (!s->read.any)
+		return false;
+	q.read = &s->read;
+	q.n = 0;
+	if (world_changes_meet(w, s->read.mins, s->read.maxs, e->obj->id,
+			       spec_read_touches, &q))
+		return true;
+	for (int i = 0; i < q.n; i++)
+		if (q.ids[i] < 0 || q.ids[i] >= w->max_objs ||
+		    !pmove_read_holds(&s->read, &w->objs[q.ids[i]], e->obj->id))
+			return true;
+	return false;
 }
 
 /* The step's pmove from the speculation attached to the player, when
@@ -478,10 +542,7 @@ static bool spec_take(struct game *g, struct game_client *cl,
 		s->outcome = GAME_SPEC_INPUT;
 		return false;
 	}
-	if (!g->world->changes ||
-	    (s->read.any && world_changes_meet(g->world, s->read.mins,
-					       s->read.maxs, e->obj->id,
-					       spec_read_touches, &s->read))) {
+	if (spec_world_changed(g, e, s)) {
 		g->stats.spec_world++;
 		s->outcome = GAME_SPEC_WORLD;
 		return false;

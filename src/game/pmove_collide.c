@@ -151,6 +151,68 @@ bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
 	return false;
 }
 
+/* the answer of the segment pm_read_seg recorded last */
+static void pm_read_answer(const struct pm_ctx *pm, float frac, int hit)
+{
+	struct pmove_read *r = pm->read;
+
+	if (!r || r->num_segs < 1 || r->num_segs > PMOVE_READ_SEGS)
+		return;
+	r->seg_frac[r->num_segs - 1] = frac;
+	r->seg_hit[r->num_segs - 1] = hit;
+}
+
+bool pmove_read_holds(const struct pmove_read *r, const struct world_obj *o,
+		      int self)
+{
+	struct bsp_box_hull box;
+	vec3_t mins, maxs;
+	bool blocks;
+
+	if (r->wide || r->num_segs > PMOVE_READ_SEGS || o->solid == SOLID_BSP)
+		return false;
+	/* what pm_gather_physents would take of it now */
+	blocks = o->linked &&
+		 (o->solid == SOLID_BBOX || o->solid == SOLID_SLIDEBOX) &&
+		 o->id != self && o->owner != self;
+	if (blocks) {
+		vec_sub(o->mins, pmove_player_maxs, mins);
+		vec_sub(o->maxs, pmove_player_mins, maxs);
+		bsp_box_hull_init(&box);
+		bsp_box_hull_set(&box, mins, maxs);
+	}
+	for (int i = 0; i < r->num_segs; i++) {
+		float frac = r->seg_frac[i];
+		int hit = r->seg_hit[i];
+		struct trace tr;
+		vec3_t a, b;
+
+		if (hit == o->id)
+			return false;
+		if (!blocks)
+			continue;
+		vec_sub(r->seg_start[i], o->origin, a);
+		if (frac < 0) {
+			/* a test: held by an object that did not change, or
+			 * clear and now held by o */
+			if (hit < 0 && bsp_box_point_solid(mins, maxs, a))
+				return false;
+			continue;
+		}
+		/* a trace: o's answer as pm_trace takes a physent's */
+		vec_sub(r->seg_end[i], o->origin, b);
+		bsp_trace_hull(&box.hull, a, b, &tr);
+		if (tr.allsolid)
+			tr.startsolid = true;
+		if (tr.startsolid)
+			tr.fraction = 0;
+		if (tr.fraction < frac ||
+		    (tr.fraction == frac && hit > 0 && o->id < hit))
+			return false;
+	}
+	return true;
+}
+
 void pm_read_ref(const struct pm_ctx *pm, const vec3_t tmins, const vec3_t tmaxs)
 {
 	vec3_t mins, maxs;
@@ -327,6 +389,8 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 			total->ent = i;
 		}
 	}
+	pm_read_answer(pm, total->fraction,
+		       total->ent >= 0 ? pm_phys_id(pm, total->ent) : -1);
 }
 
 /* PM_TestPlayerPosition: is the player box at pos clear of every physent?
@@ -336,7 +400,7 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
  * left pos clear: a dead player lying under a live one (a corpse is not
  * solid, the player standing in it is) fails all 45 of the nudge's tests
  * on a box, and in a crowd most dead players do. */
-bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
+static int pm_position_held_by(const struct pm_ctx *pm, const vec3_t pos)
 {
 	vec3_t pmins, pmaxs, test;
 
@@ -349,7 +413,6 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		pmaxs[k] = pos[k] + 1;
 	}
 	pm_read_ref(pm, pmins, pmaxs);
-	pm_read_seg(pm, pos, pos);
 	for (int i = 1; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
 		vec3_t mins, maxs;
@@ -360,7 +423,7 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		vec_sub(o->maxs, pmove_player_mins, maxs);
 		vec_sub(pos, o->origin, test);
 		if (bsp_box_point_solid(mins, maxs, test))
-			return false;
+			return o->id;
 	}
 	for (int i = 0; i < pm->num_phys; i++) {
 		const struct world_obj *o = pm->phys[i];
@@ -376,9 +439,19 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 		vec_sub(pos, offset, test);
 		if (bsp_hull_point_contents(hull, hull->firstclipnode, test) ==
 		    CONTENTS_SOLID)
-			return false;
+			return o ? o->id : 0;
 	}
-	return true;
+	return -1;
+}
+
+bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
+{
+	int by;
+
+	pm_read_seg(pm, pos, pos);
+	by = pm_position_held_by(pm, pos);
+	pm_read_answer(pm, -1, by);
+	return by < 0;
 }
 
 /* Does one box physent hold every point of lo..hi (each axis between the

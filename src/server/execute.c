@@ -68,6 +68,22 @@
  *   it read.  The game is the sequential one by construction; what runs
  *   in parallel is the share of pmove the crowd leaves unchanged.
  *
+ *   Pipelined (sv_threads_execute 4; docs/parallel.md, "Pipelined
+ *   speculative moves"): the steps ahead run beside the commit instead
+ *   of before it.  The workers first make every move's input
+ *   (game_spec_prepare) and a snapshot of the world's solid lists and
+ *   objects (world_snap_take), the game and the world only read; then
+ *   in one pool run the coordinator commits in arrival order while the
+ *   other workers run the steps ahead on the snapshot (game_spec_run),
+ *   each move's cell handed over by an atomic state: a worker claims a
+ *   free cell and publishes its step with a release, the coordinator's
+ *   turn claims a cell no worker took (its step then runs in the turn)
+ *   or waits for the worker that has it.  A worker keeps PIPE_LEAD turns
+ *   ahead of the coordinator.  The workers read only the cells' inputs,
+ *   the snapshot and the map; the coordinator writes the game and the
+ *   world, which no worker reads.  Each step is checked at its turn as
+ *   in mode 3 (the snapshot is the world as the segment began).
+ *
  *   Every array is made at start (sv_exec_init); nothing allocates per
  *   frame.
  */
@@ -96,9 +112,11 @@ int sv_exec_init(struct server *sv)
 				   "workers too: 1 while the schedule finds work "
 				   "for them, 2 always, 0 only the replies, "
 				   "3 speculative moves (pmove ahead, checked "
-				   "in arrival order)");
+				   "in arrival order), 4 the same pipelined "
+				   "(pmove ahead on a snapshot of the world "
+				   "while the moves before it commit)");
 	x->spec_rest = cvar_register(sv, "sv_threads_spec_rest", "1", 0,
-				     "sv_threads_execute 3: a player whose step "
+				     "sv_threads_execute 3 and 4: a player whose step "
 				     "ahead was run again for the world is not "
 				     "run ahead in its next segment (1), or "
 				     "every step is (0)");
@@ -134,6 +152,7 @@ int sv_exec_init(struct server *sv)
 	x->replay_order = calloc((size_t)x->replay_max, sizeof(*x->replay_order));
 	x->spec = calloc(clients, sizeof(*x->spec));
 	x->rest = calloc(clients, sizeof(*x->rest));
+	x->pipe_state = calloc(clients, sizeof(*x->pipe_state));
 	/* a move links its player once a step, unlinking it first: room for
 	 * four steps a move and what they spawn or take */
 	x->changes = world_changes_create((int)clients * 8 + 4096);
@@ -143,7 +162,8 @@ int sv_exec_init(struct server *sv)
 	    !x->order || !x->job_bin || !x->bin_cmds || !x->queues ||
 	    !x->replay_count || !x->replay_order || !x->dropped_seen ||
 	    !x->spawn_min || !x->spawn_max || !x->far_min || !x->far_max ||
-	    !x->far_line || !x->spec || !x->changes || !x->rest)
+	    !x->far_line || !x->spec || !x->changes || !x->rest ||
+	    !x->pipe_state)
 		goto oom;
 	for (int b = 0; b < bins; b++) {
 		x->queues[b] = game_defer_create(x->replay_max / bins,
@@ -199,6 +219,8 @@ void sv_exec_free(struct server *sv)
 	free(x->far_line);
 	free(x->spec);
 	free(x->rest);
+	free(x->pipe_state);
+	world_snap_free(&x->snap);
 	world_changes_destroy(x->changes);
 	memset(x, 0, sizeof(*x));
 }
@@ -747,6 +769,26 @@ static void spec_item(void *ctx, int worker, int item)
 		       &x->spec[item]);
 }
 
+/* Move m in its turn, its step ahead attached (taken if it holds), and
+ * the rest rule: a step the world changed rests its player's next one
+ * (the segment after runs ahead again, to see whether it still does) */
+static void spec_turn(struct server *sv, int m)
+{
+	struct sv_exec *x = &sv->exec;
+	int slot = x->moves[m].slot;
+	struct game_spec *s = &x->spec[m];
+
+	game_spec_attach(sv->game, slot, s);
+	run_move_now(sv, m);
+	game_spec_attach(sv->game, slot, NULL);
+	if (s->made)
+		sv->stats.exec_spec_moves++;
+	else if (x->rest[slot])
+		sv->stats.exec_spec_rested++;
+	x->rest[slot] = x->spec_rest->value != 0 && s->made &&
+			s->outcome == GAME_SPEC_WORLD;
+}
+
 static void run_speculative(struct server *sv)
 {
 	struct sv_exec *x = &sv->exec;
@@ -758,25 +800,167 @@ static void run_speculative(struct server *sv)
 	sv_hooks_pool_ran(sv, t1 - t0);	/* -threads auto: parallel work */
 
 	world_changes_begin(&sv->world, x->changes);
-	for (int m = 0; m < x->num; m++) {
-		int slot = x->moves[m].slot;
-		struct game_spec *s = &x->spec[m];
-
-		game_spec_attach(sv->game, slot, s);
-		run_move_now(sv, m);
-		game_spec_attach(sv->game, slot, NULL);
-		if (s->made)
-			sv->stats.exec_spec_moves++;
-		else if (x->rest[slot])
-			sv->stats.exec_spec_rested++;
-		/* rest one segment after a step the world changed; the next
-		 * runs ahead again, to see whether it still does */
-		x->rest[slot] = x->spec_rest->value != 0 && s->made &&
-				s->outcome == GAME_SPEC_WORLD;
-	}
+	for (int m = 0; m < x->num; m++)
+		spec_turn(sv, m);
 	world_changes_end(&sv->world);
 	sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += prof_now(sv->prof) - t1;
 	sv->stats.exec_spec_segments++;
+}
+
+/* ---- pipelined speculative moves (sv_threads_execute 4) ----------------- */
+
+/* A move's cell: free, its step run by a worker, its step there, or the
+ * coordinator's turn came first (pmove runs in the turn) */
+enum { PIPE_FREE, PIPE_BUSY, PIPE_DONE, PIPE_OWN };
+/* the snapshot's parts, taken beside the inputs */
+enum { PIPE_SNAP_PARTS = 16 };
+/* a worker takes no step fewer than this many turns ahead of the
+ * coordinator's (which would reach it before the worker is done and
+ * wait) */
+enum { PIPE_LEAD = 3 };
+
+static inline void pipe_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Before the segment commits, on every worker: each move's input from
+ * the game as it is (no one writes it now), and the world's snapshot */
+static void pipe_prepare_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+	struct sv_exec *x = &sv->exec;
+	const struct sv_exec_move *mv;
+	struct game_spec *s;
+
+	(void)worker;
+	if (item >= x->num) {
+		world_snap_take(&x->snap, &sv->world, item - x->num,
+				PIPE_SNAP_PARTS);
+		return;
+	}
+	mv = &x->moves[item];
+	s = &x->spec[item];
+	atomic_store_explicit(&x->pipe_state[item], PIPE_FREE,
+			      memory_order_relaxed);
+	s->made = false;
+	s->ready = false;
+	/* in contact last time: likely again, run in its turn only */
+	if (mv->n < 1 || x->rest[mv->slot])
+		return;
+	game_spec_prepare(sv->game, mv->slot,
+			  &x->cmds[(size_t)item * EXEC_MAX_CMDS], s);
+}
+
+/* A worker: the next move no one has, its step on the snapshot into its
+ * cell; it reads only the cells' inputs, the snapshot and the map */
+static void pipe_ahead(struct sv_exec *x)
+{
+	_Atomic int *next = &x->pipe_next;
+
+	for (;;) {
+		int m = atomic_fetch_add_explicit(next, 1, memory_order_relaxed);
+		int lead = atomic_load_explicit(&x->pipe_turn,
+						memory_order_relaxed) + PIPE_LEAD;
+		int expect = PIPE_FREE;
+
+		/* a step the coordinator would reach before it is done is
+		 * left to it: jump ahead of it instead */
+		if (m < lead) {
+			int cur = m + 1;
+
+			m = lead;
+			while (cur <= m && !atomic_compare_exchange_weak_explicit(
+				       next, &cur, m + 1, memory_order_relaxed,
+				       memory_order_relaxed))
+				;
+		}
+		if (m >= x->num)
+			return;
+		if (!x->spec[m].ready ||
+		    !atomic_compare_exchange_strong_explicit(
+			    &x->pipe_state[m], &expect, PIPE_BUSY,
+			    memory_order_acquire, memory_order_relaxed))
+			continue;
+		game_spec_run(&x->snap.w, &x->spec[m]);
+		atomic_store_explicit(&x->pipe_state[m], PIPE_DONE,
+				      memory_order_release);
+	}
+}
+
+/* The coordinator: the segment in arrival order, as run_speculative's,
+ * each turn taking its cell first (its step is then run in the turn) or
+ * waiting for the worker that runs it */
+static void pipe_commit(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+
+	world_changes_begin(&sv->world, x->changes);
+	for (int m = 0; m < x->num; m++) {
+		struct game_spec *s = &x->spec[m];
+		int st = PIPE_FREE;
+
+		atomic_store_explicit(&x->pipe_turn, m, memory_order_relaxed);
+
+		if (atomic_compare_exchange_strong_explicit(
+			    &x->pipe_state[m], &st, PIPE_OWN,
+			    memory_order_acquire, memory_order_acquire)) {
+			if (s->ready)
+				sv->stats.exec_pipe_own++;
+			s->made = false;
+		} else if (st == PIPE_BUSY) {
+			sv->stats.exec_pipe_waits++;
+			while (atomic_load_explicit(&x->pipe_state[m],
+						    memory_order_acquire) != PIPE_DONE)
+				pipe_pause();
+		}
+		spec_turn(sv, m);
+	}
+	world_changes_end(&sv->world);
+}
+
+static void pipe_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+
+	(void)worker;
+	if (item == 0) {
+		pipe_commit(sv);
+	} else {
+		pipe_ahead(&sv->exec);
+	}
+}
+
+/* false: no snapshot could be made (memory), nothing ran */
+static bool run_pipelined(struct server *sv)
+{
+	struct sv_exec *x = &sv->exec;
+	uint64_t t0, t1, t2;
+
+	if (!x->snap_made || !world_snap_fits(&x->snap, &sv->world)) {
+		world_snap_free(&x->snap);
+		x->snap_made = world_snap_init(&x->snap, &sv->world) == 0;
+		if (!x->snap_made)
+			return false;
+	}
+	t0 = prof_now(sv->prof);
+	atomic_store_explicit(&x->pipe_next, 0, memory_order_relaxed);
+	atomic_store_explicit(&x->pipe_turn, 0, memory_order_relaxed);
+	pool_run_shared(sv->pool, pipe_prepare_item, sv,
+			x->num + PIPE_SNAP_PARTS, 8);
+	t1 = prof_now(sv->prof);
+	/* item w to worker w: the coordinator commits, the others run
+	 * ahead */
+	pool_run(sv->pool, pipe_item, sv, pool_active(sv->pool));
+	t2 = prof_now(sv->prof);
+	sv->stats.exec_ns[SERVER_EXEC_PARALLEL] += t1 - t0;
+	sv->stats.exec_ns[SERVER_EXEC_ARRIVAL] += t2 - t1;
+	sv_hooks_pool_ran(sv, t2 - t0);	/* -threads auto: parallel work */
+	sv->stats.exec_spec_segments++;
+	sv->stats.exec_pipe_segments++;
+	return true;
 }
 
 /* sv_threads_execute 1: a schedule whose segments leave little to the
@@ -817,10 +1001,11 @@ void sv_exec_flush(struct server *sv)
 	x->flushing = true;
 	back = prof_phase_now(sv->prof);
 	t0 = prof_switch(sv->prof, PROF_EXECUTE);
-	if (x->enabled->value == 3 && sv->pool && pool_active(sv->pool) > 1 &&
-	    x->num >= EXEC_MIN_PARALLEL) {
+	if ((x->enabled->value == 3 || x->enabled->value == 4) && sv->pool &&
+	    pool_active(sv->pool) > 1 && x->num >= EXEC_MIN_PARALLEL) {
 		sv->stats.exec_ns[SERVER_EXEC_SCHEDULE] += prof_now(sv->prof) - t0;
-		run_speculative(sv);
+		if (x->enabled->value != 4 || !run_pipelined(sv))
+			run_speculative(sv);
 		goto done;
 	}
 	parallel = sv->pool && pool_active(sv->pool) > 1 &&
@@ -886,6 +1071,9 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->spec_segments = sv->stats.exec_spec_segments;
 	out->spec_moves = sv->stats.exec_spec_moves;
 	out->spec_rested = sv->stats.exec_spec_rested;
+	out->pipe_segments = sv->stats.exec_pipe_segments;
+	out->pipe_waits = sv->stats.exec_pipe_waits;
+	out->pipe_own = sv->stats.exec_pipe_own;
 	out->spec_hits = out->spec_inputs = out->spec_world = 0;
 	if (sv->game) {
 		const struct game_stats *gs = &sv->game->stats;

@@ -31,6 +31,7 @@
  */
 #ifndef QWD_SERVER_STATE_H
 #define QWD_SERVER_STATE_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -504,6 +505,9 @@ struct server_stats {
 	uint64_t exec_spec_segments;	/* run speculatively (mode 3) */
 	uint64_t exec_spec_moves;	/* first steps speculated */
 	uint64_t exec_spec_rested;	/* moves not run ahead (rest rule) */
+	uint64_t exec_pipe_segments;	/* of them pipelined (mode 4) */
+	uint64_t exec_pipe_waits;	/* turns that waited for a worker */
+	uint64_t exec_pipe_own;		/* turns that found no step ahead */
 	uint64_t exec_ns[SERVER_EXEC_STEPS];	/* by step (server.h) */
 };
 
@@ -613,6 +617,15 @@ struct sv_exec {
 	struct world_changes *changes;
 	struct cvar *spec_rest;		/* sv_threads_spec_rest */
 	bool *rest;			/* maxclients: not ahead this segment */
+	/* pipelined (sv_threads_execute 4): the world as the segment
+	 * began (made at the first such segment, again only if a level
+	 * outgrows it), each move's cell's state (enum in execute.c), the
+	 * workers' next move and the coordinator's */
+	struct world_snap snap;
+	bool snap_made;
+	_Atomic int *pipe_state;	/* maxclients, by the move's place */
+	_Atomic int pipe_next;
+	_Atomic int pipe_turn;
 };
 
 struct server {

@@ -177,7 +177,7 @@ struct wc_ask {
 	const float *mins, *maxs;
 	int skip;
 	world_changes_test test;
-	const void *ctx;
+	void *ctx;
 };
 
 static bool wc_meets(const struct wc_entry *e, const struct wc_ask *q)
@@ -187,12 +187,12 @@ static bool wc_meets(const struct wc_entry *e, const struct wc_ask *q)
 	for (int k = 0; k < 3; k++)
 		if (e->mins[k] > q->maxs[k] || e->maxs[k] < q->mins[k])
 			return false;
-	return !q->test || q->test(q->ctx, e->mins, e->maxs, e->brush);
+	return !q->test || q->test(q->ctx, e->id, e->mins, e->maxs, e->brush);
 }
 
 bool world_changes_meet(const struct world *w, const vec3_t mins,
 			const vec3_t maxs, int skip, world_changes_test test,
-			const void *ctx)
+			void *ctx)
 {
 	struct wc_ask q = {mins, maxs, skip, test, ctx};
 	const struct world_changes *c = w->changes;

@@ -368,17 +368,21 @@ static void test_execute_same_game(void **state)
 /* Speculative moves (sv_threads_execute 3, docs/parallel.md
  * "Speculative moves"): every queued move's first step runs ahead on
  * the workers, the segment then in arrival order taking what still
- * holds.  The same crowd of walkers and fighters: the game after every
- * frame is the sequential one's with 2 and 3 threads; steps were taken
- * and steps were run again (the fighters' kills, respawns, the crowd's
- * moves meeting what others read), players rested after those, no
- * change log filled. */
-static void check_speculative_equal(const char *map, int frames, int threads)
+ * holds; pipelined (4): the steps ahead on a snapshot of the world while
+ * the coordinator commits the moves before them.  The same crowd of
+ * walkers and fighters: the game after every frame is the sequential
+ * one's with 2 and 3 threads; steps were taken and steps were run again
+ * (the fighters' kills, respawns, the crowd's moves meeting what others
+ * read), players rested after those, no change log filled. */
+static void check_speculative_equal(const char *map, int frames, int threads,
+				    int mode)
 {
 	static const char *const spec[] = {"sv_threads_execute 3", NULL};
-	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, spec, 0);
+	static const char *const piped[] = {"sv_threads_execute 4", NULL};
+	const char *const *sets = mode == 4 ? piped : spec;
+	struct fb_result *a = run_game_with(map, 256, 64, frames, 11, 1, sets, 0);
 	struct fb_result *b = run_game_with(map, 256, 64, frames, 11, threads,
-					    spec, 0);
+					    sets, 0);
 	struct fb_result *c = run_game(map, 256, 64, frames, 11, 1);
 
 	assert_int_equal(a->joined, 256);
@@ -399,6 +403,10 @@ static void check_speculative_equal(const char *map, int frames, int threads)
 	assert_int_equal(b->exec.parallel, 0);
 	assert_int_equal(b->exec.escapes, 0);
 	assert_int_equal(b->exec.calls_lost, 0);
+	if (mode == 4)
+		assert_int_equal(b->exec.pipe_segments, b->exec.spec_segments);
+	else
+		assert_int_equal(b->exec.pipe_segments, 0);
 	free(a);
 	free(b);
 	free(c);
@@ -407,9 +415,17 @@ static void check_speculative_equal(const char *map, int frames, int threads)
 static void test_execute_speculative_same_game(void **state)
 {
 	(void)state;
-	check_speculative_equal("large", 1200, 2);
-	check_speculative_equal("large", 400, 3);
-	check_speculative_equal("small", 400, 2);
+	check_speculative_equal("large", 1200, 2, 3);
+	check_speculative_equal("large", 400, 3, 3);
+	check_speculative_equal("small", 400, 2, 3);
+}
+
+static void test_execute_pipelined_same_game(void **state)
+{
+	(void)state;
+	check_speculative_equal("large", 1200, 2, 4);
+	check_speculative_equal("large", 400, 3, 4);
+	check_speculative_equal("small", 400, 2, 4);
 }
 
 /* the state digest sees the game: another seed, another game */
@@ -428,6 +444,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_execute_same_game),
 	cmocka_unit_test(test_execute_same_game_antilag),
 	cmocka_unit_test(test_execute_speculative_same_game),
+	cmocka_unit_test(test_execute_pipelined_same_game),
 	cmocka_unit_test(test_state_digest_moves),
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),

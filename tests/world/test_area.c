@@ -434,6 +434,105 @@ static void test_area_brute_force(void **state)
 	assert_true(found_some > 50);
 }
 
+/* A snapshot (struct world_snap) answers the solid queries as the world
+ * did when it was taken, in its parts, and goes on doing so while the
+ * world changes; it holds no triggers; a deferred world is not taken. */
+enum { SNAP_QUERIES = 400, SNAP_MAX_FOUND = 64 };
+
+static int snap_query(const struct world *w, const vec3_t mins,
+		      const vec3_t maxs, int *ids)
+{
+	struct world_obj *out[MAX_OBJS];
+	int n = world_area_objs(w, mins, maxs, AREA_SOLID, out, MAX_OBJS);
+
+	for (int i = 0; i < n && i < SNAP_MAX_FOUND; i++)
+		ids[i] = out[i]->id;
+	return n;
+}
+
+static void test_snapshot_answers_as_taken(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_snap *snap = calloc(1, sizeof(*snap));
+	vec3_t (*qmin)[1] = calloc(SNAP_QUERIES, sizeof(*qmin));
+	vec3_t (*qmax)[1] = calloc(SNAP_QUERIES, sizeof(*qmax));
+	int (*want)[SNAP_MAX_FOUND] = calloc(SNAP_QUERIES, sizeof(*want));
+	int *nwant = calloc(SNAP_QUERIES, sizeof(*nwant));
+	int got[SNAP_MAX_FOUND];
+	uint32_t s = 0x51a9u;
+	int nonempty = 0;
+
+	assert_non_null(snap);
+	assert_non_null(qmin);
+	assert_non_null(qmax);
+	assert_non_null(want);
+	assert_non_null(nwant);
+	for (int i = 1; i < MAX_OBJS; i++)
+		random_obj(f, i, &s);
+	assert_int_equal(world_snap_init(snap, &f->w), 0);
+	assert_true(world_snap_fits(snap, &f->w));
+	/* in three parts, the last first: the parts are independent */
+	for (int part = 2; part >= 0; part--)
+		world_snap_take(snap, &f->w, part, 3);
+
+	for (int q = 0; q < SNAP_QUERIES; q++) {
+		vec3_t c;
+
+		vec_set(c, rng_range(&s, -700, 700), rng_range(&s, -400, 400),
+			rng_range(&s, -100, 400));
+		for (int k = 0; k < 3; k++) {
+			qmin[q][0][k] = c[k] - rng_range(&s, 0, 120);
+			qmax[q][0][k] = c[k] + rng_range(&s, 0, 120);
+		}
+		nwant[q] = snap_query(&f->w, qmin[q][0], qmax[q][0], want[q]);
+		assert_int_equal(snap_query(&snap->w, qmin[q][0], qmax[q][0], got),
+				 nwant[q]);
+		for (int i = 0; i < nwant[q] && i < SNAP_MAX_FOUND; i++)
+			assert_int_equal(got[i], want[q][i]);
+		nonempty += nwant[q] > 0;
+	}
+	assert_true(nonempty > SNAP_QUERIES / 4);
+	{
+		struct world_obj *out[MAX_OBJS];
+		vec3_t big_min = {-2000, -2000, -2000};
+		vec3_t big_max = {2000, 2000, 2000};
+
+		assert_int_equal(world_area_objs(&snap->w, big_min, big_max,
+						 AREA_TRIGGERS, out, MAX_OBJS), 0);
+		assert_true(world_area_objs(&f->w, big_min, big_max,
+					    AREA_TRIGGERS, out, MAX_OBJS) > 0);
+	}
+
+	/* the world moves on: the snapshot still answers as taken */
+	for (int i = 1; i < MAX_OBJS; i++) {
+		if (rng_next(&s) % 2)
+			random_obj(f, i, &s);
+		else if (rng_next(&s) % 4 == 0)
+			world_unlink(&f->w, &f->objs[i]);
+	}
+	for (int q = 0; q < SNAP_QUERIES; q++) {
+		assert_int_equal(snap_query(&snap->w, qmin[q][0], qmax[q][0], got),
+				 nwant[q]);
+		for (int i = 0; i < nwant[q] && i < SNAP_MAX_FOUND; i++)
+			assert_int_equal(got[i], want[q][i]);
+	}
+
+	/* a deferred phase's lists are not what its objects say: refused */
+	world_defer(&f->w, true);
+	assert_false(world_snap_fits(snap, &f->w));
+	world_defer(&f->w, false);
+	assert_true(world_snap_fits(snap, &f->w));
+
+	world_snap_free(snap);
+	world_snap_free(snap);	/* a second free does nothing */
+	assert_false(world_snap_fits(snap, &f->w));
+	free(snap);
+	free(qmin);
+	free(qmax);
+	free(want);
+	free(nwant);
+}
+
 /* the same queries through the deepest tree */
 static void test_area_brute_force_deep(void **state)
 {
@@ -1289,10 +1388,11 @@ static bool ask(const struct world *w, float x, float y, float z, float r,
 	return world_changes_meet(w, mn, mx, skip, NULL, NULL);
 }
 
-static bool say_no(const void *ctx, const vec3_t mins, const vec3_t maxs,
+static bool say_no(void *ctx, int id, const vec3_t mins, const vec3_t maxs,
 		   bool brush)
 {
 	(void)ctx;
+	(void)id;
 	(void)mins;
 	(void)maxs;
 	(void)brush;
@@ -1453,6 +1553,8 @@ static const struct CMUnitTest area_tests[] = {
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_lists_churn, setup_world,
 					teardown_world),
+	cmocka_unit_test_setup_teardown(test_snapshot_answers_as_taken,
+					setup_world_deep, teardown_world),
 	cmocka_unit_test_setup_teardown(test_free_reinit, setup_world,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_deferred_region, setup_world_deep,

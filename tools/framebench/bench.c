@@ -672,6 +672,9 @@ static void finish(struct bench *b)
 	r->exec.spec_world -= b->exec0.spec_world;
 	r->exec.spec_noted -= b->exec0.spec_noted;
 	r->exec.spec_overflows -= b->exec0.spec_overflows;
+	r->exec.pipe_segments -= b->exec0.pipe_segments;
+	r->exec.pipe_waits -= b->exec0.pipe_waits;
+	r->exec.pipe_own -= b->exec0.pipe_own;
 	for (int k = 0; k < SERVER_EXEC_STEPS; k++)
 		r->exec.ns[k] -= b->exec0.ns[k];
 	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");

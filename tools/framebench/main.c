@@ -63,7 +63,8 @@ static void usage(void)
 		"  walk with the trigger held down (the rest are the study's walkers)\n"
 		"  with N threads the moves run on the workers too (sv_threads_execute\n"
 		"  1: while the schedule pays; --set \"sv_threads_execute 2\": always;\n"
-		"  3: speculative moves, pmove ahead on the workers);\n"
+		"  3: speculative moves, pmove ahead on the workers; 4: the same\n"
+		"  pipelined, pmove ahead on a snapshot beside the commit);\n"
 		"  the state digest (the game after every frame) is then the same\n");
 }
 
@@ -358,6 +359,9 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_u64(&j, "spec_world", r->exec.spec_world);
 	json_u64(&j, "spec_noted", r->exec.spec_noted);
 	json_u64(&j, "spec_overflows", r->exec.spec_overflows);
+	json_u64(&j, "pipe_segments", r->exec.pipe_segments);
+	json_u64(&j, "pipe_waits", r->exec.pipe_waits);
+	json_u64(&j, "pipe_own", r->exec.pipe_own);
 	json_end(&j);
 	if (c->schedule) {
 		json_break(&j, 2);
@@ -509,10 +513,20 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		       x->spec_segments, x->spec_moves, x->spec_rested, x->spec_hits,
 		       asked ? 100.0 * (double)x->spec_hits / (double)asked : 0,
 		       x->spec_inputs, x->spec_world, x->spec_overflows);
-		printf("  per frame: ahead on the workers %.1f us (to the barrier), "
-		       "in arrival order %.1f us\n",
-		       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
-		       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
+		if (x->pipe_segments)
+			printf("  pipelined: %" PRIu64 " segments; turns that waited "
+			       "for their step %" PRIu64 ", that found it not "
+			       "taken (run in the turn) %" PRIu64 "\n"
+			       "  per frame: inputs and snapshot on the workers %.1f us, "
+			       "commit with steps ahead beside it %.1f us\n",
+			       x->pipe_segments, x->pipe_waits, x->pipe_own,
+			       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
+			       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
+		else
+			printf("  per frame: ahead on the workers %.1f us (to the barrier), "
+			       "in arrival order %.1f us\n",
+			       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
+			       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
 	}
 	if (c->schedule)
 		report_schedule(&r->sched, c->schedule_rule);
