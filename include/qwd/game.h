@@ -929,8 +929,10 @@ void game_add_commands(struct game *g, uint64_t n);
  * nothing but s.  game_spec_attach(g, slot, s) (s NULL: none) gives it
  * to slot's next pmove, which takes its result when the input it builds
  * is bitwise the same and no object changed since the world's change
- * log began (world_changes_begin) has a box meeting what it read; else
- * it runs pmove itself.  Either way the game is the one pmove gives:
+ * log began (world_changes_begin) could have changed what it read (a box
+ * meeting what it read, then for a box object its recorded traces and
+ * tests asked again of it: pmove_read_holds); else it runs pmove
+ * itself.  Either way the game is the one pmove gives:
  * pmove is a pure function of its input and of those objects.  Counted
  * in g->stats (spec_hits, spec_inputs, spec_world) and in s->outcome;
  * a speculation not made (s->made false) is neither. */

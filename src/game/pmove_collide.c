@@ -33,7 +33,10 @@
  *   are kept (near the 64 slots) or when every brush model is asked
  *   (point contents); and each trace's segment and each test's point,
  *   which say more finely whether a changed object could have been met
- *   (pmove_read_touches).
+ *   (pmove_read_touches), with what each answered (the fraction and the
+ *   object hit; the object that held the point), so that a changed box
+ *   object can be asked again alone (pmove_read_holds): the answer
+ *   holds unless it was the one hit or found solid, or now wins.
  *
  *   Nothing here is global and nothing allocates.
  */

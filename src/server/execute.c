@@ -107,14 +107,15 @@ int sv_exec_init(struct server *sv)
 	int bins = sv->threads;
 
 	memset(x, 0, sizeof(*x));
-	x->enabled = cvar_register(sv, "sv_threads_execute", "1", 0,
+	x->enabled = cvar_register(sv, "sv_threads_execute", "4", 0,
 				   "-threads N: run the frame's moves on the "
-				   "workers too: 1 while the schedule finds work "
-				   "for them, 2 always, 0 only the replies, "
-				   "3 speculative moves (pmove ahead, checked "
-				   "in arrival order), 4 the same pipelined "
-				   "(pmove ahead on a snapshot of the world "
-				   "while the moves before it commit)");
+				   "workers too: 4 (the default) pipelined "
+				   "speculative moves (pmove ahead on a snapshot "
+				   "of the world while the moves before it "
+				   "commit, checked in arrival order), 3 the "
+				   "same with the steps ahead before the commit, "
+				   "1 local jobs while the schedule finds work "
+				   "for them, 2 always, 0 only the replies");
 	x->spec_rest = cvar_register(sv, "sv_threads_spec_rest", "1", 0,
 				     "sv_threads_execute 3 and 4: a player whose step "
 				     "ahead was run again for the world is not "

@@ -62,9 +62,9 @@ static void usage(void)
 		"  --quiet: the walkers never fire; --fighters N: the first N players\n"
 		"  walk with the trigger held down (the rest are the study's walkers)\n"
 		"  with N threads the moves run on the workers too (sv_threads_execute\n"
-		"  1: while the schedule pays; --set \"sv_threads_execute 2\": always;\n"
-		"  3: speculative moves, pmove ahead on the workers; 4: the same\n"
-		"  pipelined, pmove ahead on a snapshot beside the commit);\n"
+		"  4, the default: pipelined speculative moves, pmove ahead on a\n"
+		"  snapshot beside the commit; 3: the steps ahead before the commit;\n"
+		"  1: local jobs while the schedule pays; 2: always; 0: none);\n"
 		"  the state digest (the game after every frame) is then the same\n");
 }
 

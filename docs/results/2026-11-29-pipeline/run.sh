@@ -2,9 +2,9 @@
 # run.sh OUT [REPS] -- the pipelined speculative moves against one thread
 # (README.md here): framebench at 1024 and 2048 walkers on small, large
 # and lqdm1; per map and size, alternating REPS times (default 2): one
-# thread (t1), two threads with the default execute (t2-d,
-# sv_threads_execute 1), two threads pipelined (t2-p, sv_threads_execute
-# 4).  Warm-up 300 rounds (the crowd's bodies and shots accumulate);
+# thread (t1), two threads with the schedule (t2-d, sv_threads_execute
+# 1, the default before the pipelined moves), two threads pipelined
+# (t2-p, sv_threads_execute 4, the default now).  Warm-up 300 rounds (the crowd's bodies and shots accumulate);
 # 300 measured rounds at 1024, 150 at 2048.  lqdm1 from $LQDM1 (default
 # ../shared/realmaps/lqdm1.bsp); the binary from $FB (build/framebench).
 set -u
@@ -25,7 +25,7 @@ for map in small large lqdm1; do
 			for mode in t1 t2-d t2-p; do
 				case $mode in
 				t1) set -- ;;
-				t2-d) set -- --threads 2 --cpus 0,1 ;;
+				t2-d) set -- --threads 2 --cpus 0,1 --set "sv_threads_execute 1" ;;
 				t2-p) set -- --threads 2 --cpus 0,1 --set "sv_threads_execute 4" ;;
 				esac
 				name=$map-$n-$mode-$r
