@@ -934,12 +934,15 @@ static void pipe_item(void *ctx, int worker, int item)
 	}
 }
 
-/* false: no snapshot could be made (memory), nothing ran */
+/* false: nothing ran (no snapshot could be made, or the world is in a
+ * deferred phase, whose lists a snapshot would not copy as they are) */
 static bool run_pipelined(struct server *sv)
 {
 	struct sv_exec *x = &sv->exec;
 	uint64_t t0, t1, t2;
 
+	if (sv->world.deferred)
+		return false;
 	if (!x->snap_made || !world_snap_fits(&x->snap, &sv->world)) {
 		world_snap_free(&x->snap);
 		x->snap_made = world_snap_init(&x->snap, &sv->world) == 0;
