@@ -194,8 +194,9 @@ struct server_exec_stats {
 	uint64_t spec_noted, spec_overflows;
 	/* pipelined (sv_threads_execute 4): segments, turns that waited for
 	 * the worker running their step, turns whose step no worker had
-	 * taken (run in the turn, as the sequential frame) */
-	uint64_t pipe_segments, pipe_waits, pipe_own;
+	 * taken (run in the turn, as the sequential frame), and waits given
+	 * up (the worker was not running: the step ran in the turn) */
+	uint64_t pipe_segments, pipe_waits, pipe_own, pipe_gave_up;
 };
 void server_exec_stats(const struct server *sv, struct server_exec_stats *out);
 /* h chained with the game's state: every entity in use (number,

@@ -820,11 +820,37 @@ enum { PIPE_SNAP_PARTS = 16 };
  * wait) */
 enum { PIPE_LEAD = 3 };
 
+/* the longest a turn waits for the worker running its step (a step
+ * takes a few microseconds; a worker the system took the CPU from may
+ * not run again for milliseconds) */
+#define PIPE_WAIT_S 50e-6
+
 static inline void pipe_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
+}
+
+/* Wait for move m's step: true when it is done, false when the wait
+ * passed PIPE_WAIT_S (the cell stays the worker's) */
+static bool pipe_wait_done(struct server *sv, int m)
+{
+	_Atomic int *st = &sv->exec.pipe_state[m];
+	double start = 0;
+
+	for (unsigned n = 0;; n++) {
+		if (atomic_load_explicit(st, memory_order_acquire) == PIPE_DONE)
+			return true;
+		pipe_pause();
+		if ((n & 63) != 63)
+			continue;
+		/* the real clock (the phase timers may be off) */
+		if (start == 0)
+			start = server_clock();
+		else if (server_clock() - start > PIPE_WAIT_S)
+			return false;
+	}
 }
 
 /* Before the segment commits, on every worker: each move's input from
@@ -913,9 +939,14 @@ static void pipe_commit(struct server *sv)
 			s->made = false;
 		} else if (st == PIPE_BUSY) {
 			sv->stats.exec_pipe_waits++;
-			while (atomic_load_explicit(&x->pipe_state[m],
-						    memory_order_acquire) != PIPE_DONE)
-				pipe_pause();
+			if (!pipe_wait_done(sv, m)) {
+				/* its worker is not running: the move goes on
+				 * without its step, whose cell is not read */
+				sv->stats.exec_pipe_gave_up++;
+				run_move_now(sv, m);
+				x->rest[x->moves[m].slot] = false;
+				continue;
+			}
 		}
 		spec_turn(sv, m);
 	}
@@ -1078,6 +1109,7 @@ void server_exec_stats(const struct server *sv, struct server_exec_stats *out)
 	out->pipe_segments = sv->stats.exec_pipe_segments;
 	out->pipe_waits = sv->stats.exec_pipe_waits;
 	out->pipe_own = sv->stats.exec_pipe_own;
+	out->pipe_gave_up = sv->stats.exec_pipe_gave_up;
 	out->spec_hits = out->spec_inputs = out->spec_world = 0;
 	if (sv->game) {
 		const struct game_stats *gs = &sv->game->stats;

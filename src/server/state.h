@@ -508,6 +508,7 @@ struct server_stats {
 	uint64_t exec_pipe_segments;	/* of them pipelined (mode 4) */
 	uint64_t exec_pipe_waits;	/* turns that waited for a worker */
 	uint64_t exec_pipe_own;		/* turns that found no step ahead */
+	uint64_t exec_pipe_gave_up;	/* waits given up: worker not run */
 	uint64_t exec_ns[SERVER_EXEC_STEPS];	/* by step (server.h) */
 };
 

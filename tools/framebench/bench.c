@@ -675,6 +675,7 @@ static void finish(struct bench *b)
 	r->exec.pipe_segments -= b->exec0.pipe_segments;
 	r->exec.pipe_waits -= b->exec0.pipe_waits;
 	r->exec.pipe_own -= b->exec0.pipe_own;
+	r->exec.pipe_gave_up -= b->exec0.pipe_gave_up;
 	for (int k = 0; k < SERVER_EXEC_STEPS; k++)
 		r->exec.ns[k] -= b->exec0.ns[k];
 	FILE *out = fmemopen(r->threads, sizeof(r->threads), "w");

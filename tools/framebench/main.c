@@ -362,6 +362,7 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_u64(&j, "pipe_segments", r->exec.pipe_segments);
 	json_u64(&j, "pipe_waits", r->exec.pipe_waits);
 	json_u64(&j, "pipe_own", r->exec.pipe_own);
+	json_u64(&j, "pipe_gave_up", r->exec.pipe_gave_up);
 	json_end(&j);
 	if (c->schedule) {
 		json_break(&j, 2);
@@ -515,11 +516,13 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 		       x->spec_inputs, x->spec_world, x->spec_overflows);
 		if (x->pipe_segments)
 			printf("  pipelined: %" PRIu64 " segments; turns that waited "
-			       "for their step %" PRIu64 ", that found it not "
-			       "taken (run in the turn) %" PRIu64 "\n"
+			       "for their step %" PRIu64 " (gave up %" PRIu64
+			       "), that found it not taken (run in the turn) %"
+			       PRIu64 "\n"
 			       "  per frame: inputs and snapshot on the workers %.1f us, "
 			       "commit with steps ahead beside it %.1f us\n",
-			       x->pipe_segments, x->pipe_waits, x->pipe_own,
+			       x->pipe_segments, x->pipe_waits, x->pipe_gave_up,
+			       x->pipe_own,
 			       per_frame(x->ns[SERVER_EXEC_PARALLEL], r->server_frames),
 			       per_frame(x->ns[SERVER_EXEC_ARRIVAL], r->server_frames));
 		else
