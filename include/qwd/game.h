@@ -650,6 +650,9 @@ struct game_match_rules {
  * it stands at from the spawners of models 2-4 */
 #define GAME_SPAWN_GUARD 2.6
 #define GAME_TELEPORT_GUARD 0.78
+/* the most spawn spots a spawn chooses from (the rest of a map's are
+ * never drawn) */
+#define GAME_SPAWN_SPOTS 256
 
 struct game {
 	struct game_services svc;
@@ -712,6 +715,12 @@ struct game {
 	uint8_t *spawn_world;
 	int spawn_world_size;	/* allocated */
 	int spawn_world_places;	/* the search's places when it was filled */
+	/* the spots a spawn chooses from (player.c), found when the level
+	 * loaded (the map's entities are its only spots): their entities
+	 * and class; each is checked again when used */
+	int spawn_spot[GAME_SPAWN_SPOTS];
+	int num_spawn_spots;
+	const char *spawn_spot_cls;
 	int spectators;		/* active spectator clients: not linked
 				 * (SOLID_NOT) yet damageable, so while
 				 * there are any player_telefrag tests

@@ -533,6 +533,16 @@ int world_area_objs(const struct world *w, const vec3_t mins,
 int world_area_any(const struct world *w, const vec3_t mins,
 		   const vec3_t maxs, enum area_kind kind,
 		   struct world_obj **out, int max);
+/* The first object of the given list whose box touches [mins, maxs] and
+ * that fn accepts, in the lists' order, or NULL when fn accepts none; the
+ * walk stops at the first it accepts.  For a question whose answer does
+ * not depend on which object answers it (is any player there?): no cap,
+ * no sort. */
+typedef bool (*world_area_pred)(void *ctx, const struct world_obj *obj);
+const struct world_obj *world_area_find(const struct world *w,
+					const vec3_t mins, const vec3_t maxs,
+					enum area_kind kind,
+					world_area_pred fn, void *ctx);
 /* objs (of one world's array) in the order of their ids */
 void world_objs_sort(struct world_obj **objs, int n);
 

@@ -169,72 +169,89 @@ static struct game_entity *spawn_obstacle(struct game *g, int slot,
 	return p;
 }
 
-enum { SPAWN_NEAR_MAX = 256 };
-
-/* The slots of the players whose boxes may touch [mins, maxs], found
+/* What a spawn asks of the players near a place: whether any is there
+ * (the answer is the same whichever answers it).  The players are found
  * through the areanode tree (a solid player is linked there), so a test
- * costs what is near, not every slot; -1 when the tree holds more objects
- * there than fit, and the caller tests every slot. */
-static int players_in_box(struct game *g, const vec3_t mins, const vec3_t maxs,
-			  int *slots)
+ * costs what is near, not every slot, and the walk stops at the first
+ * that answers. */
+struct spawn_ask {
+	struct game *g;
+	const struct game_entity *self;
+	const float *org;	/* near: within radius of it */
+	float radius;
+	const float *mins, *maxs;	/* overlaps: the box */
+	int model;		/* kept: the spawn model (1: any near keeps) */
+};
+
+/* the obstacle an object found there is, or NULL */
+static const struct game_entity *ask_obstacle(const struct spawn_ask *a,
+					      const struct world_obj *obj)
 {
-	struct world_obj *objs[SPAWN_NEAR_MAX];
-	int n = world_area_objs(g->world, mins, maxs, AREA_SOLID, objs, SPAWN_NEAR_MAX);
-	int k = 0;
+	int slot = a->g->ents[obj->id].client;
 
-	if (n > SPAWN_NEAR_MAX)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		int slot = g->ents[objs[i]->id].client;
-
-		if (slot >= 0)
-			slots[k++] = slot;
-	}
-	return k;
+	return slot < 0 ? NULL : spawn_obstacle(a->g, slot, a->self);
 }
 
-static bool near_one(struct game *g, int slot, const vec3_t org, float radius,
-		     const struct game_entity *self)
+static bool is_near(const struct spawn_ask *a, const struct game_entity *p)
 {
-	const struct game_entity *p = spawn_obstacle(g, slot, self);
 	vec3_t d;
+
+	vec_sub(p->obj->origin, a->org, d);
+	return g_vlen(d) <= a->radius;
+}
+
+static bool near_pred(void *ctx, const struct world_obj *obj)
+{
+	const struct spawn_ask *a = ctx;
+	const struct game_entity *p = ask_obstacle(a, obj);
+
+	return p && is_near(a, p);
+}
+
+/* near, and keeping the spot under the spawn model (spot_kept) */
+static bool keeps_pred(void *ctx, const struct world_obj *obj)
+{
+	const struct spawn_ask *a = ctx;
+	const struct game_entity *p = ask_obstacle(a, obj);
+
+	return p && is_near(a, p) &&
+	       (a->model == 1 ||
+		a->g->clients[p->client].spawn_guard >= a->g->time);
+}
+
+/* the box and a player's overlap (touching is apart) */
+static bool overlaps_pred(void *ctx, const struct world_obj *obj)
+{
+	const struct spawn_ask *a = ctx;
+	const struct game_entity *p = ask_obstacle(a, obj);
 
 	if (!p)
 		return false;
-	vec_sub(p->obj->origin, org, d);
-	return g_vlen(d) <= radius;
+	for (int k = 0; k < 3; k++)
+		if (a->mins[k] >= p->obj->origin[k] + p->obj->maxs[k] ||
+		    a->maxs[k] <= p->obj->origin[k] + p->obj->mins[k])
+			return false;
+	return true;
+}
+
+/* Is any player (not self) within radius of org, by pred's rule? */
+static bool players_near(struct spawn_ask *a, world_area_pred pred)
+{
+	vec3_t mins, maxs;
+
+	for (int k = 0; k < 3; k++) {
+		mins[k] = a->org[k] - a->radius;
+		maxs[k] = a->org[k] + a->radius;
+	}
+	return world_area_find(a->g->world, mins, maxs, AREA_SOLID, pred, a) != NULL;
 }
 
 static bool player_near(struct game *g, const vec3_t org, float radius,
 			const struct game_entity *self)
 {
-	int slots[SPAWN_NEAR_MAX], n;
-	vec3_t mins, maxs;
+	struct spawn_ask a = {.g = g, .self = self, .org = org, .radius = radius};
 
-	for (int k = 0; k < 3; k++) {
-		mins[k] = org[k] - radius;
-		maxs[k] = org[k] + radius;
-	}
-	n = players_in_box(g, mins, maxs, slots);
-	for (int s = 0; s < (n < 0 ? g->max_clients : n); s++)
-		if (near_one(g, n < 0 ? s : slots[s], org, radius, self))
-			return true;
-	return false;
-}
-
-/* the box at org and a player's overlap (touching is apart) */
-static bool overlaps_one(struct game *g, int slot, const vec3_t mins,
-			 const vec3_t maxs, const struct game_entity *self)
-{
-	const struct game_entity *p = spawn_obstacle(g, slot, self);
-
-	if (!p)
-		return false;
-	for (int k = 0; k < 3; k++)
-		if (mins[k] >= p->obj->origin[k] + p->obj->maxs[k] ||
-		    maxs[k] <= p->obj->origin[k] + p->obj->mins[k])
-			return false;
-	return true;
+	return players_near(&a, near_pred);
 }
 
 /* Does nothing linked (nor a player) keep a player's box at org?  The
@@ -242,18 +259,19 @@ static bool overlaps_one(struct game *g, int slot, const vec3_t mins,
 static bool box_free_objs(struct game *g, const vec3_t org,
 			  struct game_entity *self)
 {
-	int slots[SPAWN_NEAR_MAX], n;
+	struct spawn_ask a = {.g = g, .self = self};
 	vec3_t mins, maxs;
 
-	if (world_test_box_objs(g->world, org, player_mins, player_maxs, self->obj))
-		return false;
+	/* the players first: in a crowd one is usually there, and the walk
+	 * stops at it (both tests only read, so their order is free) */
 	vec_add(org, player_mins, mins);
 	vec_add(org, player_maxs, maxs);
-	n = players_in_box(g, mins, maxs, slots);
-	for (int s = 0; s < (n < 0 ? g->max_clients : n); s++)
-		if (overlaps_one(g, n < 0 ? s : slots[s], mins, maxs, self))
-			return false;
-	return true;
+	a.mins = mins;
+	a.maxs = maxs;
+	if (world_area_find(g->world, mins, maxs, AREA_SOLID, overlaps_pred, &a))
+		return false;
+	return !world_test_box_objs(g->world, org, player_mins, player_maxs,
+				    self->obj);
 }
 
 /* rings around the spots, and places tried per spawn, when every spot
@@ -314,19 +332,35 @@ int game_spawn_boxes(const struct game *g, int respawns, vec3_t *mins,
 }
 
 /* the spots select_spawn chooses from: the deathmatch ones, else the
- * starts; how many */
-static int spawn_spots(struct game *g, struct game_entity **spots)
+ * starts; how many.  The level's list (player_init_spawn_places) while
+ * every spot of it still is one; else the entities are scanned again. */
+static int scan_spawn_spots(struct game *g, struct game_entity **spots,
+			    const char **found_cls)
 {
 	const char *cls = "info_player_deathmatch";
 	int n = 0;
 
 	for (int pass = 0; pass < 2 && n == 0; pass++) {
-		for (int i = 1; i < g->num_entities && n < 256; i++)
+		for (int i = 1; i < g->num_entities && n < GAME_SPAWN_SPOTS; i++)
 			if (is_spot(&g->ents[i], cls))
 				spots[n++] = &g->ents[i];
+		*found_cls = cls;
 		cls = "info_player_start";
 	}
 	return n;
+}
+
+static int spawn_spots(struct game *g, struct game_entity **spots)
+{
+	const char *cls;
+	int n = g->num_spawn_spots;
+
+	for (int i = 0; i < n; i++) {
+		spots[i] = &g->ents[g->spawn_spot[i]];
+		if (!is_spot(spots[i], g->spawn_spot_cls))
+			return scan_spawn_spots(g, spots, &cls);
+	}
+	return n > 0 ? n : scan_spawn_spots(g, spots, &cls);
 }
 
 /* the places of the search when every spot is taken (SPAWN_RINGS rings
@@ -342,8 +376,13 @@ static int spawn_places(int n)
 
 void player_init_spawn_places(struct game *g)
 {
-	struct game_entity *spots[256];
-	int total = spawn_places(spawn_spots(g, spots));
+	struct game_entity *spots[GAME_SPAWN_SPOTS];
+	int n = scan_spawn_spots(g, spots, &g->spawn_spot_cls);
+	int total = spawn_places(n);
+
+	for (int i = 0; i < n; i++)
+		g->spawn_spot[i] = (int)(spots[i] - g->ents);
+	g->num_spawn_spots = n;
 
 	g->spawn_world_places = total;
 	if (total > g->spawn_world_size) {
@@ -399,23 +438,10 @@ static bool spawn_place_open(struct game *g, int at, int total,
 static bool spot_kept(struct game *g, const struct game_entity *s,
 		      const struct game_entity *self, int model)
 {
-	int slots[SPAWN_NEAR_MAX], n;
-	vec3_t mins, maxs;
+	struct spawn_ask a = {.g = g, .self = self, .org = s->obj->origin,
+			      .radius = 84, .model = model};
 
-	for (int k = 0; k < 3; k++) {
-		mins[k] = s->obj->origin[k] - 84;
-		maxs[k] = s->obj->origin[k] + 84;
-	}
-	n = players_in_box(g, mins, maxs, slots);
-	for (int i = 0; i < (n < 0 ? g->max_clients : n); i++) {
-		int slot = n < 0 ? i : slots[i];
-
-		if (!near_one(g, slot, s->obj->origin, 84, self))
-			continue;
-		if (model == 1 || g->clients[slot].spawn_guard >= g->time)
-			return true;
-	}
-	return false;
+	return players_near(&a, keeps_pred);
 }
 
 /* one draw among the spots not kept; under 1-3 the player's last spot is
@@ -423,7 +449,7 @@ static bool spot_kept(struct game *g, const struct game_entity *s,
 static struct game_entity *model_draw(struct game *g, struct game_entity *self,
 				      struct game_entity **spots, int n, int model)
 {
-	struct game_entity *pick[256];
+	struct game_entity *pick[GAME_SPAWN_SPOTS];
 	const struct game_client *cl = &g->clients[self->client];
 	int np = 0;
 
@@ -459,7 +485,7 @@ static struct game_entity *model_spawn(struct game *g, struct game_entity *self,
 static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 			 vec3_t ang)
 {
-	struct game_entity *spots[256], *free_spots[256];
+	struct game_entity *spots[GAME_SPAWN_SPOTS], *free_spots[GAME_SPAWN_SPOTS];
 	int n = spawn_spots(g, spots), nfree = 0;
 	if (n == 0) {
 		const struct bsp_model *w = &g->map->models[0];
@@ -591,10 +617,12 @@ static void telefrag_one(struct game *g, int s, const vec3_t org,
  * while there are any, in a deferred phase (a link then waits for its
  * commit), and when the tree finds more than fit, every slot is tested,
  * as QuakeC does. */
+enum { TELEFRAG_MAX = 256 };
+
 void player_telefrag(struct game *g, const vec3_t org, struct game_entity *mover)
 {
-	struct world_obj *objs[SPAWN_NEAR_MAX];
-	int slots[SPAWN_NEAR_MAX], n = -1, k = 0;
+	struct world_obj *objs[TELEFRAG_MAX];
+	int slots[TELEFRAG_MAX], n = -1, k = 0;
 	vec3_t mins, maxs;
 
 	if (g->spectators == 0 && !g->world->deferred) {
@@ -603,9 +631,9 @@ void player_telefrag(struct game *g, const vec3_t org, struct game_entity *mover
 			maxs[i] = org[i] + mover->obj->maxs[i] + 1;
 		}
 		n = world_area_objs(g->world, mins, maxs, AREA_SOLID, objs,
-				    SPAWN_NEAR_MAX);
+				    TELEFRAG_MAX);
 	}
-	if (n < 0 || n > SPAWN_NEAR_MAX) {
+	if (n < 0 || n > TELEFRAG_MAX) {
 		for (int s = 0; s < g->max_clients; s++)
 			telefrag_one(g, s, org, mover);
 		return;

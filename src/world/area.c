@@ -73,7 +73,8 @@
  *   who moved when; QuakeWorld lets it decide which object a query
  *   returns first and which of two hits at the same fraction a move
  *   keeps.  Here queries answer in id order (world_area_objs; or in the
- *   lists' order, world_area_any, for a caller that does not depend on
+ *   lists' order, world_area_any, or the first a caller's test accepts,
+ *   world_area_find, for a caller that does not depend on
  *   it) and a move's answer is the same in any order (all-solid first,
  *   the nearer hit, the lower id), so the answers depend on the objects'
  *   places only: the frame run on several threads (whose links land in
@@ -498,11 +499,15 @@ static void query_keep(struct area_query *q, struct world_obj *obj)
 	q->count++;
 }
 
-static void area_query_node(const struct world *w, int num,
-			    struct area_query *q)
+/* One node's list of the query's kind: the first object whose placed box
+ * meets the query and that visit accepts (NULL: none did).  Inlined with
+ * its visit into both walks, so the gathering walk pays no call per
+ * object. */
+static inline __attribute__((always_inline)) struct world_obj *
+node_scan(const struct world *w, const struct area_node *node,
+	  const struct area_query *q,
+	  bool (*visit)(void *ctx, const struct world_obj *obj), void *ctx)
 {
-	const struct area_node *node = &w->nodes[num];
-
 	for (int32_t c = node->lists[q->kind]; c >= 0; c = w->chunks[c].next) {
 		const struct area_chunk *chunk = &w->chunks[c];
 
@@ -515,11 +520,29 @@ static void area_query_node(const struct world *w, int num,
 			if (!boxes_touch(q->mins, q->maxs, e->lmin, e->lmax))
 				continue;
 			obj = &w->objs[e->id];
-			if (query_hits(q, obj))
-				query_keep(q, obj);
+			if (query_hits(q, obj) && visit(ctx, obj))
+				return obj;
 		}
 	}
+	return NULL;
+}
 
+/* area_query_node's visit: keeps every object, stops at none */
+static inline __attribute__((always_inline)) bool
+keep_visit(void *ctx, const struct world_obj *obj)
+{
+	struct area_query *q = ctx;
+
+	query_keep(q, (struct world_obj *)obj);
+	return false;
+}
+
+static void area_query_node(const struct world *w, int num,
+			    struct area_query *q)
+{
+	const struct area_node *node = &w->nodes[num];
+
+	node_scan(w, node, q, keep_visit, q);
 	if (node->axis == -1)
 		return;
 	if (q->maxs[node->axis] > node->dist - AREA_LOOSE)
@@ -578,6 +601,35 @@ int world_area_any(const struct world *w, const vec3_t mins,
 
 	area_query_node(w, 0, &q);
 	return q.count;
+}
+
+/* world_area_find's walk: area_query_node's, stopping at the first
+ * object fn accepts */
+static const struct world_obj *area_find_node(const struct world *w, int num,
+					      const struct area_query *q,
+					      world_area_pred fn, void *ctx)
+{
+	const struct area_node *node = &w->nodes[num];
+	const struct world_obj *found = node_scan(w, node, q, fn, ctx);
+
+	if (found || node->axis == -1)
+		return found;
+	if (q->maxs[node->axis] > node->dist - AREA_LOOSE &&
+	    (found = area_find_node(w, node->children[0], q, fn, ctx)))
+		return found;
+	if (q->mins[node->axis] < node->dist + AREA_LOOSE)
+		return area_find_node(w, node->children[1], q, fn, ctx);
+	return NULL;
+}
+
+const struct world_obj *world_area_find(const struct world *w,
+					const vec3_t mins, const vec3_t maxs,
+					enum area_kind kind,
+					world_area_pred fn, void *ctx)
+{
+	struct area_query q = {mins, maxs, kind, w->deferred, false, NULL, 0, 0};
+
+	return area_find_node(w, 0, &q, fn, ctx);
 }
 
 int world_point_contents(const struct world *w, const vec3_t p)

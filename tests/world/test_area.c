@@ -351,6 +351,44 @@ static int cmp_ptr_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* world_area_find's test: accepts the ids divisible by `every`, and
+ * counts its calls */
+struct find_ask {
+	int every;
+	int calls;
+};
+
+static bool find_pred(void *ctx, const struct world_obj *obj)
+{
+	struct find_ask *a = ctx;
+
+	a->calls++;
+	return obj->id % a->every == 0;
+}
+
+/* world_area_find against the brute force's answer want[0..nw): what it
+ * returns is one of them that the test accepts, NULL only when none is;
+ * accepting every one, it stops at the first (one call) */
+static void check_find(struct area_fixture *f, const vec3_t mins,
+		       const vec3_t maxs, enum area_kind kind,
+		       struct world_obj *const *want, int nw)
+{
+	struct find_ask a = {3, 0};
+	const struct world_obj *got = world_area_find(&f->w, mins, maxs, kind,
+						      find_pred, &a);
+	bool any = false, listed = false;
+
+	for (int i = 0; i < nw; i++) {
+		any |= want[i]->id % 3 == 0;
+		listed |= want[i] == got;
+	}
+	assert_true(got ? listed && got->id % 3 == 0 : !any);
+	assert_true(a.calls <= nw);
+	a = (struct find_ask){1, 0};
+	got = world_area_find(&f->w, mins, maxs, kind, find_pred, &a);
+	assert_true(nw > 0 ? got != NULL && a.calls == 1 : got == NULL && a.calls == 0);
+}
+
 static void check_queries(struct area_fixture *f, const bool *live,
 			  uint32_t *s, int rounds)
 {
@@ -379,6 +417,7 @@ static void check_queries(struct area_fixture *f, const bool *live,
 			    brute_touch(o, mins, maxs))
 				want[nw++] = &f->objs[i];
 		}
+		check_find(f, mins, maxs, kind, want, nw);
 		n = world_area_objs(&f->w, mins, maxs, kind, got, MAX_OBJS);
 		assert_int_equal(n, nw);
 		qsort(got, (size_t)n, sizeof(got[0]), cmp_ptr_id);

@@ -6,7 +6,8 @@
 # 1, the default before the pipelined moves), two threads pipelined
 # (t2-p, sv_threads_execute 4, the default now).  Warm-up 300 rounds (the crowd's bodies and shots accumulate);
 # 300 measured rounds at 1024, 150 at 2048.  lqdm1 from $LQDM1 (default
-# ../shared/realmaps/lqdm1.bsp); the binary from $FB (build/framebench).
+# ../shared/realmaps/lqdm1.bsp); the binary from $FB (build/framebench);
+# $MODES the modes run, in order (default "t1 t2-d t2-p").
 set -u
 out=${1:-.}
 reps=${2:-2}
@@ -22,7 +23,7 @@ for map in small large lqdm1; do
 		r=0
 		while [ $r -lt "$reps" ]; do
 			r=$((r + 1))
-			for mode in t1 t2-d t2-p; do
+			for mode in ${MODES:-t1 t2-d t2-p}; do
 				case $mode in
 				t1) set -- ;;
 				t2-d) set -- --threads 2 --cpus 0,1 --set "sv_threads_execute 1" ;;
