@@ -10,9 +10,14 @@
  *   (more players than spots), a free place on rings of 40 units around
  *   the spots, reachable from the spot, searched on from where the last
  *   search ended (at most SPAWN_TRIES places a spawn); only when that
- *   fails too, a spot at random, whose occupant is telefragged.  The players near a spot or a place are found through
- *   the areanode tree, so a spawn costs what is near it, not every slot;
- *   whether the map's walls leave room at a place, and let a player go
+ *   fails too, a spot at random, whose occupant is telefragged.
+ *   The spots are the level's list, found when it loaded.  Whether a
+ *   player is near a spot or in a place is asked of the areanode tree
+ *   (world_area_find: the walk stops at the first player that answers,
+ *   whichever it is, since only "any" is asked), so a spawn costs what
+ *   is near it, not every slot; a place is asked for its players before
+ *   the box test of every object there (in a crowd a player usually
+ *   is).  Whether the map's walls leave room at a place, and let a player go
  *   there from its spot, is traced once a level and remembered
  *   (game.spawn_world): a full map tries the same places in and behind
  *   the walls on every respawn.

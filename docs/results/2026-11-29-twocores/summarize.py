@@ -39,3 +39,15 @@ for mp in ('small', 'large', 'lqdm1'):
               f"{', '.join(f'{r:.2f}' for r in ratio)} | **{statistics.median(ratio):.2f}** | {statistics.mean(ratio):.2f} | "
               f"{sum(r >= 1.6 for r in ratio)} of {len(ratio)} | {statistics.median([p['t2-p']['busy'] for p in pairs]):.2f} | "
               f"{', '.join(f'{r:.2f}' for r in rep)} | {'yes' if len(digs) == 1 else 'NO'} |")
+# every pair of the dirs by its control (the reply phase's t1 / t2-p):
+# what the frame gained as the second CPU gave more
+allp = [(p['t1']['ph']['reply'] / p['t2-p']['ph']['reply'], p['t2-p']['fps'] / p['t1']['fps'], key)
+        for key, d in runs.items() for p in d.values() if 't1' in p and 't2-p' in p]
+print()
+print('| reply phase t1 / t2 (the second CPU) | pairs | frames/s t2 / t1: median | min - max | pairs >= 1.6 |')
+print('|---|---:|---:|---|---:|')
+for lo, hi in ((0, 1.3), (1.3, 1.6), (1.6, 1.8), (1.8, 9)):
+    b = [r for c, r, _ in allp if lo <= c < hi]
+    if b:
+        name = f'under {hi}' if lo == 0 else (f'{lo} and over' if hi == 9 else f'{lo} - {hi}')
+        print(f'| {name} | {len(b)} | {statistics.median(b):.2f} | {min(b):.2f} - {max(b):.2f} | {sum(r >= 1.6 for r in b)} |')
