@@ -664,6 +664,8 @@ struct game {
 	int max_clients;
 	struct game_client *clients;	/* max_clients */
 	int first_free;		/* first number g_spawn gives (33) */
+	int spawn_low;		/* every entity in [first_free, spawn_low)
+				 * is in use: where g_spawn's scan starts */
 	int top;		/* first extension player entity */
 	int num_entities;	/* high-water mark of used numbers */
 	/* What the server derived from a player (its svc_playerinfo entry)

@@ -60,12 +60,14 @@
  *   A move's walk follows its line, not its bounds: a shot across a map
  *   of two thousand players has bounds that hold hundreds of them.  A
  *   child is entered only for the part of the move (a fraction range)
- *   whose swept box reaches past the split toward it, and a box object
- *   is traced only when the segment comes within a unit of its box grown
- *   by the mover's; what is passed over could only have answered
- *   "fraction 1, not in solid", which never wins, so the answer is the
- *   same (tests/world checks moves of every length against an
- *   object-by-object reference).  world_test_box, which asks only
+ *   whose swept box reaches past the split toward it, the child the
+ *   move starts in first, and a box object is traced only when the
+ *   segment comes within a unit of its box grown by the mover's before
+ *   the nearest hit found so far; what is passed over could only have
+ *   answered "fraction 1, not in solid", or a farther hit, neither of
+ *   which wins, so the answer is the same (tests/world checks moves of
+ *   every length, and moves grazing a face, against an object-by-object
+ *   reference).  world_test_box, which asks only
  *   whether the box starts in solid, stops at the first thing that says
  *   so.
  *
@@ -747,16 +749,31 @@ static bool better(const struct trace *tr, int id, const struct trace *best)
 	return best->ent < 0 || (best->ent > 0 && id < best->ent);
 }
 
-/* Does the move surely miss a box object standing at origin?  The
- * segment start..end against the object's box grown by the mover's (the
- * box hull clip_to_obj traces) and SWEEP_MARGIN more: a segment that
- * never comes that near never enters the hull, whose trace then ends at
- * fraction 1, neither starting nor all in solid -- an answer that never
- * wins and changes nothing (see better), so skipping the trace is exact.
- * A long trace (a shot across the map) whose bounds hold hundreds of
- * players traces only those near its line.  Brush models trace their own
- * hulls (sized by the mover's box class, not its box): never skipped
- * here.  NaNs make every comparison false: never skipped either. */
+/* Does the move surely miss a box object standing at origin, or meet it
+ * only past the nearest hit found so far?  The segment start..end
+ * against the object's box grown by the mover's (the box hull
+ * clip_to_obj traces) and SWEEP_MARGIN more: a segment that never comes
+ * that near never enters the hull, whose trace then ends at fraction 1,
+ * neither starting nor all in solid -- an answer that never wins and
+ * changes nothing (see better), so skipping the trace is exact.  A long
+ * trace (a shot across the map) whose bounds hold hundreds of players
+ * traces only those near its line.
+ *
+ * Past the nearest hit: where a box hull's trace stops (hull_check) is
+ * a point of the segment within DIST_EPSILON of the hull -- the split
+ * point before the plane it hits, inside the planes after it, and past
+ * those before it less DIST_EPSILON; its backing away never runs, since
+ * that point is outside the hit plane.  So the trace's fraction is at
+ * least the fraction where the segment first comes within SWEEP_MARGIN
+ * (far more than DIST_EPSILON and any rounding) of the hull, and
+ * strictly more when that is past the start: a trace whose segment
+ * comes that near only after clip->tr.fraction would answer a farther
+ * hit, not in solid, which never wins.  A move visiting the nearer
+ * objects first (clip_to_links) traces few of those beyond its hit.
+ * Brush models trace their own hulls (sized by the mover's box class,
+ * not its box, and backing away through their own solids): never
+ * skipped here.  NaNs make every comparison false: never skipped
+ * either. */
 enum { SWEEP_MARGIN = 1 };
 
 static bool sweep_misses(const struct move_clip *clip,
@@ -774,7 +791,8 @@ static bool sweep_misses(const struct move_clip *clip,
 	}
 	/* an axis the move (nearly) keeps: both ends lie within 1e-3 of
 	 * the start, far inside the margin */
-	return !world_slabs_meet(clip->start, clip->end, lo, hi, 1e-3f);
+	return !world_slabs_meet_upto(clip->start, clip->end, lo, hi, 1e-3f,
+				      clip->tr.fraction);
 }
 
 /* one object's clip, the object standing at origin */
@@ -810,8 +828,9 @@ static void clip_one(const struct world *w, struct move_clip *clip,
  * lie strictly on their side of its split and within the regions of the
  * node's ancestors, so a child is entered only for the part of the move
  * its region can meet. */
-static bool sweep_side(const struct move_clip *clip, int axis, float dist,
-		       int side, float *t0, float *t1)
+static inline __attribute__((always_inline)) bool
+sweep_side(const struct move_clip *clip, int axis, float dist, int side,
+	   float *t0, float *t1)
 {
 	float s = clip->start[axis], d = clip->end[axis] - s;
 	/* the swept box's edge toward the side, as an offset from the path:
@@ -841,8 +860,14 @@ static bool sweep_side(const struct move_clip *clip, int axis, float dist,
 }
 
 /* every linked solid the move may touch (placed box first, as queries
- * do), in the lists' order: clip_one's answer does not depend on it.
- * [t0, t1] is the part of the move that may reach this node's region. */
+ * do), in the lists' order, the child the move starts in before the
+ * other: clip_one's answer does not depend on the order, only how many
+ * objects sweep_misses spares does.  [t0, t1] is the part of the move
+ * that may reach this node's region. */
+static inline __attribute__((always_inline)) bool
+clip_child(const struct world *w, const struct area_node *node, int side,
+	   struct move_clip *clip, float t0, float t1);
+
 static void clip_to_links(const struct world *w, int num, struct move_clip *clip,
 			  float t0, float t1)
 {
@@ -878,21 +903,35 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 
 	if (node->axis == -1)
 		return;
-	for (int side = 0; side < 2; side++) {
-		float a = t0, b = t1;
-		/* the child's objects lie past this (node_for_box) */
-		float edge = side == 0 ? node->dist - AREA_LOOSE :
-			node->dist + AREA_LOOSE;
-
-		if (side == 0 ? !(clip->boxmaxs[node->axis] > edge) :
-		    !(clip->boxmins[node->axis] < edge))
-			continue;
-		if (!sweep_side(clip, node->axis, edge, side, &a, &b))
-			continue;
-		clip_to_links(w, node->children[side], clip, a, b);
-		if (clip->test_only && clip->tr.startsolid)
-			return;
+	/* the child the move starts in first: its hits, when it has any,
+	 * spare the traces of the objects beyond them (sweep_misses) */
+	if (clip->end[node->axis] > clip->start[node->axis]) {
+		if (clip_child(w, node, 1, clip, t0, t1))
+			clip_child(w, node, 0, clip, t0, t1);
+	} else {
+		if (clip_child(w, node, 0, clip, t0, t1))
+			clip_child(w, node, 1, clip, t0, t1);
 	}
+}
+
+/* clip_to_links on child `side` of node when the move may reach it;
+ * false when the answer is known (a test that starts in solid) */
+static inline __attribute__((always_inline)) bool
+clip_child(const struct world *w, const struct area_node *node, int side,
+	   struct move_clip *clip, float t0, float t1)
+{
+	float a = t0, b = t1;
+	/* the child's objects lie past this (node_for_box) */
+	float edge = side == 0 ? node->dist - AREA_LOOSE :
+		node->dist + AREA_LOOSE;
+
+	if (side == 0 ? !(clip->boxmaxs[node->axis] > edge) :
+	    !(clip->boxmins[node->axis] < edge))
+		return true;
+	if (!sweep_side(clip, node->axis, edge, side, &a, &b))
+		return true;
+	clip_to_links(w, node->children[side], clip, a, b);
+	return !(clip->test_only && clip->tr.startsolid);
 }
 
 /* the box swept by the move, one unit larger on every side */

@@ -16,15 +16,16 @@
 #include "qwd/world.h"
 
 /* The segment a..b against the box lo..hi (slabs: the part of the
- * segment inside each axis's slab, intersected).  An axis along which
- * the segment moves by less than `still` (0: not at all) is taken as a
+ * segment inside each axis's slab, intersected), within the first `upto`
+ * of it (a fraction: 1 is the whole segment).  An axis along which the
+ * segment moves by less than `still` (0: not at all) is taken as a
  * point there.  A NaN makes every comparison false: the answer is then
  * "meets", never a wrong "misses". */
-static inline bool world_slabs_meet(const float *a, const float *b,
-				    const float *lo, const float *hi,
-				    float still)
+static inline bool world_slabs_meet_upto(const float *a, const float *b,
+					 const float *lo, const float *hi,
+					 float still, float upto)
 {
-	float t0 = 0, t1 = 1;
+	float t0 = 0, t1 = upto;
 
 	for (int k = 0; k < 3; k++) {
 		float d = b[k] - a[k];
@@ -50,6 +51,13 @@ static inline bool world_slabs_meet(const float *a, const float *b,
 			return false;
 	}
 	return true;
+}
+
+static inline bool world_slabs_meet(const float *a, const float *b,
+				    const float *lo, const float *hi,
+				    float still)
+{
+	return world_slabs_meet_upto(a, b, lo, hi, still, 1);
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "qwd/game.h"
+#include "../../src/game/internal.h"	/* g_spawn, g_remove */
 #include "scenario.h"
 
 #define STAND 25.0f
@@ -645,6 +646,63 @@ static void test_unknown_class_reported_once(void **state)
 	assert_null(scen_find(s, "item_cells"));	/* not in deathmatch */
 }
 
+/* QuakeWorld's ED_Alloc, the long way: the lowest number from first_free
+ * that is free and was not freed in the last 0.5 s (after the level's
+ * first 2 s), or -1 */
+static int alloc_reference(const struct game *g)
+{
+	for (int i = g->first_free; i < g->top; i++) {
+		const struct game_entity *e = &g->ents[i];
+
+		if (!e->inuse && !(e->freetime > 2.0 && g->time - e->freetime < 0.5))
+			return i;
+	}
+	return -1;
+}
+
+/* g_spawn starts its scan where every number below is in use: the same
+ * numbers as a scan from first_free, through spawns, removals anywhere
+ * (below the mark, above it, the last), the 0.5 s rule and a full table */
+static void test_entity_numbers(void **state)
+{
+	struct scen *s = *state;
+	struct game *g;
+	uint32_t r = 0x5eed0a11u;
+	int spawned = 0, removed = 0, full = 0;
+
+	scen_room_ok(s, NULL);
+	g = s->g;
+	scen_run(s, 2.5);	/* past the level's first 2 s */
+	for (int step = 0; step < 6000; step++) {
+		r ^= r << 13;
+		r ^= r >> 17;
+		r ^= r << 5;
+		if (r % 3 != 0) {
+			int want = alloc_reference(g);
+			struct game_entity *e = g_spawn(g);
+
+			assert_int_equal(e ? (int)e->num : -1, want);
+			spawned += e != NULL;
+			full += e == NULL;
+			if (e)
+				e->classname = "test";
+		} else {
+			int i = g->first_free + (int)((r >> 8) %
+				(uint32_t)(g->top - g->first_free));
+
+			if (g->ents[i].inuse && strcmp(g->ents[i].classname, "test") == 0) {
+				g_remove(g, &g->ents[i]);
+				removed++;
+			}
+		}
+		if (step % 16 == 0)
+			g->time += 0.1;	/* some freed numbers come of age */
+	}
+	assert_true(spawned > 1000);
+	assert_true(removed > 500);
+	assert_true(full > 0);
+}
+
 static void test_spawn_avoids_telefrag(void **state)
 {
 	struct scen *s = *state;
@@ -771,6 +829,7 @@ static void test_spawn_places_walled_off(void **state)
 
 static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_rocket_kills_and_frags, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_entity_numbers, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_grenade_bounces_and_explodes, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_shotgun_hits, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_lightning_kills, scen_fx_setup, scen_fx_teardown),

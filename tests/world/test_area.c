@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "qwd/world.h"
+#include "../../src/world/internal.h"	/* world_slabs_meet_upto */
 #include "room_map.h"
 
 #define EPS (1.0f / 32)
@@ -1121,6 +1122,17 @@ static void brute_move(struct area_fixture *f, const bool *live,
 	}
 }
 
+/* the walk's answer is the object-by-object one, to the bit */
+static void assert_same_trace(const struct trace *got, const struct trace *want)
+{
+	assert_int_equal(got->ent, want->ent);
+	assert_true(got->fraction == want->fraction);
+	assert_int_equal(got->startsolid, want->startsolid);
+	assert_int_equal(got->allsolid, want->allsolid);
+	for (int k = 0; k < 3; k++)
+		assert_true(got->endpos[k] == want->endpos[k]);
+}
+
 /* a crowd of boxes, many on the deepest tree's split planes, and moves of
  * every length (shots across the room, steps, zero-length tests) */
 static void test_move_brute_force(void **state)
@@ -1180,12 +1192,7 @@ static void test_move_brute_force(void **state)
 				   &want);
 			world_move(&f->w, start, mins, maxs, end, kind, pass,
 				   &got);
-			assert_int_equal(got.ent, want.ent);
-			assert_true(got.fraction == want.fraction);
-			assert_int_equal(got.startsolid, want.startsolid);
-			assert_int_equal(got.allsolid, want.allsolid);
-			for (int k = 0; k < 3; k++)
-				assert_true(got.endpos[k] == want.endpos[k]);
+			assert_same_trace(&got, &want);
 			if (kind == MOVE_NORMAL)
 				assert_int_equal(world_test_box(&f->w, start,
 								mins, maxs,
@@ -1314,6 +1321,89 @@ static void test_loose_edges(void **state)
 	}
 	assert_true(found > 4000);
 	assert_true(hits > 1000);
+}
+
+/* Moves that cross a box's face with a tiny normal component, through a
+ * crowd strung along their line.  The trace's split point stays
+ * DIST_EPSILON before the face along its normal, which is a large part of
+ * such a move: the hull's answer comes well before the point where the
+ * segment meets the box.  A move skips the objects its segment comes
+ * near only past the nearest hit so far (sweep_misses); "near" must keep
+ * its margin for these, or a farther object wins (a walk without it
+ * fails here). */
+static void test_move_grazing(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	uint32_t s = 0x62a21e55u;
+	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
+	int early = 0, hits = 0;
+
+	/* a crowd in a band along x, another along y: every line meets it */
+	for (int i = 1; i < MAX_OBJS; i++) {
+		bool along_x = i % 2;
+		float x = along_x ? rng_range(&s, -500, 500) : rng_range(&s, -40, 40);
+		float y = along_x ? rng_range(&s, -40, 40) : rng_range(&s, -240, 240);
+
+		place(f, i, rng_next(&s) % 2 ? SOLID_BBOX : SOLID_SLIDEBOX, x,
+		      y, rng_range(&s, 80, 140), (float)rng_range(&s, 4, 20));
+		live[i] = true;
+	}
+	for (int q = 0; q < 6000; q++) {
+		const struct world_obj *o = &f->objs[1 + rng_next(&s) % (MAX_OBJS - 1)];
+		int b = (int)(rng_next(&s) % 2);	/* along x or y */
+		int a = rng_next(&s) % 2 ? 2 : 1 - b;	/* the face's axis */
+		int c = 3 - a - b;
+		int sgn = rng_next(&s) % 2 ? 1 : -1;
+		bool sized = rng_next(&s) % 2;
+		const float *mmins = sized ? pmins : zero;
+		const float *mmaxs = sized ? pmaxs : zero;
+		vec3_t start, end, lo, hi;
+		struct trace got, want;
+
+		for (int k = 0; k < 3; k++) {
+			lo[k] = o->origin[k] + o->mins[k] - mmaxs[k];
+			hi[k] = o->origin[k] + o->maxs[k] - mmins[k];
+		}
+		/* from just outside the face (up to DIST_EPSILON) to just
+		 * inside it, across a room's length */
+		float face = sgn > 0 ? hi[a] : lo[a];
+		float out = (float)rng_range(&s, 1, 30) / 1024.0f;
+		float in = (float)rng_range(&s, 0, 60) / 1024.0f;
+
+		start[a] = face + (float)sgn * out;
+		end[a] = face - (float)sgn * in;
+		start[b] = o->origin[b] - (float)rng_range(&s, 60, 400);
+		end[b] = o->origin[b] + (float)rng_range(&s, 60, 400);
+		start[c] = end[c] = o->origin[c] +
+			(float)rng_range(&s, -3, 3) * 0.25f * (o->maxs[c] - mmins[c]);
+		if (rng_next(&s) % 2) {	/* the other way along b */
+			float t = start[b];
+
+			start[b] = end[b];
+			end[b] = t;
+		}
+		brute_move(f, live, start, mmins, mmaxs, end, MOVE_NORMAL, NULL,
+			   &want);
+		world_move(&f->w, start, mmins, mmaxs, end, MOVE_NORMAL, NULL,
+			   &got);
+		assert_same_trace(&got, &want);
+		if (want.ent > 0 && !want.startsolid) {
+			const struct world_obj *w = &f->objs[want.ent];
+
+			for (int k = 0; k < 3; k++) {
+				lo[k] = w->origin[k] + w->mins[k] - mmaxs[k];
+				hi[k] = w->origin[k] + w->maxs[k] - mmins[k];
+			}
+			hits++;
+			/* the answer well before the segment meets the box:
+			 * what this is for */
+			early += !world_slabs_meet_upto(start, end, lo, hi, 0,
+							want.fraction + 0.01f);
+		}
+	}
+	assert_true(hits > 2000);
+	assert_true(early > 100);
 }
 
 static void test_test_box(void **state)
@@ -1615,6 +1705,8 @@ static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_move_brute_force,
 					setup_world_deep, teardown_world),
 	cmocka_unit_test_setup_teardown(test_loose_edges, setup_world_deep,
+					teardown_world),
+	cmocka_unit_test_setup_teardown(test_move_grazing, setup_world_deep,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_test_box, setup_world,
 					teardown_world),
