@@ -664,8 +664,13 @@ struct game {
 	int max_clients;
 	struct game_client *clients;	/* max_clients */
 	int first_free;		/* first number g_spawn gives (33) */
-	int spawn_low;		/* every entity in [first_free, spawn_low)
-				 * is in use: where g_spawn's scan starts */
+	/* g_spawn's numbers (game.c, spawn_free): a bit per number free and
+	 * old enough to be given, words below spawn_word all 0; the numbers
+	 * freed since, oldest first (a ring of max_entities) */
+	uint64_t *spawn_ready;
+	int spawn_words, spawn_word;
+	int *spawn_young;
+	int spawn_young_head, spawn_young_count;
 	int top;		/* first extension player entity */
 	int num_entities;	/* high-water mark of used numbers */
 	/* What the server derived from a player (its svc_playerinfo entry)

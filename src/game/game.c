@@ -13,9 +13,9 @@
  *   Entity numbers follow the layout in qwd/game.h.  Run-time entities
  *   (and the map's own, in lump order) come from [first_free, top): the
  *   lowest free number whose freetime is
- *   0.5 s old (QuakeWorld's ED_Alloc), a scan from the lowest number that
- *   may be free (spawn_low: a full server's gibs and missiles fill the
- *   numbers below it).
+ *   0.5 s old (QuakeWorld's ED_Alloc), the lowest bit of those that may
+ *   be given (spawn_free: a full server's gibs and missiles made a scan
+ *   long).
  *
  *   The random generator is xorshift64* in struct game: deterministic, and
  *   nothing here calls rand().
@@ -165,30 +165,75 @@ static struct game_entity *init_entity(struct game *g, int num)
 	return e;
 }
 
-/* QuakeWorld's ED_Alloc: the lowest free number whose freetime is 0.5 s
- * old.  The scan starts at spawn_low, below which every number is in use
- * (g_remove lowers it), and leaves it at the first free number it
- * passed: the same answer as a scan from first_free, without walking the
- * gibs and missiles of a full server each time. */
+/* QuakeWorld's ED_Alloc gives the lowest free number whose freetime is
+ * 0.5 s old (any, in the level's first 2 s).  A scan for it walks every
+ * gib and missile of a full server, and the whole table when it is full,
+ * on every spawn; instead the numbers that may be given are bits
+ * (spawn_ready), and the ones freed since wait in a ring in the order
+ * they were freed (the level's time does not go back), coming of age at
+ * its head.  The lowest bit is then the scan's answer.  A number is
+ * checked again when taken: only g_remove frees one. */
+static bool spawn_young(const struct game *g, const struct game_entity *e)
+{
+	/* QuakeWorld's rule; the first 2 s of a level reuse at once */
+	return e->freetime > 2.0 && g->time - e->freetime < 0.5;
+}
+
+static void spawn_ready_set(struct game *g, int num)
+{
+	g->spawn_ready[num >> 6] |= 1ull << (num & 63);
+	if (num >> 6 < g->spawn_word)
+		g->spawn_word = num >> 6;
+}
+
+/* every number of [first_free, top) free and ready: a level's start */
+static void spawn_numbers_reset(struct game *g)
+{
+	memset(g->spawn_ready, 0, sizeof(*g->spawn_ready) * (size_t)g->spawn_words);
+	g->spawn_word = g->spawn_words;
+	g->spawn_young_head = g->spawn_young_count = 0;
+	for (int i = g->first_free; i < g->top; i++)
+		spawn_ready_set(g, i);
+}
+
+/* a number g_remove freed */
+static void spawn_numbers_free(struct game *g, int num)
+{
+	int cap = g->max_entities;
+
+	if (num < g->first_free || num >= g->top || g->spawn_young_count >= cap)
+		return;
+	g->spawn_young[(g->spawn_young_head + g->spawn_young_count) % cap] = num;
+	g->spawn_young_count++;
+}
+
 static struct game_entity *spawn_free(struct game *g)
 {
-	int low = -1;
+	int cap = g->max_entities;
 
-	for (int i = g->spawn_low > g->first_free ? g->spawn_low : g->first_free;
-	     i < g->top; i++) {
-		struct game_entity *e = &g->ents[i];
+	while (g->spawn_young_count > 0) {
+		int num = g->spawn_young[g->spawn_young_head];
 
-		if (e->inuse)
-			continue;
-		if (low < 0)
-			low = i;
-		/* QuakeWorld's rule; the first 2 s of a level reuse at once */
-		if (e->freetime > 2.0 && g->time - e->freetime < 0.5)
-			continue;
-		g->spawn_low = low == i ? i + 1 : low;
-		return init_entity(g, i);
+		if (spawn_young(g, &g->ents[num]))
+			break;
+		if (!g->ents[num].inuse)
+			spawn_ready_set(g, num);
+		g->spawn_young_head = (g->spawn_young_head + 1) % cap;
+		g->spawn_young_count--;
 	}
-	g->spawn_low = low < 0 ? g->top : low;
+	for (int w = g->spawn_word; w < g->spawn_words; w++) {
+		while (g->spawn_ready[w]) {
+			int num = (w << 6) + __builtin_ctzll(g->spawn_ready[w]);
+
+			g->spawn_ready[w] &= g->spawn_ready[w] - 1;
+			g->spawn_word = w;
+			if (num < g->first_free || num >= g->top ||
+			    g->ents[num].inuse)
+				continue;
+			return init_entity(g, num);
+		}
+	}
+	g->spawn_word = g->spawn_words;
 	return NULL;
 }
 
@@ -213,8 +258,7 @@ void g_remove(struct game *g, struct game_entity *e)
 	clear_entity(e);
 	e->inuse = false;
 	e->freetime = g->time;
-	if (e->num >= g->first_free && e->num < g->spawn_low)
-		g->spawn_low = e->num;
+	spawn_numbers_free(g, e->num);
 	g_escape_leave(esc);
 }
 
@@ -532,9 +576,13 @@ struct game *game_create(const struct game_config *cfg)
 	if (!g)
 		return NULL;
 	g->ents = calloc((size_t)cfg->max_entities, sizeof(*g->ents));
+	g->spawn_words = (cfg->max_entities + 63) / 64;
+	g->spawn_ready = calloc((size_t)g->spawn_words, sizeof(*g->spawn_ready));
+	g->spawn_young = calloc((size_t)cfg->max_entities, sizeof(*g->spawn_young));
 	g->clients = calloc((size_t)cfg->max_clients, sizeof(*g->clients));
 	g->touched = calloc((size_t)cfg->max_clients, sizeof(*g->touched));
-	if (!g->ents || !g->clients || !g->touched) {
+	if (!g->ents || !g->clients || !g->touched || !g->spawn_ready ||
+	    !g->spawn_young) {
 		game_destroy(g);
 		return NULL;
 	}
@@ -582,6 +630,8 @@ void game_destroy(struct game *g)
 		return;
 	g_antilag_destroy(g);
 	free(g->spawn_world);
+	free(g->spawn_ready);
+	free(g->spawn_young);
 	free(g->ents);
 	free(g->clients);
 	free(g->touched);
@@ -680,7 +730,7 @@ static void spawn_map_entities(struct game *g)
 	const struct ent_list *el = &g->map->ents;
 
 	g->first_free = 1 + MAX_CLIENTS;
-	g->spawn_low = g->first_free;
+	spawn_numbers_reset(g);
 	for (uint32_t i = 0; i < el->num_ents; i++) {
 		const char *cls = ent_value(el, i, "classname");
 		const char *model;
