@@ -32,7 +32,7 @@ import re
 import sys
 
 # the core's files, lowest first (core.h's design note says what each is)
-CORE = ["reliable.c", "players.c", "level.c", "sched.c", "execute.c",
+CORE = ["reliable.c", "events.c", "players.c", "level.c", "sched.c", "execute.c",
         "pause.c", "user.c", "spectate.c", "send.c", "oob.c", "services.c",
         "map.c", "frame.c"]
 BASE = ["hooks.c", "io.c", "loglimit.c", "cvar.c"]

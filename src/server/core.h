@@ -8,6 +8,8 @@
  *   first (scripts/check-layers.sh checks the includes, ccircles the calls;
  *   docs/ARCHITECTURE.md draws it):
  *     reliable.c   each client's reliable stream, the scoreboard
+ *     events.c     each client's unreliable events, the frame's log of
+ *                  those to everyone
  *     players.c    the players' entries and the player grid
  *     level.c      the level's data: precaches, signon, entity states
  *     sched.c      the schedule instrument of the parallel frame
@@ -24,6 +26,8 @@
  */
 #ifndef QWD_SERVER_CORE_H
 #define QWD_SERVER_CORE_H
+
+#include <string.h>
 
 #include "base.h"
 
@@ -261,6 +265,47 @@ bool sv_frags_mark(struct client *to, int slot);
 void sv_pending_clear(struct client *cl);
 void sv_write_client_info(struct server *sv, struct client *to,
 			  struct client *who, struct msg_buf *m);
+/* events.c: the game's unreliable events to each client's datagram.
+ * The log of the frame's events to every client, allocated once (0, or
+ * -1 out of memory) */
+int sv_events_init(struct server *sv);
+void sv_events_free(struct server *sv);
+/* an event to every client in the game: the extension clients' form, and
+ * the stock clients' (NULL: they get nothing) */
+void sv_events_all(struct server *sv, const void *wide, size_t wide_len,
+		   const void *narrow, size_t narrow_len);
+/* what cl has not taken of the log, into its datagram: before anything
+ * else reads or writes the datagram */
+void sv_events_take_rest(struct server *sv, struct client *cl);
+static inline void sv_events_take(struct server *sv, struct client *cl)
+{
+	if (cl->events_taken < sv->events.count)
+		sv_events_take_rest(sv, cl);
+}
+/* an event into cl's datagram, which the caller found in the game with
+ * room for it after it took the log's (sv_events_take) */
+static inline void sv_datagram_put(struct client *cl, const void *data,
+				   size_t len)
+{
+	memcpy(cl->datagram + cl->datagram_len, data, len);
+	cl->datagram_len += len;
+}
+/* an event to cl alone (in the game), after what it has to take; dropped
+ * when it does not fit */
+static inline void sv_datagram_add(struct server *sv, struct client *cl,
+				   const void *data, size_t len)
+{
+	sv_events_take(sv, cl);
+	if (cl->state != CS_SPAWNED || cl->datagram_len + len > sizeof(cl->datagram))
+		return;
+	sv_datagram_put(cl, data, len);
+}
+/* the frame's end: every client takes the rest, the log empties */
+void sv_events_settle(struct server *sv);
+/* cl enters the game: the events before are not its own */
+void sv_events_join(struct server *sv, struct client *cl);
+/* a level change: every datagram was cleared, the log empties */
+void sv_events_reset(struct server *sv);
 /* send.c: protocol 28's layouts, shared with the demo writer: one
  * entity's update (force: written even when nothing changed, as for an
  * entity new to the list), a removal, a spike's six bytes of svc_nails */

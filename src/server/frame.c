@@ -363,7 +363,8 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
 	    !sv->reply_due || !sv->entries ||
 	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
-	    !sv->game || !sv->hash || sv_sched_init(sv) != 0) {
+	    !sv->game || !sv->hash || sv_sched_init(sv) != 0 ||
+	    sv_events_init(sv) != 0) {
 		qwd_logf(&sv->log, QWD_LOG_ERROR, "out of memory for %d clients", sv->maxclients);
 		return -1;
 	}
@@ -490,6 +491,7 @@ void sv_core_shutdown(struct server *sv)
 	free(sv->frame_stamp);
 	free(sv->send_list);
 	free(sv->objs);
+	sv_events_free(sv);
 	sv_sched_free(sv);
 	sv_exec_free(sv);
 	game_destroy(sv->game);
@@ -853,6 +855,7 @@ void server_frame(struct server *sv, double wait)
 	/* REPLY */
 	prof_switch(sv->prof, PROF_REPLY);
 	sv_send_replies(sv);
+	sv_events_settle(sv);	/* the clients that got no reply */
 	sv_hooks_frame(sv);	/* the demo's frame, QTV (demo.c) */
 	/* the io_uring path queued them: out now, unless the caller waits
 	 * again at once (server_defer_sends) */

@@ -93,6 +93,7 @@ int server_map(struct server *sv, const char *name, char *err, size_t errlen)
 	sv->num_signon = 0;
 	for (int i = 0; i < sv->maxclients; i++)
 		sv->clients[i].datagram_len = 0;
+	sv_events_reset(sv);
 
 	/* the game's level: entities, precaches, static sounds, and the light
 	 * styles (the worldspawn's, then the switchable lights'; the rest

@@ -594,6 +594,7 @@ static void send_reply(struct server *sv, struct sv_reply_worker *w,
 		write_entities(sv, w, cl, pvs, &m, nails, &num_nails);
 		write_nails(sv, nails, num_nails, &m);
 		/* the game's events since the last reply, if they fit */
+		sv_events_take(sv, cl);
 		if (!m.overflowed && m.cursize + cl->datagram_len <= m.maxsize)
 			msg_write_data(&m, cl->datagram, cl->datagram_len);
 	}

@@ -8,7 +8,8 @@
  *   Unreliable events (svc_sound, svc_temp_entity, svc_muzzleflash,
  *   svc_damage) go into each receiving client's datagram buffer and ride
  *   on its next reply; an event that does not fit is dropped, as
- *   QuakeWorld drops a client datagram that overflowed.  Everything the
+ *   QuakeWorld drops a client datagram that overflowed; an event to
+ *   everyone is written once and taken by each (events.c).  Everything the
  *   player must not miss (prints, frags, setangle, kicks, the
  *   intermission) goes on the reliable stream; what one player causes for
  *   everyone (frags, light styles, texts) goes the ways that can never
@@ -45,14 +46,6 @@
 
 /* ---- delivery --------------------------------------------------------- */
 
-static void datagram_add(struct client *cl, const uint8_t *data, size_t len)
-{
-	if (cl->state != CS_SPAWNED || cl->datagram_len + len > sizeof(cl->datagram))
-		return;
-	memcpy(cl->datagram + cl->datagram_len, data, len);
-	cl->datagram_len += len;
-}
-
 /* one client of a multicast: does row (NULL: everyone) reach it? */
 static void multicast_one(struct server *sv, struct client *cl,
 			  const uint8_t *row, const struct msg_buf *wide,
@@ -62,12 +55,13 @@ static void multicast_one(struct server *sv, struct client *cl,
 
 	/* a datagram already full would drop it: no visibility test (in a
 	 * crowd most of a frame's sounds meet full datagrams) */
+	sv_events_take(sv, cl);
 	if (cl->state != CS_SPAWNED || !m ||
 	    cl->datagram_len + m->cursize > sizeof(cl->datagram))
 		return;
 	if (row && !sv_obj_visible(&sv->objs[game_player_entity(sv->game, cl->slot)], row))
 		return;
-	datagram_add(cl, m->data, m->cursize);
+	sv_datagram_put(cl, m->data, m->cursize);
 }
 
 /* one player of the grid's walk for an event; false: its tests are spent */
@@ -118,7 +112,14 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 		row = mode == GAME_MULTICAST_PVS ? bsp_leaf_pvs(sv->map, leaf)
 						 : bsp_leaf_phs(sv->map, leaf);
 	}
-	if (!row || sv->maxclients <= MAX_CLIENTS) {
+	if (!row) {
+		/* everyone's: written once, taken by each (events.c) */
+		sv_events_all(sv, wide->data, wide->cursize,
+			      narrow ? narrow->data : NULL,
+			      narrow ? narrow->cursize : 0);
+		return;
+	}
+	if (sv->maxclients <= MAX_CLIENTS) {
 		for (int i = 0; i < sv->maxclients; i++)
 			multicast_one(sv, &sv->clients[i], row, wide, narrow);
 		return;
@@ -415,7 +416,7 @@ static void svc_damage_fn(void *ctx, int slot, int armor, int blood,
 	msg_write_byte(&m, blood < 0 ? 0 : blood > 255 ? 255 : blood);
 	for (int k = 0; k < 3; k++)
 		msg_write_coord(&m, from[k]);
-	datagram_add(cl, m.data, m.cursize);
+	sv_datagram_add(sv, cl, m.data, m.cursize);
 	sv_hooks_message(sv, slot, 0, m.data, m.cursize);
 }
 

@@ -329,6 +329,7 @@ struct client {
 	 * reply on a server of hundreds (whose client struct is cold) finds
 	 * them in a line or two; the buffers they count are below. */
 	size_t datagram_len;		/* of datagram */
+	uint32_t events_taken;		/* of sv->events_log (events.c) */
 	int info_pending_count;		/* of info_pending */
 	int frags_pending_count;	/* of frags_pending */
 	/* the light styles that changed (bit per style) */
@@ -629,6 +630,16 @@ struct sv_exec {
 	_Atomic int pipe_turn;
 };
 
+/* the frame's events to every client (events.c): by form (0: the
+ * extension clients', 1: the stock clients'), the bytes of all, and
+ * where event k starts (at[f][count]: the end) */
+struct sv_events {
+	uint8_t *bytes[2];
+	uint32_t *at[2];
+	uint32_t count;
+	size_t min_len[2];	/* of an event in the form (0s aside) */
+};
+
 struct server {
 	struct qwd_log log;
 	FILE *console_out;		/* replies to console commands */
@@ -642,6 +653,10 @@ struct server {
 					 * (stock clients use slots < 32) */
 	int max_players;		/* the "maxclients" cvar: players */
 	int max_entities;
+
+	/* the frame's events to every client, each taken into a client's
+	 * datagram before it is next used (events.c) */
+	struct sv_events events;
 
 	struct cvar cvars[SV_CVAR_MAX];
 	int num_cvars;

@@ -494,6 +494,7 @@ static void cmd_begin(struct server *sv, struct client *cl,
 	cl->last_cmd_time = sv->realtime;
 	cl->cmd_bank = 0;
 	cl->datagram_len = 0;
+	sv_events_join(sv, cl);
 	/* the game spawns the player, tells everyone and sets the view */
 	game_client_connect(sv->game, cl->slot, cl->name, cl->spectator);
 	sv_userinfo_changed(sv, cl);

@@ -301,6 +301,100 @@ static void test_event_reaches_nearest(void **state)
 	assert_int_equal(got[2], SV_EVENT_TESTS - 200);
 }
 
+/* event k of the frame's log to everyone, in form f (0: extension, 1:
+ * stock), appended to buf at *len (the test's model of a datagram) */
+static void model_put(const struct server *sv, int f, uint32_t k, uint8_t *buf,
+		      size_t *len)
+{
+	const struct sv_events *ev = &sv->events;
+	size_t n = ev->at[f][k + 1] - ev->at[f][k];
+
+	if (n == 0 || *len + n > SV_DATAGRAM)
+		return;
+	memcpy(buf + *len, ev->bytes[f] + ev->at[f][k], n);
+	*len += n;
+}
+
+/* An event to everyone (a sound of no attenuation) is written once and
+ * taken by each client before its datagram is next used: every client
+ * ends up with the bytes it got when each event was written into every
+ * datagram at once.  Its own events come between in their order (the
+ * damage), a stock client gets the stock form (an entity past 511 sounds
+ * from the world), a datagram with little room skips what does not fit
+ * and takes a later event that does, a client that was not in the game
+ * gets only what came after it joined, one that left gets nothing. */
+static void test_events_to_everyone(void **state)
+{
+	struct srvfix *f = *state;
+	struct server *sv;
+	const vec3_t org = {0, 0, 0};
+	uint8_t want[7][SV_DATAGRAM];
+	size_t want_len[7] = {0};
+	uint8_t dmg[SV_DATAGRAM];
+	size_t dmg_len;
+
+	srvfix_start(f, 400);
+	sv = f->sv;
+	for (int j = 0; j < 7; j++) {
+		struct client *cl = &sv->clients[j];
+
+		cl->state = j == 4 ? CS_CONNECTED : CS_SPAWNED;
+		cl->extended = j != 3;
+		cl->datagram_len = 0;
+		sv_events_join(sv, cl);
+	}
+	/* 23 bytes of room: the first sound (12), not the second (12),
+	 * the third (11) */
+	sv->clients[5].datagram_len = SV_DATAGRAM - 23;
+	memset(sv->clients[5].datagram, 0x55, SV_DATAGRAM - 23);
+	memset(want[5], 0x55, SV_DATAGRAM - 23);
+	want_len[5] = SV_DATAGRAM - 23;
+	assert_true(sv->num_sounds > 1);
+
+	/* S1 to everyone, from entity 600 */
+	sv->game_svc.sound(sv->game_svc.ctx, 600, 1, 1, 0.5f, 0, org);
+	assert_int_equal(sv->events.count, 1);
+	for (int j = 0; j < 7; j++)
+		if (j != 4)
+			model_put(sv, j == 3 ? 1 : 0, 0, want[j], &want_len[j]);
+	/* damage to client 0 alone: after S1 */
+	sv->game_svc.damage(sv->game_svc.ctx, 0, 5, 10, org);
+	dmg_len = sv->clients[0].datagram_len - want_len[0];
+	assert_true(dmg_len > 0);
+	memcpy(dmg, sv->clients[0].datagram + want_len[0], dmg_len);
+	memcpy(want[0] + want_len[0], dmg, dmg_len);
+	want_len[0] += dmg_len;
+	/* S2, then client 4 joins and client 6 leaves, then S3 */
+	sv->game_svc.sound(sv->game_svc.ctx, 600, 1, 1, 0.5f, 0, org);
+	for (int j = 0; j < 7; j++)
+		if (j != 4)
+			model_put(sv, j == 3 ? 1 : 0, 1, want[j], &want_len[j]);
+	sv->clients[4].state = CS_SPAWNED;
+	sv->clients[4].datagram_len = 0;
+	sv_events_join(sv, &sv->clients[4]);
+	sv->clients[6].state = CS_CONNECTED;
+	sv->game_svc.sound(sv->game_svc.ctx, 7, 1, 1, 1.0f, 0, org);
+	for (int j = 0; j < 6; j++)
+		model_put(sv, j == 3 ? 1 : 0, 2, want[j], &want_len[j]);
+	/* the forms: the stock one sounds from the world past entity 511 */
+	assert_true(sv->events.at[0][1] - sv->events.at[0][0] == 12);
+	assert_true(sv->events.at[0][3] - sv->events.at[0][2] == 11);
+	assert_memory_not_equal(sv->events.bytes[0], sv->events.bytes[1], 12);
+
+	sv_events_settle(sv);
+	assert_int_equal(sv->events.count, 0);
+	for (int j = 0; j < 6; j++) {
+		assert_int_equal(sv->clients[j].datagram_len, want_len[j]);
+		assert_memory_equal(sv->clients[j].datagram, want[j], want_len[j]);
+	}
+	assert_int_equal(want_len[5], SV_DATAGRAM);	/* S1 and S3 */
+	assert_int_equal(want_len[4], 11);		/* S3 alone */
+	for (int j = 0; j < 7; j++) {
+		sv->clients[j].state = CS_FREE;
+		sv->clients[j].datagram_len = 0;
+	}
+}
+
 /* The game is wired in: a client's packet entities carry the map's items
  * (entities the game spawned with FL_ITEM), a rocket fired at the floor
  * reaches the client as a missile entity, a sound and an explosion temp
@@ -874,6 +968,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_32_clients, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_player_entry_cache, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_event_reaches_nearest, NULL, srvfix_test_teardown),
+	cmocka_unit_test_setup_teardown(test_events_to_everyone, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_stock, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_secret_and_lightstyle, NULL, srvfix_test_teardown),
 	cmocka_unit_test_setup_teardown(test_late_join_extension, NULL, srvfix_test_teardown),
