@@ -46,16 +46,19 @@
 
 /* ---- delivery --------------------------------------------------------- */
 
-/* one client of a multicast: does row (NULL: everyone) reach it? */
+/* one client of a multicast: does row reach it?  logged: the frame's log
+ * of events to everyone is not empty (the client may have some to take
+ * first) */
 static void multicast_one(struct server *sv, struct client *cl,
 			  const uint8_t *row, const struct msg_buf *wide,
-			  const struct msg_buf *narrow)
+			  const struct msg_buf *narrow, bool logged)
 {
 	const struct msg_buf *m = cl->extended ? wide : narrow;
 
 	/* a datagram already full would drop it: no visibility test (in a
 	 * crowd most of a frame's sounds meet full datagrams) */
-	sv_events_take(sv, cl);
+	if (logged)
+		sv_events_take(sv, cl);
 	if (cl->state != CS_SPAWNED || !m ||
 	    cl->datagram_len + m->cursize > sizeof(cl->datagram))
 		return;
@@ -70,6 +73,7 @@ struct grid_event {
 	const uint8_t *row;
 	const struct msg_buf *wide, *narrow;
 	int tests;
+	bool logged;
 };
 
 /* what multicast_one reads of player j: its client's state and the
@@ -90,7 +94,8 @@ grid_event_one(void *ctx, int j)
 {
 	struct grid_event *e = ctx;
 
-	multicast_one(e->sv, &e->sv->clients[j], e->row, e->wide, e->narrow);
+	multicast_one(e->sv, &e->sv->clients[j], e->row, e->wide, e->narrow,
+		      e->logged);
 	return ++e->tests < SV_EVENT_TESTS;
 }
 
@@ -119,15 +124,18 @@ static void multicast(struct server *sv, const vec3_t org, int mode,
 			      narrow ? narrow->cursize : 0);
 		return;
 	}
+	bool logged = sv->events.count > 0;
+
 	if (sv->maxclients <= MAX_CLIENTS) {
 		for (int i = 0; i < sv->maxclients; i++)
-			multicast_one(sv, &sv->clients[i], row, wide, narrow);
+			multicast_one(sv, &sv->clients[i], row, wide, narrow,
+				      logged);
 		return;
 	}
 	/* hundreds of players: the grid cells around org, nearest first,
 	 * SV_EVENT_TESTS players at most */
 	const struct sv_grid *g = &sv->grid;
-	struct grid_event e = {sv, row, wide, narrow, 0};
+	struct grid_event e = {sv, row, wide, narrow, 0, logged};
 	int r = (int)(SV_EVENT_RADIUS / g->cell) + 1;
 	int cx = (int)((org[0] - g->ox) / g->cell), cy = (int)((org[1] - g->oy) / g->cell);
 
