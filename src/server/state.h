@@ -329,7 +329,7 @@ struct client {
 	 * reply on a server of hundreds (whose client struct is cold) finds
 	 * them in a line or two; the buffers they count are below. */
 	size_t datagram_len;		/* of datagram */
-	uint32_t events_taken;		/* of sv->events_log (events.c) */
+	uint32_t events_taken;		/* of sv->events, taken (events.c) */
 	int info_pending_count;		/* of info_pending */
 	int frags_pending_count;	/* of frags_pending */
 	/* the light styles that changed (bit per style) */
