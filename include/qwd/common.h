@@ -17,7 +17,9 @@
  *     the profiler and the tools read time the same way),
  *   - strict number parsing (a whole string within bounds, or false),
  *   - the histogram behind every percentile the project reports,
- *   - a JSON writer (the stats file, the tools' reports).
+ *   - a JSON writer (the stats file, the tools' reports),
+ *   - the allocation of the big tables read every frame (on huge pages
+ *     where the kernel gives them).
  *   Every function takes its state explicitly; there are no globals.
  */
 #ifndef QWD_COMMON_H
@@ -525,6 +527,20 @@ void json_raw(struct json_out *j, const char *text);
  * buffer was too small.  Buffer mode writes the text to f (when not NULL)
  * with one fwrite and a fflush. */
 int json_finish(struct json_out *j, FILE *f);
+
+/* ---- big tables (table.c) --------------------------------------------- */
+
+/* A table allocated once and read every frame: zeroed, 64-byte aligned;
+ * from QWD_TABLE_HUGE_MIN bytes up, mapped on its own 2 MB boundary and
+ * advised MADV_HUGEPAGE (the kernel may back it with huge pages: fewer TLB
+ * misses over a crowd's scattered reads).  Free it with the size it was
+ * allocated with.  NULL when out of memory. */
+#define QWD_TABLE_HUGE_MIN ((size_t)1 << 20)
+void *qwd_table_alloc(size_t size);
+void qwd_table_free(void *p, size_t size);
+/* the kernel's transparent huge page mode ("always", "madvise", "never")
+ * or "unavailable", into buf */
+const char *qwd_table_thp_mode(char *buf, size_t size);
 
 /* ---- logging ---------------------------------------------------------- */
 

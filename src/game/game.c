@@ -575,19 +575,20 @@ struct game *game_create(const struct game_config *cfg)
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	g->ents = calloc((size_t)cfg->max_entities, sizeof(*g->ents));
+	/* the sizes first: game_destroy frees the tables by them */
+	g->max_entities = cfg->max_entities;
+	g->max_clients = cfg->max_clients;
+	g->ents = qwd_table_alloc((size_t)cfg->max_entities * sizeof(*g->ents));
 	g->spawn_words = (cfg->max_entities + 63) / 64;
 	g->spawn_ready = calloc((size_t)g->spawn_words, sizeof(*g->spawn_ready));
 	g->spawn_young = calloc((size_t)cfg->max_entities, sizeof(*g->spawn_young));
-	g->clients = calloc((size_t)cfg->max_clients, sizeof(*g->clients));
+	g->clients = qwd_table_alloc((size_t)cfg->max_clients * sizeof(*g->clients));
 	g->touched = calloc((size_t)cfg->max_clients, sizeof(*g->touched));
 	if (!g->ents || !g->clients || !g->touched || !g->spawn_ready ||
 	    !g->spawn_young) {
 		game_destroy(g);
 		return NULL;
 	}
-	g->max_entities = cfg->max_entities;
-	g->max_clients = cfg->max_clients;
 	if (g_antilag_create(g) < 0) {
 		game_destroy(g);
 		return NULL;
@@ -632,8 +633,8 @@ void game_destroy(struct game *g)
 	free(g->spawn_world);
 	free(g->spawn_ready);
 	free(g->spawn_young);
-	free(g->ents);
-	free(g->clients);
+	qwd_table_free(g->ents, (size_t)g->max_entities * sizeof(*g->ents));
+	qwd_table_free(g->clients, (size_t)g->max_clients * sizeof(*g->clients));
 	free(g->touched);
 	free(g);
 }

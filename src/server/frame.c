@@ -327,23 +327,17 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	/* everything the frame loop will ever need, now */
 	sv->rx = calloc(1, sizeof(*sv->rx));
 	sv->tx = calloc(1, sizeof(*sv->tx));
-	sv->clients = aligned_alloc(_Alignof(struct client),
-				    (size_t)sv->maxclients * sizeof(*sv->clients));
-	if (sv->clients)
-		memset(sv->clients, 0, (size_t)sv->maxclients * sizeof(*sv->clients));
-	sv->baselines = calloc((size_t)sv->max_entities, sizeof(*sv->baselines));
-	sv->frame_states = calloc((size_t)sv->max_entities, sizeof(*sv->frame_states));
+	/* the tables every frame reads (on huge pages where the kernel gives
+	 * them: qwd_table_alloc) */
+	sv->clients = qwd_table_alloc((size_t)sv->maxclients * sizeof(*sv->clients));
+	sv->baselines = qwd_table_alloc((size_t)sv->max_entities * sizeof(*sv->baselines));
+	sv->frame_states = qwd_table_alloc((size_t)sv->max_entities * sizeof(*sv->frame_states));
 	sv->frame_stamp = calloc((size_t)sv->max_entities, sizeof(*sv->frame_stamp));
 	sv->send_list = calloc((size_t)sv->max_entities, sizeof(*sv->send_list));
 	/* aligned: each object's walk fields in one cache line (world.h) */
-	sv->objs = aligned_alloc(64, (size_t)sv->max_entities * sizeof(*sv->objs));
-	if (sv->objs)
-		memset(sv->objs, 0, (size_t)sv->max_entities * sizeof(*sv->objs));
+	sv->objs = qwd_table_alloc((size_t)sv->max_entities * sizeof(*sv->objs));
 	sv->reply_due = calloc((size_t)(sv->maxclients + 63) / 64, sizeof(*sv->reply_due));
-	sv->entries = aligned_alloc(_Alignof(struct sv_player_entry),
-				    (size_t)sv->maxclients * sizeof(*sv->entries));
-	if (sv->entries)
-		memset(sv->entries, 0, (size_t)sv->maxclients * sizeof(*sv->entries));
+	sv->entries = qwd_table_alloc((size_t)sv->maxclients * sizeof(*sv->entries));
 	{
 		struct game_config gc = {
 			.max_entities = sv->max_entities,
@@ -440,6 +434,17 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	}
 	sv->realtime = sv->start_time = sv->time_clock = sv_clock(sv);
 	sv_log_limit_init(sv);
+	{
+		char thp[16];
+		size_t big = (size_t)sv->maxclients * sizeof(*sv->clients) +
+			     (size_t)sv->workers[0].ring.size * sizeof(*sv->workers[0].ring.states) *
+			     (size_t)sv->threads;
+
+		qwd_logf(&sv->log, QWD_LOG_INFO, "tables: %.1f MB of clients and "
+			 "entity states, on huge pages where the kernel gives "
+			 "them (transparent huge pages: %s)", (double)big / (1 << 20),
+			 qwd_table_thp_mode(thp, sizeof(thp)));
+	}
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);
 	return 0;
@@ -483,14 +488,14 @@ void sv_core_shutdown(struct server *sv)
 	sv->map = NULL;
 	free(sv->rx);
 	free(sv->tx);
-	free(sv->clients);
+	qwd_table_free(sv->clients, (size_t)sv->maxclients * sizeof(*sv->clients));
 	free(sv->reply_due);
-	free(sv->entries);
-	free(sv->baselines);
-	free(sv->frame_states);
+	qwd_table_free(sv->entries, (size_t)sv->maxclients * sizeof(*sv->entries));
+	qwd_table_free(sv->baselines, (size_t)sv->max_entities * sizeof(*sv->baselines));
+	qwd_table_free(sv->frame_states, (size_t)sv->max_entities * sizeof(*sv->frame_states));
 	free(sv->frame_stamp);
 	free(sv->send_list);
-	free(sv->objs);
+	qwd_table_free(sv->objs, (size_t)sv->max_entities * sizeof(*sv->objs));
 	sv_events_free(sv);
 	sv_sched_free(sv);
 	sv_exec_free(sv);

@@ -1106,7 +1106,7 @@ int sv_reply_workers_init(struct server *sv, int threads, const int *cpus,
 
 		w->index = k;
 		w->ring.size = size;
-		w->ring.states = calloc(size, sizeof(*w->ring.states));
+		w->ring.states = qwd_table_alloc(size * sizeof(*w->ring.states));
 		w->fatpvs = calloc(1, (size_t)(BSP_MAX_MAP_LEAFS / 8));
 		w->seen = calloc((size_t)sv->max_entities + 1, sizeof(*w->seen));
 		if (!w->ring.states || !w->fatpvs || !w->seen)
@@ -1146,7 +1146,7 @@ void sv_reply_workers_free(struct server *sv)
 	for (int k = 0; sv->workers && k < sv->threads; k++) {
 		struct sv_reply_worker *w = &sv->workers[k];
 
-		free(w->ring.states);
+		qwd_table_free(w->ring.states, w->ring.size * sizeof(*w->ring.states));
 		free(w->fatpvs);
 		free(w->seen);
 		free(w->batches);
