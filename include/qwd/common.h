@@ -535,7 +535,18 @@ int json_finish(struct json_out *j, FILE *f);
  * advised MADV_HUGEPAGE (the kernel may back it with huge pages: fewer TLB
  * misses over a crowd's scattered reads).  Free it with the size it was
  * allocated with.  NULL when out of memory. */
+#if defined(__SANITIZE_ADDRESS__)
+/* the sanitizer build keeps every table on the heap, where its redzones
+ * catch an overrun */
+#define QWD_TABLE_HUGE_MIN SIZE_MAX
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QWD_TABLE_HUGE_MIN SIZE_MAX
+#endif
+#endif
+#ifndef QWD_TABLE_HUGE_MIN
 #define QWD_TABLE_HUGE_MIN ((size_t)1 << 20)
+#endif
 void *qwd_table_alloc(size_t size);
 void qwd_table_free(void *p, size_t size);
 /* the kernel's transparent huge page mode ("always", "madvise", "never")

@@ -440,10 +440,16 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 			     (size_t)sv->workers[0].ring.size * sizeof(*sv->workers[0].ring.states) *
 			     (size_t)sv->threads;
 
-		qwd_logf(&sv->log, QWD_LOG_INFO, "tables: %.1f MB of clients and "
-			 "entity states, on huge pages where the kernel gives "
-			 "them (transparent huge pages: %s)", (double)big / (1 << 20),
-			 qwd_table_thp_mode(thp, sizeof(thp)));
+		if (QWD_TABLE_HUGE_MIN == SIZE_MAX)
+			qwd_logf(&sv->log, QWD_LOG_INFO, "tables: %.1f MB of clients and "
+				 "entity states, on the heap (the sanitizer build)",
+				 (double)big / (1 << 20));
+		else
+			qwd_logf(&sv->log, QWD_LOG_INFO, "tables: %.1f MB of clients and "
+				 "entity states; those of %zu kB or more advised huge "
+				 "pages (the kernel's transparent huge pages: %s)",
+				 (double)big / (1 << 20), QWD_TABLE_HUGE_MIN >> 10,
+				 qwd_table_thp_mode(thp, sizeof(thp)));
 	}
 	qwd_logf(&sv->log, QWD_LOG_INFO, "qwd listening on %s:%u, %d slots",
 		 sv->bind_ip[0] ? sv->bind_ip : "*", sv->port, sv->maxclients);

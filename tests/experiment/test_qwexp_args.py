@@ -1,6 +1,7 @@
 """test_qwexp_args.py -- qwexp.py's options for the parallel frame: the
 server's CPUs as taskset takes them, the thread count, and how both show
-in the run's command line and its report.
+in the run's command line and its report; and the cvars qwd starts with
+(--qwd-set).
 
 Design note
   qwexp.py is loaded as a module from its path (its main runs only as a
@@ -36,6 +37,17 @@ class ThreadsOptionsTest(unittest.TestCase):
         self.assertEqual(qwexp.threads_options(a), "")
         a = argparse.Namespace(threads=2, server_cpu="0,1")
         self.assertEqual(qwexp.threads_options(a), " --threads 2 --server-cpu 0,1")
+
+    def test_qwd_settings(self):
+        self.assertEqual(qwexp.cvar_setting("sys_ticrate 0.005"), ("sys_ticrate", "0.005"))
+        self.assertEqual(qwexp.cvar_setting("  hostname  a b "), ("hostname", "a b"))
+        for bad in ("", "sys_ticrate", "1x 2", "a;b 1", "sv_x 1;quit", 'sv_x "1', "sv_x 1\nquit"):
+            with self.assertRaises(argparse.ArgumentTypeError):
+                qwexp.cvar_setting(bad)
+        a = argparse.Namespace(qwd_set=[("sys_ticrate", "0.005"), ("sv_mintic", "0.01")])
+        self.assertEqual(qwexp.qwd_set_options(a),
+                         " --qwd-set 'sys_ticrate 0.005' --qwd-set 'sv_mintic 0.01'")
+        self.assertEqual(qwexp.qwd_set_options(argparse.Namespace(qwd_set=[])), "")
 
     def test_report_says_how_many_threads(self):
         self.assertEqual(studyreport.threads_text({}), "one thread")

@@ -82,6 +82,7 @@ import argparse
 import datetime
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -135,7 +136,8 @@ class Study:
         return {"rate": a.rate, "duration": a.duration, "warmup": a.warmup,
                 "join_rate": a.join_rate, "behaviour": a.behaviour, "repeat": a.repeat,
                 "seed": a.seed, "maxrate": a.maxrate, "server_cpu": a.server_cpu,
-                "client_cpu": a.client_cpu, "threads": a.threads}
+                "client_cpu": a.client_cpu, "threads": a.threads,
+                "qwd_set": "; ".join("%s %s" % kv for kv in a.qwd_set) or "none"}
 
     def write_env(self):
         """The machine and the parameters, once per folder."""
@@ -165,7 +167,8 @@ class Study:
             d, port, self.map_name, maxclients, cpu=a.server_cpu,
             # the study measures every player count, past saturation too:
             # the admission and shedding of overload.c are off
-            sets=[("sv_maxrate", a.maxrate), ("sv_maxload", 0), ("sv_overloaddrop", 0)],
+            sets=[("sv_maxrate", a.maxrate), ("sv_maxload", 0), ("sv_overloaddrop", 0)]
+            + list(a.qwd_set),
             stats_interval=stats_interval, timeout=timeout,
             # the parallel frame's workers (docs/parallel.md); 1: qwd's
             # sequential frame, the default, given no option
@@ -293,7 +296,7 @@ def run_scale(st):
                                     "--duration %s --warmup %s --join-rate %s --behaviour %s%s" % (
                                         st.map_name, fmt_list(players), a.rate, a.duration,
                                         a.warmup, a.join_rate, a.behaviour,
-                                        threads_options(a)))])
+                                        threads_options(a) + qwd_set_options(a)))])
     for n in players:
         scale_point(st, n)
 
@@ -356,7 +359,7 @@ def run_compare(st, in_all):
     report.write_env(st.env_path, [("compare_cmd", "qwexp.py compare --map %s --players %d "
                                     "--repeat %d --rate %s --duration %s --warmup %s%s" % (
                                         st.map_name, n, a.repeat, a.rate, a.duration,
-                                        a.warmup, callgrind_options(a)))])
+                                        a.warmup, callgrind_options(a) + qwd_set_options(a)))])
     for rep in range(1, a.repeat + 1):
         # alternate which goes first, so a drift of the machine hits both
         order = ("qwd", "mvdsv") if rep % 2 else ("mvdsv", "qwd")
@@ -875,6 +878,11 @@ def threads_options(a):
     return out
 
 
+def qwd_set_options(a):
+    """The --qwd-set options of a run's command line, as given."""
+    return "".join(" --qwd-set '%s %s'" % kv for kv in getattr(a, "qwd_set", []))
+
+
 def player_list(text):
     out = []
     for n in text.split(","):
@@ -937,6 +945,10 @@ def study_parser(sub, mode, help_text):
     p.add_argument("--no-callgrind", dest="callgrind", action="store_false",
                    help="overhead, compare: no callgrind pass")
     p.add_argument("--no-plots", dest="plots", action="store_false")
+    p.add_argument("--qwd-set", dest="qwd_set", type=cvar_setting, action="append",
+                   default=[], metavar="'CVAR VALUE'",
+                   help="a cvar qwd starts with (repeatable; qwd only, MVDSV keeps its "
+                        "defaults), e.g. 'sys_ticrate 0.005'; env.txt lists them")
     p.add_argument("--notrack", action="store_true",
                    help="exempt loopback UDP from netfilter's connection tracking for "
                         "the run (an nft table of its own, deleted at the end; root): "
@@ -946,6 +958,16 @@ def study_parser(sub, mode, help_text):
 
 
 # ---- soak and storm --------------------------------------------------------
+
+def cvar_setting(text):
+    """'CVAR VALUE' for --qwd-set: a cvar name and one value."""
+    parts = text.split(None, 1)
+    if len(parts) != 2 or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", parts[0]) \
+            or any(c in parts[1] for c in "\n\r;\""):
+        raise argparse.ArgumentTypeError(
+            "%r: give a cvar name and a value, as 'sys_ticrate 0.005'" % text)
+    return (parts[0], parts[1].strip())
+
 
 def out_dir(args, mode):
     d = args.out or os.path.join(ROOT, "build", "experiments",
