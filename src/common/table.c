@@ -23,6 +23,7 @@
  */
 #include <qwd/common.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ void *qwd_table_alloc(size_t size)
 {
 	if (size == 0)
 		size = 1;
+	if (size > SIZE_MAX - 2 * TABLE_PAGE)
+		return NULL;	/* no mapping holds it; the rounding would wrap */
 	if (size < QWD_TABLE_HUGE_MIN) {
 		size_t n = (size + 63) & ~(size_t)63;
 		void *p = aligned_alloc(64, n);
@@ -87,17 +90,17 @@ const char *qwd_table_thp_mode(char *buf, size_t size)
 {
 	char line[128];
 	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	const char *open, *close;
+	const char *lb, *rb;
 
 	snprintf(buf, size, "unavailable");
 	if (!f)
 		return buf;
 	if (fgets(line, sizeof(line), f)) {
 		/* "always [madvise] never": the bracketed word is the mode */
-		open = strchr(line, '[');
-		close = open ? strchr(open, ']') : NULL;
-		if (close && close - open - 1 < 16)
-			snprintf(buf, size, "%.*s", (int)(close - open - 1), open + 1);
+		lb = strchr(line, '[');
+		rb = lb ? strchr(lb, ']') : NULL;
+		if (rb && rb - lb - 1 < 16)
+			snprintf(buf, size, "%.*s", (int)(rb - lb - 1), lb + 1);
 	}
 	fclose(f);
 	return buf;

@@ -45,6 +45,8 @@ static void test_small_table(void **state)
 		qwd_table_free(p, n);
 	}
 	qwd_table_free(NULL, 100);
+	/* a size no mapping can hold: NULL, not a wrapped small one */
+	assert_null(qwd_table_alloc(SIZE_MAX - 4096));
 }
 
 /* the VmFlags line of the mapping holding p; false when none holds it */
