@@ -254,9 +254,14 @@ struct net_mem {
 int net_mem_init(struct net_mem *q, size_t bytes);
 void net_mem_free(struct net_mem *q);
 /* Queue one datagram (len <= NET_MAX_UDP_PACKET); false when it does not
- * fit (counted in dropped). */
+ * fit (counted in dropped).  Several threads may put at once (each takes
+ * its place atomically); everything else is one thread's. */
 bool net_mem_put(struct net_mem *q, const struct net_addr *addr,
 		 const void *data, size_t len);
+/* A send batch bound to q (net_send_flush's memory path): every datagram
+ * put, the batch's figures kept as a socket's flush keeps them, the
+ * batch emptied; how many went in.  As net_mem_put, from any thread. */
+size_t net_mem_send_batch(struct net_mem *q, struct net_send_batch *b);
 /* The oldest datagram: its address and bytes (valid until the next put),
  * taken off the queue; false when the queue is empty. */
 bool net_mem_get(struct net_mem *q, struct net_addr *addr,

@@ -18,6 +18,12 @@
  *   The socket path pays one branch per batch for this (net_send_flush
  *   tests b->mem, udp.c; the server tests its link once per receive
  *   call).
+ *
+ *   Puts may run on several threads at once, as sends on one socket may
+ *   (the reply workers flush their own batches): a put takes its
+ *   record's place with a compare-and-swap of the tail and copies into
+ *   it; the order between threads is whichever came first.  Gets, init
+ *   and free are one thread's, between such runs.
  */
 #include <qwd/net.h>
 
@@ -51,22 +57,75 @@ void net_mem_free(struct net_mem *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* need bytes of the queue from *at on, taken with one compare-and-swap
+ * of the tail (puts may come from several threads at once: the reply
+ * workers' commit); false when they do not fit */
+static bool mem_take(struct net_mem *q, size_t need, size_t *at)
+{
+	size_t t = __atomic_load_n(&q->tail, __ATOMIC_RELAXED);
+
+	do {
+		if (q->size - t < need)
+			return false;
+	} while (!__atomic_compare_exchange_n(&q->tail, &t, t + need, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*at = t;
+	return true;
+}
+
+/* one record into the place taken at `at`; its size */
+static size_t mem_write(struct net_mem *q, size_t at, const struct net_addr *addr,
+			const void *data, size_t len)
+{
+	struct mem_record r = {.ip = addr->ip, .port = addr->port,
+			       .len = (uint16_t)len};
+
+	memcpy(q->buf + at, &r, sizeof(r));
+	memcpy(q->buf + at + sizeof(r), data, len);
+	return record_size(len);
+}
+
 bool net_mem_put(struct net_mem *q, const struct net_addr *addr,
 		 const void *data, size_t len)
 {
-	struct mem_record r;
+	size_t at;
 
-	if (len > NET_MAX_UDP_PACKET || q->size - q->tail < record_size(len)) {
-		q->dropped++;
+	if (len > NET_MAX_UDP_PACKET || !mem_take(q, record_size(len), &at)) {
+		__atomic_fetch_add(&q->dropped, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	r.ip = addr->ip;
-	r.port = addr->port;
-	r.len = (uint16_t)len;
-	memcpy(q->buf + q->tail, &r, sizeof(r));
-	memcpy(q->buf + q->tail + sizeof(r), data, len);
-	q->tail += record_size(len);
+	mem_write(q, at, addr, data, len);
 	return true;
+}
+
+size_t net_mem_send_batch(struct net_mem *q, struct net_send_batch *b)
+{
+	struct net_stats *st = b->stats;
+	size_t need = 0, at = 0, sent = 0;
+
+	/* the whole batch in one place when it fits (one swap, and each
+	 * thread's records on lines of their own), else one by one */
+	for (size_t i = 0; i < b->count; i++)
+		need += b->len[i] <= NET_MAX_UDP_PACKET ? record_size(b->len[i]) : 0;
+	bool whole = mem_take(q, need, &at);
+
+	for (size_t i = 0; i < b->count; i++) {
+		struct net_addr to;
+
+		net_addr_from_sockaddr(&b->name[i], &to);
+		st->send_calls++;
+		if (whole && b->len[i] <= NET_MAX_UDP_PACKET) {
+			at += mem_write(q, at, &to, b->buf[i], b->len[i]);
+		} else if (!net_mem_put(q, &to, b->buf[i], b->len[i])) {
+			st->send_errors++;
+			continue;
+		}
+		st->packets_out++;
+		st->bytes_out += b->len[i];
+		sent++;
+	}
+	b->count = 0;
+	return sent;
 }
 
 bool net_mem_get(struct net_mem *q, struct net_addr *addr,

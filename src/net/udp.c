@@ -245,29 +245,13 @@ void net_send_commit(struct net_send_batch *b, const struct net_addr *to,
 	b->count++;
 }
 
-/* a batch bound to a memory queue (mem.c): every datagram put there */
-static size_t flush_mem(struct net_send_batch *b)
-{
-	size_t sent = 0;
-
-	for (size_t i = 0; i < b->count; i++) {
-		struct net_addr to;
-
-		net_addr_from_sockaddr(&b->name[i], &to);
-		if (net_mem_send(b->mem, &to, b->buf[i], b->len[i], b->stats))
-			sent++;
-	}
-	b->count = 0;
-	return sent;
-}
-
 size_t net_send_flush(struct net_send_batch *b)
 {
 	struct net_stats *st = b->stats;
 	size_t i = 0, sent = 0;
 
 	if (b->mem)
-		return flush_mem(b);
+		return net_mem_send_batch(b->mem, b);
 	if (b->uring)
 		return net_uring_queue(b);
 	while (i < b->count) {

@@ -941,10 +941,11 @@ static void net_stats_fold(struct net_stats *to, struct net_stats *from)
 	memset(from, 0, sizeof(*from));
 }
 
-/* One worker's part of the commit: its datagrams captured and sent in
- * the order it built them, its figures into the server's and the
- * profiler's. */
-static void commit_worker(struct server *sv, struct sv_reply_worker *w)
+/* One worker's datagrams out, in the order it built them: captured
+ * first when a capture runs (the coordinator's, in worker order), else
+ * by whichever thread of the pool takes the item (flush_item).  Only the
+ * worker's own batches and figures are written. */
+static void commit_flush(struct server *sv, struct sv_reply_worker *w)
 {
 	for (int b = 0; b <= w->batch; b++) {
 		struct net_send_batch *batch = &w->batches[b];
@@ -958,6 +959,20 @@ static void commit_worker(struct server *sv, struct sv_reply_worker *w)
 		}
 		net_send_flush(batch);
 	}
+}
+
+static void flush_item(void *ctx, int worker, int item)
+{
+	struct server *sv = ctx;
+
+	(void)worker;
+	commit_flush(sv, &sv->workers[item]);
+}
+
+/* The rest of a worker's commit, on the coordinator in worker order:
+ * its figures into the server's and the profiler's. */
+static void commit_settle(struct server *sv, struct sv_reply_worker *w)
+{
 	net_stats_fold(&sv->net, &w->net);
 	for (int i = 0; i < w->num_done; i++) {
 		const struct sv_reply_done *d = &w->done[i];
@@ -1021,10 +1036,21 @@ static void send_replies_parallel(struct server *sv)
 	pool_run_shared(sv->pool, reply_item, sv, n, REPLY_CHUNK);
 	sv_hooks_pool_ran(sv, prof_now(sv->prof) - t0);
 
-	/* COMMIT: what the frame queued before the replies goes first */
+	/* COMMIT: what the frame queued before the replies goes first; then
+	 * the workers' datagrams, each worker's by one thread (the sends are
+	 * most of a reply's kernel time: not one thread's alone), or all on
+	 * this one in worker order when they are captured */
 	net_send_flush(sv->tx);
+	if (sv->capture) {
+		for (int k = 0; k < sv->threads; k++)
+			commit_flush(sv, &sv->workers[k]);
+	} else {
+		t0 = prof_now(sv->prof);
+		pool_run_shared(sv->pool, flush_item, sv, sv->threads, 1);
+		sv_hooks_pool_ran(sv, prof_now(sv->prof) - t0);
+	}
 	for (int k = 0; k < sv->threads; k++)
-		commit_worker(sv, &sv->workers[k]);
+		commit_settle(sv, &sv->workers[k]);
 	for (int k = 0; k < sv->threads; k++)
 		for (int i = 0; i < sv->workers[k].num_drops; i++)
 			sv_drop_client(sv, sv->workers[k].drops[i],
