@@ -562,7 +562,11 @@ static bool spec_take(struct game *g, struct game_client *cl,
 	}
 #endif
 	cl->pm = s->out;
-	*res = s->res;
+	/* the touches only: nothing reads past them, and every line of the
+	 * cell comes from the CPU that ran the step */
+	res->num_touch = s->res.num_touch;
+	memcpy(res->touch, s->res.touch,
+	       (size_t)s->res.num_touch * sizeof(res->touch[0]));
 	g->stats.spec_hits++;
 	s->outcome = GAME_SPEC_TAKEN;
 	return true;
