@@ -338,6 +338,7 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	sv->objs = qwd_table_alloc((size_t)sv->max_entities * sizeof(*sv->objs));
 	sv->reply_due = calloc((size_t)(sv->maxclients + 63) / 64, sizeof(*sv->reply_due));
 	sv->entries = qwd_table_alloc((size_t)sv->maxclients * sizeof(*sv->entries));
+	sv->seen = calloc((size_t)sv->maxclients, sizeof(*sv->seen));
 	{
 		struct game_config gc = {
 			.max_entities = sv->max_entities,
@@ -355,7 +356,7 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 		sv->hash_size <<= 1;
 	sv->hash = calloc(sv->hash_size, sizeof(*sv->hash));
 	if (!sv->rx || !sv->tx || !sv->clients || !sv->baselines || !sv->objs ||
-	    !sv->reply_due || !sv->entries ||
+	    !sv->reply_due || !sv->entries || !sv->seen ||
 	    !sv->frame_states || !sv->frame_stamp || !sv->send_list ||
 	    !sv->game || !sv->hash || sv_sched_init(sv) != 0 ||
 	    sv_events_init(sv) != 0) {
@@ -497,6 +498,7 @@ void sv_core_shutdown(struct server *sv)
 	qwd_table_free(sv->clients, (size_t)sv->maxclients * sizeof(*sv->clients));
 	free(sv->reply_due);
 	qwd_table_free(sv->entries, (size_t)sv->maxclients * sizeof(*sv->entries));
+	free(sv->seen);
 	qwd_table_free(sv->baselines, (size_t)sv->max_entities * sizeof(*sv->baselines));
 	qwd_table_free(sv->frame_states, (size_t)sv->max_entities * sizeof(*sv->frame_states));
 	free(sv->frame_stamp);

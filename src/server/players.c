@@ -10,7 +10,9 @@
  *   as MVDSV does), the cache that makes it once per reply phase for all
  *   viewers (sv_player_entry_refresh: the parallel phase calls it for
  *   every player before its workers only read), who is shown to whom (the
- *   client itself, the player a spectator tracks, then the PVS), and the
+ *   client itself, the player a spectator tracks, then the PVS: a reply's
+ *   hundreds of tests read each player's 8-byte seen cell, made once a
+ *   phase, not its entry and its object), and the
  *   grid of cells that bounds an extension reply's work on a server of
  *   hundreds.  It calls nothing of send.c's; send.c and user.c (the grid's
  *   moves) call it.
@@ -204,8 +206,12 @@ entry_refresh(struct server *sv, int j)
 
 		c->msec = (uint8_t)(msec > 255 ? 255 : (msec < 0 ? 0 : msec));
 		c->msec_stamp = sv->reply_stamp;
+		entry_check(sv, j);
+	} else {
+		/* checked in this phase already: nothing a reply reads moves
+		 * within one (the sanitizer build proves it) */
+		check_entry(sv, j);
 	}
-	entry_check(sv, j);
 }
 
 void sv_player_entry_refresh(struct server *sv, int j)
@@ -223,6 +229,36 @@ static enum sv_shown shown_of(const struct client *cl)
 void sv_entry_sync(struct server *sv, const struct client *cl)
 {
 	sv->entries[cl->slot].shown = (uint8_t)shown_of(cl);
+	sv->seen[cl->slot].stamp = 0;	/* made again at its next test */
+}
+
+/* Player j's cell as of this reply phase, made on its first test: who
+ * may see it (its entry's shown) and its object's leaf.  Nothing moves
+ * within a phase. */
+static inline __attribute__((always_inline)) int32_t
+seen_of(struct server *sv, int j)
+{
+	struct sv_seen_cell *c = &sv->seen[j];
+
+	if (c->stamp != sv->reply_stamp) {
+		enum sv_shown shown = (enum sv_shown)sv->entries[j].shown;
+
+		if (shown == SV_SHOWN_NONE)
+			c->leaf = SV_SEEN_NONE;
+		else if (shown == SV_SHOWN_SPECTATOR)
+			c->leaf = SV_SEEN_SPECTATOR;
+		else
+			c->leaf = sv->objs[game_player_entity(sv->game, j)].leaf1 >= 0 ?
+				  sv->objs[game_player_entity(sv->game, j)].leaf1 :
+				  SV_SEEN_LEAFS;
+		c->stamp = sv->reply_stamp;
+	}
+	return c->leaf;
+}
+
+void sv_player_seen_refresh(struct server *sv, int j)
+{
+	seen_of(sv, j);
 }
 
 /* One svc_playerinfo (or its extension form), one record; false when it
@@ -280,38 +316,43 @@ bool sv_write_player(struct server *sv, struct client *cl, int j,
 static inline __attribute__((always_inline)) bool
 player_shown(struct server *sv, struct client *cl, int j, const uint8_t *pvs)
 {
-	enum sv_shown shown = (enum sv_shown)sv->entries[j].shown;
+	int32_t leaf = seen_of(sv, j);
+	bool shown;
 
+	if (leaf == SV_SEEN_NONE)
+		shown = false;
+	else if (j == cl->slot)
+		shown = true;
+	else if (leaf == SV_SEEN_SPECTATOR)
+		shown = false;
+	else if (cl->spec_track == j + 1)
+		shown = true;	/* a spectator always sees the player it tracks */
+	else if (leaf >= 0)
+		shown = bsp_vis_test(pvs, leaf);
+	else
+		shown = sv_obj_visible(&sv->objs[game_player_entity(sv->game, j)], pvs);
 #ifdef QWD_SELF_CHECK
-	if (shown != shown_of(&sv->clients[j])) {
-		fprintf(stderr, "qwd: client %d's state or side changed without sv_entry_sync\n", j);
-		abort();
-	}
-#endif
-	if (shown == SV_SHOWN_NONE)
-		return false;
-	if (j == cl->slot)
-		return true;
-	if (shown == SV_SHOWN_SPECTATOR)
-		return false;
-	/* a spectator always sees the player it tracks */
-	if (cl->spec_track == j + 1)
-		return true;
-	/* its leaf as its entry kept it (the same line), while the entry
-	 * holds; the object when it moved since (the entry is checked when
-	 * the player is shown, not for every test) or touches several */
-	const struct world_obj *o = &sv->objs[game_player_entity(sv->game, j)];
+	/* the cell must answer as the client's state and the object now */
+	{
+		enum sv_shown now = shown_of(&sv->clients[j]);
+		const struct world_obj *o = &sv->objs[game_player_entity(sv->game, j)];
+		bool want = now != SV_SHOWN_NONE &&
+			    (j == cl->slot ||
+			     (now == SV_SHOWN_PLAYER &&
+			      (cl->spec_track == j + 1 || sv_obj_visible(o, pvs))));
 
-	if (entry_fresh(sv, j) && sv->entries[j].leaf1 >= 0) {
-#ifdef QWD_SELF_CHECK
-		if (sv->entries[j].leaf1 != o->leaf1) {
-			fprintf(stderr, "qwd: player %d's leaf changed without game->changes or touched\n", j);
+		if (now != (enum sv_shown)sv->entries[j].shown) {
+			fprintf(stderr, "qwd: client %d's state or side changed without sv_entry_sync\n", j);
 			abort();
 		}
-#endif
-		return bsp_vis_test(pvs, sv->entries[j].leaf1);
+		if (shown != want) {
+			fprintf(stderr, "qwd: player %d's seen cell is stale (leaf %d, object's %d)\n",
+				j, leaf, o->leaf1);
+			abort();
+		}
 	}
-	return sv_obj_visible(o, pvs);
+#endif
+	return shown;
 }
 
 /* one player of the grid's walk for an extension reply; false: the

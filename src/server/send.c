@@ -724,8 +724,10 @@ void sv_reply_phase(struct server *sv)
 	/* stamps older than this phase are stale; after a wrap, all are */
 	if (++sv->reply_stamp == 0) {
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
-		for (int i = 0; i < sv->maxclients; i++)
+		for (int i = 0; i < sv->maxclients; i++) {
 			sv->entries[i].msec_stamp = 0;
+			sv->seen[i].stamp = 0;
+		}
 		sv->stock_pings_stamp = 0;
 		sv->reply_stamp = 1;
 	}
@@ -919,6 +921,7 @@ static void prefill_item(void *ctx, int worker, int item)
 		return;
 	}
 	item -= sv->send_count;
+	sv_player_seen_refresh(sv, item);
 	if (sv->clients[item].state == CS_SPAWNED)
 		sv_player_entry_refresh(sv, item);
 }

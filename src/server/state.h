@@ -281,6 +281,21 @@ struct sv_player_entry {
 _Static_assert(offsetof(struct sv_player_entry, bytes) + SV_PLAYER_BODY_MAX <= 64,
 	       "sv_player_entry: what a reply reads in one cache line");
 
+/* Player j as a reply's visibility test sees it in one reply phase
+ * (stamp == reply_stamp; made on first use, or for every player by the
+ * parallel phase before its workers only read): leaf >= 0, a player
+ * whose object touches that leaf alone; or one of SV_SEEN_*. */
+enum {
+	SV_SEEN_LEAFS = -1,	/* a player touching several leafs: its object
+				 * is tested */
+	SV_SEEN_NONE = -2,	/* not in the game: shown to no one */
+	SV_SEEN_SPECTATOR = -3	/* a spectator: shown to itself alone */
+};
+struct sv_seen_cell {
+	uint32_t stamp;
+	int32_t leaf;
+};
+
 /* 64-byte aligned (and so a multiple of 64 long): each client's groups of
  * fields read together fall in the same cache lines in every slot */
 struct client {
@@ -826,6 +841,10 @@ struct server {
 	uint64_t *reply_due;		/* (maxclients + 63) / 64 words */
 	/* each player's entry as others see it (players.c), by slot */
 	struct sv_player_entry *entries;	/* maxclients */
+	/* what a reply's visibility test reads of each player, by slot
+	 * (players.c): 8 bytes a player, so that a reply's hundreds of tests
+	 * read a few lines, not an entry and an object each */
+	struct sv_seen_cell *seen;		/* maxclients */
 
 	/* each client's fat PVS, one row of view_pvs_row bytes per slot,
 	 * sized at level load (NULL: computed into the worker's fatpvs
