@@ -247,10 +247,11 @@ seen_of(struct server *sv, int j)
 			c->leaf = SV_SEEN_NONE;
 		else if (shown == SV_SHOWN_SPECTATOR)
 			c->leaf = SV_SEEN_SPECTATOR;
-		else
-			c->leaf = sv->objs[game_player_entity(sv->game, j)].leaf1 >= 0 ?
-				  sv->objs[game_player_entity(sv->game, j)].leaf1 :
-				  SV_SEEN_LEAFS;
+		else {
+			int32_t leaf1 = sv->objs[game_player_entity(sv->game, j)].leaf1;
+
+			c->leaf = leaf1 >= 0 ? leaf1 : SV_SEEN_LEAFS;
+		}
 		c->stamp = sv->reply_stamp;
 	}
 	return c->leaf;
