@@ -428,6 +428,63 @@ static void test_execute_pipelined_same_game(void **state)
 	check_speculative_equal("small", 400, 2, 4);
 }
 
+/* --spread: a live server's frames, a few requests each.  96 players
+ * (a quarter of them fighters: kills, respawns, teleports) sending every
+ * 33 ms, one round in 8 each: every round reads 12 requests, each
+ * answered in its round, every request of the run once; the game is the
+ * seed's alone, and it is not the lockstep's (the clock runs otherwise).
+ * The sanitizer build (QWD_SELF_CHECK) checks here, on every test of a
+ * reply, the player caches that outlive a frame against the game now. */
+static struct fb_result *run_spread(int spread, uint64_t seed, int threads)
+{
+	struct fb_config c;
+	struct fb_result *r = calloc(1, sizeof(*r));
+	char err[512] = "";
+
+	assert_non_null(r);
+	fb_config_default(&c);
+	c.map = qwd_bundled_map("small");
+	c.players = 96;
+	c.fighters = 24;
+	c.frames = 400;
+	c.warmup = 16;
+	c.seed = seed;
+	c.threads = threads;
+	c.spread = spread;
+	c.interval_ms = 33;
+	if (fb_run(&c, r, err, sizeof(err)) != 0)
+		fail_msg("fb_run: %s", err);
+	return r;
+}
+
+static void test_spread(void **state)
+{
+	struct fb_result *a = run_spread(8, 3, 1), *b = run_spread(8, 3, 1);
+	struct fb_result *c = run_spread(1, 3, 1), *d = run_spread(8, 3, 2);
+
+	(void)state;
+	assert_int_equal(a->in_game, 96);
+	assert_int_equal(a->bad, 0);
+	assert_int_equal(a->dropped_datagrams, 0);
+	assert_int_equal(a->requests, 96 * 400 / 8);
+	assert_int_equal(a->prof.requests, a->requests);
+	assert_int_equal(a->answered, a->requests);
+	assert_int_equal(a->prof.frames, 400);
+	/* 12 requests in every round: no round without, none with more */
+	assert_int_equal(a->phase_request[0].count, 400);
+	assert_int_equal(a->digest, b->digest);
+	assert_int_equal(a->state_digest, b->state_digest);
+	assert_int_equal(a->reply_digest, b->reply_digest);
+	assert_int_not_equal(a->state_digest, c->state_digest);
+	assert_int_equal(c->requests, 96 * 400);
+	/* the workers' frame: the same game */
+	assert_int_equal(d->state_digest, a->state_digest);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
 /* the state digest sees the game: another seed, another game */
 static void test_state_digest_moves(void **state)
 {
@@ -446,6 +503,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_execute_speculative_same_game),
 	cmocka_unit_test(test_execute_pipelined_same_game),
 	cmocka_unit_test(test_state_digest_moves),
+	cmocka_unit_test(test_spread),
 	cmocka_unit_test(test_qwdx_players),
 	cmocka_unit_test(test_stock_players),
 	cmocka_unit_test(test_seed_fixes_the_game),

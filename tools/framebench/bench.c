@@ -21,6 +21,14 @@
  *        ring sized for two datagrams a player and round), so a player
  *        sees and acknowledges the world of R frames before: antilag
  *        rewinds that far.
+ *   After the join a player's requests are --interval ms apart (13 by
+ *   default, as above; qwexp's players send 30 a second, 33).  With
+ *   --spread K a player sends in one round of K, player i when
+ *   (round + i) % K is 0, and a round is a K-th of the interval: a
+ *   player's requests keep their interval, and a server frame reads a
+ *   K-th of them, as a live server at hundreds of players runs a frame
+ *   for each few dozen datagrams.  The frame's per-phase caches then
+ *   serve a few dozen replies, not all of them (docs/framebench.md).
  *   Nothing waits and nothing is lost: the server's budgets and rate
  *   limits are those of a public server except where the lockstep needs
  *   otherwise (connectionless limits off, as every join comes at once;
@@ -112,6 +120,9 @@ struct bench {
 	double now;
 	uint64_t round;		/* rounds run, the join's included */
 	uint64_t state_digest;	/* server_state_hash after every frame */
+	double round_s;		/* game time a round: 13 ms in the join,
+				 * then --interval / --spread */
+	bool joined;		/* the join is over: --spread applies */
 	struct server_exec_stats exec0;	/* at the measured frames' start */
 	uint8_t pkt[NETCHAN_MAX_PACKET];
 	/* --schedule: a frame's job costs and LPT's scratch, players each */
@@ -139,6 +150,8 @@ void fb_config_default(struct fb_config *c)
 	c->frames = 500;
 	c->warmup = 20;
 	c->join_per_frame = 32;
+	c->spread = 1;
+	c->interval_ms = 13;
 	c->join_frames_max = 5000;
 	c->seed = 1;
 	c->rate = NETCHAN_MAX_RATE;
@@ -373,6 +386,9 @@ static uint64_t send_requests(struct bench *b)
 
 		if (!p->started || out_of_game(p))
 			continue;
+		if (b->joined &&
+		    (b->round + (uint64_t)i) % (uint64_t)b->cfg->spread != 0)
+			continue;
 		if (p->q.state == QWC_ACTIVE) {
 			if (!p->walking) {
 				qwt_walker_start(&p->walker, p->q.setangle[1]);
@@ -503,7 +519,7 @@ static uint64_t round_trip(struct bench *b, struct fb_result *r,
 	uint64_t moves = send_requests(b);
 	struct prof *prof = server_prof(b->sv);
 
-	b->now += FB_FRAME_S;
+	b->now += b->round_s;
 	b->link.now = b->now;
 	if (sum)
 		memset(sum, 0, sizeof(*sum));
@@ -702,6 +718,7 @@ int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
 	r->players = c->players;
 	b->cfg = c;
 	b->r = r;
+	b->round_s = FB_FRAME_S;
 	if (c->players < 1 || c->players > FB_MAX_PLAYERS) {
 		snprintf(err, errsize, "players: 1 to %d", FB_MAX_PLAYERS);
 		goto out;
@@ -718,6 +735,8 @@ int fb_run(const struct fb_config *c, struct fb_result *r, char *err,
 		goto out;
 	for (int i = 0; i < c->players; i++)
 		r->joined += b->pl[i].walking || b->pl[i].q.state == QWC_ACTIVE;
+	b->joined = true;
+	b->round_s = c->interval_ms / 1000.0 / c->spread;
 	for (int f = 0; f < c->warmup; f++)
 		round_trip(b, NULL, NULL);
 	server_exec_stats(b->sv, &b->exec0);

@@ -29,6 +29,8 @@
 enum {
 	FB_MAX_PLAYERS = 2048,
 	FB_MAX_LAG = 16,		/* --lag: rounds */
+	FB_MAX_SPREAD = 128,		/* --spread: rounds a player's requests
+					 * are apart */
 	FB_PHASES = 4,		/* world, receive, execute, reply (prof's) */
 	FB_SCHED_WORKERS = 5,	/* simulated: 1, 2, 4, 8, 16 workers */
 	FB_MAX_SETS = 8		/* --set lines */
@@ -60,6 +62,16 @@ struct fb_config {
 	int lag;		/* replies reach the players this many rounds
 				   late (0: the next round): their view is
 				   that old, as a far player's */
+	int spread;		/* after the join, a player sends in one round
+				   of every spread (players staggered by
+				   number) and a round is 13 ms / spread: each
+				   still sends every 13 ms, and a server frame
+				   reads about players / spread requests, as a
+				   live server's frame that runs for every few
+				   dozen datagrams (1: lockstep) */
+	int interval_ms;	/* after the join, game time between a
+				   player's requests (13: 77 a second; 33:
+				   qwexp's 30) */
 	int schedule_rule;	/* ... what a shot joins: enum
 				   server_sched_rule */
 	bool threads_auto;	/* qwd -threads auto -threads-max (threads

@@ -13,7 +13,8 @@
  *                     [--seed S] [--rate BYTES] [--join-rate N] [--log]
  *                     [--threads N|auto] [--threads-max N] [--cpus LIST]
  *                     [--set "NAME VALUE"] [--schedule [--schedule-rule R]]
- *                     [--quiet | --fighters N] [--json FILE]
+ *                     [--quiet | --fighters N] [--lag R] [--spread K]
+ *                     [--interval MS] [--json FILE]
  */
 #include "framebench.h"
 #include "qwtools.h"
@@ -42,7 +43,8 @@ static void usage(void)
 		"                  [--seed S] [--rate BYTES] [--join-rate N] [--log]\n"
 		"                  [--threads N|auto] [--threads-max N] [--cpus LIST]\n"
 		"                  [--set \"NAME VALUE\"] [--schedule [--schedule-rule R]]\n"
-		"                  [--quiet | --fighters N] [--lag R] [--json FILE]\n"
+		"                  [--quiet | --fighters N] [--lag R] [--spread K]\n"
+		"                  [--interval MS] [--json FILE]\n"
 		"  a qwd server in-process, N walker players in lockstep through memory\n"
 		"  (no sockets); qwd's phase timers per frame and per request.\n"
 		"  defaults: 512 players, 500 frames after 20 of warm-up, map small\n"
@@ -59,6 +61,10 @@ static void usage(void)
 		"  local (nothing, and what acts anywhere neither: move ranges alone)\n"
 		"  --lag R: the replies reach the players R rounds (13 ms each) late\n"
 		"  (their view that old: antilag rewinds that far)\n"
+		"  --interval MS: after the join, a player's requests MS apart\n"
+		"  (13; qwexp's 30 a second: 33); --spread K: a player sends in\n"
+		"  one round of K (staggered), a round MS/K: a frame reads a K-th\n"
+		"  of the requests, as a live server's frame of a few dozen\n"
 		"  --quiet: the walkers never fire; --fighters N: the first N players\n"
 		"  walk with the trigger held down (the rest are the study's walkers)\n"
 		"  with N threads the moves run on the workers too (sv_threads_execute\n"
@@ -110,6 +116,12 @@ static int parse_args(int argc, char **argv, struct fb_config *c,
 		} else if (!strcmp(o, "--fighters")) {
 			rc = number(o, v, 0, FB_MAX_PLAYERS, &n);
 			c->fighters = (int)n;
+		} else if (!strcmp(o, "--spread")) {
+			rc = number(o, v, 1, FB_MAX_SPREAD, &n);
+			c->spread = (int)n;
+		} else if (!strcmp(o, "--interval")) {
+			rc = number(o, v, 1, 1000, &n);
+			c->interval_ms = (int)n;
 		} else if (!strcmp(o, "--lag")) {
 			rc = number(o, v, 0, FB_MAX_LAG, &n);
 			c->lag = (int)n;
@@ -336,6 +348,8 @@ static void write_json(const char *file, const struct fb_config *c,
 	json_break(&j, 2);
 	json_str(&j, "behaviour", c->quiet ? "quiet" : c->fighters ? "fighters" : "walkers");
 	json_i64(&j, "fighters", c->fighters);
+	json_i64(&j, "spread", c->spread);
+	json_i64(&j, "interval_ms", c->interval_ms);
 	json_begin(&j, "execute", '{');
 	json_u64(&j, "parallel", r->exec.parallel);
 	json_u64(&j, "sequential", r->exec.sequential);
@@ -431,8 +445,15 @@ static void report(const struct fb_config *c, const struct fb_result *r,
 	       "random walkers (seed %" PRIu64 "), %s, rate %d\n", r->players,
 	       r->joined, r->join_frames, r->in_game, c->seed,
 	       r->players > 32 ? "QWDX" : "protocol 28", c->rate);
-	printf("  frames     %d measured after %d of warm-up; 13 ms of game time each, "
-	       "one request per player per frame\n", r->frames, c->warmup);
+	if (c->spread > 1)
+		printf("  frames     %d measured after %d of warm-up; %.3f ms of game time each, "
+		       "a player's requests %d ms apart, one frame in %d (--spread)\n",
+		       r->frames, c->warmup, (double)c->interval_ms / c->spread,
+		       c->interval_ms, c->spread);
+	else
+		printf("  frames     %d measured after %d of warm-up; %d ms of game time each, "
+		       "one request per player per frame\n", r->frames, c->warmup,
+		       c->interval_ms);
 	if (c->threads_auto)
 		printf("  server     -threads auto: at the end, %s%s\n", r->threads,
 		       c->num_cpus > 0 ? ", pinned (--cpus)" : "");
