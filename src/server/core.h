@@ -216,9 +216,11 @@ void sv_entry_sync(struct server *sv, const struct client *cl);
 /* player j's cached entry brought up to this reply phase (the parallel
  * phase does it for every player before the workers only read them) */
 void sv_player_entry_refresh(struct server *sv, int j);
-/* player j's seen cell made for this reply phase (the same: the parallel
+/* player j's seen cell made if it may be stale (the same: the parallel
  * phase makes every one before its workers only read them) */
 void sv_player_seen_refresh(struct server *sv, int j);
+/* the player in slot ran its own move: its seen cell is made again */
+void sv_seen_moved(struct server *sv, int slot);
 /* an object touches a leaf of pvs (the replies' visibility test) */
 static inline __attribute__((always_inline)) bool
 sv_obj_visible(const struct world_obj *o, const uint8_t *pvs)

@@ -339,6 +339,7 @@ int sv_core_init(struct server *sv, const struct server_options *opt)
 	sv->reply_due = calloc((size_t)(sv->maxclients + 63) / 64, sizeof(*sv->reply_due));
 	sv->entries = qwd_table_alloc((size_t)sv->maxclients * sizeof(*sv->entries));
 	sv->seen = calloc((size_t)sv->maxclients, sizeof(*sv->seen));
+	sv->entry_epoch = 1;	/* a cell of epoch 0 is one to be made */
 	{
 		struct game_config gc = {
 			.max_entities = sv->max_entities,

@@ -11,8 +11,9 @@
  *   viewers (sv_player_entry_refresh: the parallel phase calls it for
  *   every player before its workers only read), who is shown to whom (the
  *   client itself, the player a spectator tracks, then the PVS: a reply's
- *   hundreds of tests read each player's 8-byte seen cell, made once a
- *   phase, not its entry and its object), and the
+ *   hundreds of tests read each player's 16-byte seen cell, made again
+ *   only after the player moved or was changed, not its entry and its
+ *   object), and the
  *   grid of cells that bounds an extension reply's work on a server of
  *   hundreds.  It calls nothing of send.c's; send.c and user.c (the grid's
  *   moves) call it.
@@ -229,18 +230,31 @@ static enum sv_shown shown_of(const struct client *cl)
 void sv_entry_sync(struct server *sv, const struct client *cl)
 {
 	sv->entries[cl->slot].shown = (uint8_t)shown_of(cl);
-	sv->seen[cl->slot].stamp = 0;	/* made again at its next test */
+	sv->seen[cl->slot].epoch = 0;	/* made again at its next test */
 }
 
-/* Player j's cell as of this reply phase, made on its first test: who
- * may see it (its entry's shown) and its object's leaf.  Nothing moves
- * within a phase. */
+void sv_seen_moved(struct server *sv, int slot)
+{
+	sv->seen[slot].epoch = 0;
+}
+
+/* Player j's cell, made again on its first test after what places its
+ * object may have changed (state.h's rule): who may see it (its entry's
+ * shown) and its object's leaf. */
+static inline __attribute__((always_inline)) bool
+seen_fresh(const struct server *sv, int j)
+{
+	const struct sv_seen_cell *c = &sv->seen[j];
+
+	return c->epoch == sv->entry_epoch && c->touched == sv->game->touched[j];
+}
+
 static inline __attribute__((always_inline)) int32_t
 seen_of(struct server *sv, int j)
 {
 	struct sv_seen_cell *c = &sv->seen[j];
 
-	if (c->stamp != sv->reply_stamp) {
+	if (!seen_fresh(sv, j)) {
 		enum sv_shown shown = (enum sv_shown)sv->entries[j].shown;
 
 		if (shown == SV_SHOWN_NONE)
@@ -252,7 +266,8 @@ seen_of(struct server *sv, int j)
 
 			c->leaf = leaf1 >= 0 ? leaf1 : SV_SEEN_LEAFS;
 		}
-		c->stamp = sv->reply_stamp;
+		c->epoch = sv->entry_epoch;
+		c->touched = sv->game->touched[j];
 	}
 	return c->leaf;
 }

@@ -724,18 +724,18 @@ void sv_reply_phase(struct server *sv)
 	/* stamps older than this phase are stale; after a wrap, all are */
 	if (++sv->reply_stamp == 0) {
 		memset(sv->frame_stamp, 0, sizeof(*sv->frame_stamp) * (size_t)sv->max_entities);
-		for (int i = 0; i < sv->maxclients; i++) {
+		for (int i = 0; i < sv->maxclients; i++)
 			sv->entries[i].msec_stamp = 0;
-			sv->seen[i].stamp = 0;
-		}
 		sv->stock_pings_stamp = 0;
 		sv->reply_stamp = 1;
 	}
 	if (g->changes != sv->entry_changes) {
 		sv->entry_changes = g->changes;
 		if (++sv->entry_epoch == 0) {
-			for (int i = 0; i < sv->maxclients; i++)
+			for (int i = 0; i < sv->maxclients; i++) {
 				sv->entries[i].valid = false;
+				sv->seen[i].epoch = 0;
+			}
 			sv->entry_epoch = 1;
 		}
 	}

@@ -281,10 +281,17 @@ struct sv_player_entry {
 _Static_assert(offsetof(struct sv_player_entry, bytes) + SV_PLAYER_BODY_MAX <= 64,
 	       "sv_player_entry: what a reply reads in one cache line");
 
-/* Player j as a reply's visibility test sees it in one reply phase
- * (stamp == reply_stamp; made on first use, or for every player by the
- * parallel phase before its workers only read): leaf >= 0, a player
- * whose object touches that leaf alone; or one of SV_SEEN_*. */
+/* Player j as a reply's visibility test sees it: leaf >= 0, a player
+ * whose object touches that leaf alone; or one of SV_SEEN_*.  Made on
+ * first use (or for every player by the parallel phase before its
+ * workers only read), it holds across phases and frames while what
+ * places the player's object holds, by the rule of the player's entry
+ * (game.h: the game's changes and touched counters, its own move):
+ * epoch == entry_epoch, touched == the game's touched[j], and neither
+ * its own move (execute) nor a change of state or side (sv_entry_sync)
+ * cleared epoch since.  A server of hundreds runs a frame for a few
+ * dozen requests, and a player moves 30 times a second: the cell is
+ * made about once per move, not once per frame. */
 enum {
 	SV_SEEN_LEAFS = -1,	/* a player touching several leafs: its object
 				 * is tested */
@@ -292,8 +299,10 @@ enum {
 	SV_SEEN_SPECTATOR = -3	/* a spectator: shown to itself alone */
 };
 struct sv_seen_cell {
-	uint32_t stamp;
+	uint32_t epoch;		/* entry_epoch when made; 0: to be made */
+	uint32_t touched;	/* the game's touched[j] then */
 	int32_t leaf;
+	int32_t pad_;
 };
 
 /* 64-byte aligned (and so a multiple of 64 long): each client's groups of

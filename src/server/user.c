@@ -292,6 +292,7 @@ static void execute_move(struct server *sv, struct client *cl,
 	cl->lastcmd = p->cmds[2];
 	cl->lastcmd.buttons = 0;	/* no repeated fire over lag */
 	sv->entries[cl->slot].moved = true;	/* its entry is checked again */
+	sv_seen_moved(sv, cl->slot);		/* and its seen cell made */
 	/* on several threads the move waits for its segment (execute.c) */
 	if (sv_exec_active(sv) && sv_exec_queue(sv, cl, cmds, n))
 		return;
