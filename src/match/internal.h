@@ -60,6 +60,7 @@ struct match_slot {
 	bool in_game;		/* was in the game last frame (motd.c) */
 	double motd_until;	/* the MOTD shown until (level time; 0 none) */
 	double motd_next;	/* its next centerprint */
+	bool motd_listed;	/* in match.motd_list */
 };
 
 struct match {
@@ -94,10 +95,14 @@ struct match {
 	int clients_seen;	/* in the game last frame (players and
 				 * spectators): the server emptied when 0 */
 	/* the slots' walk in match_frame: due when the game's roster moved
-	 * since roster_seen, or while a slot is being shown the MOTD
-	 * (motd_live); otherwise a frame does not touch them */
+	 * since roster_seen, or when the level began (walk_due); otherwise
+	 * a frame touches only the slots being shown the MOTD (motd_list,
+	 * motd_count of them: a frame at 1,000 players shown it walks a few
+	 * joiners, not every slot, for the seconds it lasts) */
 	uint32_t roster_seen;
-	bool motd_live;
+	bool walk_due;
+	int *motd_list;		/* max_slots */
+	int motd_count;
 	int levels;		/* levels begun: the first runs k_defmode */
 	struct match_result last;
 	struct match_result work;	/* scratch for events */

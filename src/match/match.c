@@ -235,7 +235,10 @@ struct match *match_create(struct game *g, const struct match_services *svc)
 	if (!m)
 		return NULL;
 	m->slots = calloc((size_t)g->max_clients, sizeof(*m->slots));
-	if (!m->slots) {
+	m->motd_list = calloc((size_t)g->max_clients, sizeof(*m->motd_list));
+	if (!m->slots || !m->motd_list) {
+		free(m->slots);
+		free(m->motd_list);
 		free(m);
 		return NULL;
 	}
@@ -245,13 +248,14 @@ struct match *match_create(struct game *g, const struct match_services *svc)
 		m_votes_destroy(m->votes);
 		m_stats_destroy(m->stats);
 		free(m->slots);
+		free(m->motd_list);
 		free(m);
 		return NULL;
 	}
 	m->max_slots = g->max_clients;
 	m->g = g;
 	m->svc = *svc;
-	m->motd_live = true;	/* the first frame walks the slots */
+	m->walk_due = true;	/* the first frame walks the slots */
 	for (int i = 0; i < NUM_VARS; i++)
 		(void)match_set(m, vars[i].info.name, vars[i].info.def, err,
 				sizeof(err));
@@ -266,6 +270,7 @@ void match_destroy(struct match *m)
 	m_votes_destroy(m->votes);
 	m_stats_destroy(m->stats);
 	free(m->slots);
+	free(m->motd_list);
 	free(m);
 }
 
@@ -909,7 +914,8 @@ void match_level_begin(struct match *m)
 	m->sudden = 0;
 	m->pause_at = m->unpause_at = 0;
 	memset(m->slots, 0, sizeof(*m->slots) * (size_t)m->max_slots);
-	m->motd_live = true;	/* the slots' walk runs next frame */
+	m->motd_count = 0;
+	m->walk_due = true;	/* the slots' walk runs next frame */
 	m_votes_level(m);
 	m_idle_off(m);
 	m_apply_rules(m);
@@ -946,30 +952,47 @@ void match_frame(struct match *m, double realtime)
 
 	m->realtime = realtime;
 	/* the slots change only when someone joins or leaves (the game's
-	 * roster) or while the MOTD is shown: other frames skip the walk,
-	 * which was most of this function's cost on a server woken for a
-	 * request or two */
-	if (!g->world || g->roster != m->roster_seen || m->motd_live) {
-		bool live = false;
-
+	 * roster): other frames skip the walk, which was most of this
+	 * function's cost on a server woken for a request or two, and see
+	 * to the slots being shown the MOTD alone */
+	if (!g->world || g->roster != m->roster_seen || m->walk_due) {
+		m->motd_count = 0;
 		for (int s = 0; s < m->max_slots; s++) {
+			struct match_slot *ms = &m->slots[s];
+
 			if (g->clients[s].active) {
 				clients++;
-			} else if (m->slots[s].ready || m->slots[s].brk) {
+			} else if (ms->ready || ms->brk) {
 				/* a leaver's flags go with him */
-				m->slots[s].ready = m->slots[s].brk = false;
+				ms->ready = ms->brk = false;
 			}
 			/* the MOTD: only a slot entering, leaving or being
-			 * shown it */
-			if (!g->world || g->clients[s].active != m->slots[s].in_game ||
-			    m->slots[s].motd_until > 0)
+			 * shown it; the list is made again (an entering
+			 * slot's motd_start puts it there) */
+			ms->motd_listed = false;
+			if (!g->world || g->clients[s].active != ms->in_game ||
+			    ms->motd_until > 0)
 				m_motd_slot(m, s);
-			live |= m->slots[s].motd_until > 0;
+			if (!ms->motd_listed && ms->motd_until > 0) {
+				ms->motd_listed = true;
+				m->motd_list[m->motd_count++] = s;
+			}
 		}
 		m->roster_seen = g->roster;
-		m->motd_live = live || !g->world;
+		m->walk_due = !g->world;
 	} else {
 		clients = m->clients_seen;
+		for (int k = 0; k < m->motd_count;) {
+			int s = m->motd_list[k];
+
+			m_motd_slot(m, s);
+			if (m->slots[s].motd_until > 0) {
+				k++;
+			} else {
+				m->slots[s].motd_listed = false;
+				m->motd_list[k] = m->motd_list[--m->motd_count];
+			}
+		}
 	}
 	m_votes_frame(m);
 	if (clients == 0 && m->clients_seen > 0)

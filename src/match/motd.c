@@ -6,7 +6,9 @@
  * Design note
  *   KTX keeps a "motd" entity per client that centerprints every 0.7 s;
  *   here it is two times per slot (until when, and the next print),
- *   checked by match_frame's walk over the slots.  A slot that comes into
+ *   checked each frame for the slots on match.motd_list (those being
+ *   shown it; match_frame's walk over every slot, when the roster
+ *   moved, makes the list again).  A slot that comes into
  *   the game (its first frame, and again after each level change, as
  *   KTX's ClientConnect runs on every map) gets it for k_motd_time
  *   seconds (0: KTX's 7, or 3 on a matchless server).  It stops, as
@@ -75,9 +77,15 @@ static void motd_show(struct match *m, int slot)
 
 static void motd_start(struct match *m, int slot, double seconds)
 {
-	m->slots[slot].motd_until = m->g->time + seconds;
-	m->slots[slot].motd_next = m->g->time + MOTD_FIRST;
-	m->motd_live = true;	/* match_frame walks the slots again */
+	struct match_slot *ms = &m->slots[slot];
+
+	ms->motd_until = m->g->time + seconds;
+	ms->motd_next = m->g->time + MOTD_FIRST;
+	if (!ms->motd_listed) {
+		/* match_frame sees to it from the next frame */
+		ms->motd_listed = true;
+		m->motd_list[m->motd_count++] = slot;
+	}
 }
 
 void m_motd_slot(struct match *m, int s)

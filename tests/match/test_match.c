@@ -1179,6 +1179,69 @@ static void test_motd(void **state)
 	assert_int_equal(match_set(f->m, "k_motd_time", "31", err, sizeof(err)), -1);
 }
 
+/* The MOTD's slots between the walks over every slot (match_frame makes
+ * the list of slots shown it when the roster moves, and sees to those
+ * alone otherwise): a player joining while another is shown it, one
+ * leaving while shown it (nothing more to it, and again in full when he
+ * comes back), the command for one already cleared, and a level change
+ * showing it to everyone again. */
+static void test_motd_slots(void **state)
+{
+	struct fix *f = *state;
+	int calls;
+
+	set(f, "k_motd1", "hello");
+	set(f, "k_motd_time", "2");
+	scen_join(&f->s, 0, "alice");
+	run(f, 1.0);
+	scen_join(&f->s, 1, "bob");
+	run(f, 0.6);
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_true(centered(f, "hello"));
+	/* prints every 0.7 s from 0.4 s after the join: alice's at 1.8 s
+	 * of hers, cleared after 2; bob's at 0.4, 1.1 of his */
+	run(f, 0.45);	/* alice's 2 s are over: cleared */
+	assert_int_equal(f->s.mock.centerprint_slot, 0);
+	assert_string_equal(f->s.mock.centerprint, "");
+	run(f, 0.3);	/* bob's still on */
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_true(centered(f, "hello"));
+	/* bob leaves while shown it: nothing more to his slot */
+	game_client_disconnect(f->s.g, 1);
+	run(f, 0.1);
+	calls = f->s.mock.centerprint_calls;
+	run(f, 3.0);
+	assert_int_equal(f->s.mock.centerprint_calls, calls);
+	/* back: his full time again, then cleared */
+	scen_join(&f->s, 1, "bob");
+	run(f, 0.6);
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_true(centered(f, "hello"));
+	run(f, 2.0);
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_string_equal(f->s.mock.centerprint, "");
+	calls = f->s.mock.centerprint_calls;
+	run(f, 1.0);
+	assert_int_equal(f->s.mock.centerprint_calls, calls);
+	/* the command, for alice alone, with no roster change */
+	cmd(f, 0, "motd", NULL);
+	run(f, 0.6);
+	assert_int_equal(f->s.mock.centerprint_slot, 0);
+	assert_true(centered(f, "hello"));
+	run(f, 10.0);
+	assert_string_equal(f->s.mock.centerprint, "");
+	/* a new level: both are shown it again */
+	match_level_begin(f->m);
+	calls = f->s.mock.centerprint_calls;
+	run(f, 0.6);
+	assert_true(f->s.mock.centerprint_calls >= calls + 2);
+	run(f, 2.0);
+	assert_string_equal(f->s.mock.centerprint, "");
+	calls = f->s.mock.centerprint_calls;
+	run(f, 1.0);
+	assert_int_equal(f->s.mock.centerprint_calls, calls);
+}
+
 /* KTX's idle bot: half the players ready starts it; the others are
  * counted down and kicked, and the match starts; fewer than half ready
  * stops it */
@@ -1348,6 +1411,7 @@ static const struct CMUnitTest match_tests[] = {
 	cmocka_unit_test_setup_teardown(test_drop_quad, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_fair_packs, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_motd, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_motd_slots, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_idle_bot, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_matchtag, setup, teardown),
 	cmocka_unit_test(test_commands_table_matches_docs),
