@@ -451,10 +451,13 @@ enum game_deathtype {
 };
 
 /* An entity.  The server reads the first block (what clients are sent,
- * with objs[num].origin); everything else is the game's. */
+ * with objs[num].origin, and whose it is); everything else is the
+ * game's.  Entities are 64-aligned, so that the block is one cache line:
+ * every reply phase walks hundreds of entities for the ones to send,
+ * reading it alone. */
 struct game_entity {
 	/* -- sent to clients -- */
-	bool inuse;
+	_Alignas(64) bool inuse;
 	bool nail;		/* send in svc_nails instead of packet
 				 * entities (spikes: progs/spike.mdl and
 				 * progs/s_spike.mdl) */
@@ -462,6 +465,7 @@ struct game_entity {
 	int modelindex;		/* 0: nothing to draw */
 	int frame, skin, effects, colormap;
 	vec3_t angles;
+	int client;		/* player slot, or -1 */
 
 	/* -- the game's -- */
 	int num;
@@ -497,7 +501,6 @@ struct game_entity {
 	int healtype;
 	const char *target, *targetname, *killtarget, *message, *map;
 	const char *netname;
-	int client;		/* player slot, or -1 */
 	int waterlevel, watertype;
 	double fly_sound;
 	vec3_t oldorigin;
@@ -669,6 +672,11 @@ struct game {
 	 * freed since, oldest first (a ring of max_entities) */
 	uint64_t *spawn_ready;
 	int spawn_words, spawn_word;
+	/* a bit per entity number, set while ents[num].inuse (spawn_words
+	 * words; game_entity_in_use): a reader of the numbers in use (the
+	 * server's reply phase, every frame) walks the bits, not the
+	 * hundreds of free entities between them */
+	uint64_t *inuse_bits;
 	int *spawn_young;
 	int spawn_young_head, spawn_young_count;
 	int top;		/* first extension player entity */

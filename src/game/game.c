@@ -152,6 +152,17 @@ static void clear_entity(struct game_entity *e)
 	vec_set(o->maxs, 0, 0, 0);
 }
 
+void g_set_inuse(struct game *g, struct game_entity *e, bool inuse)
+{
+	uint64_t bit = 1ull << (e->num & 63);
+
+	e->inuse = inuse;
+	if (inuse)
+		g->inuse_bits[e->num >> 6] |= bit;
+	else
+		g->inuse_bits[e->num >> 6] &= ~bit;
+}
+
 static struct game_entity *init_entity(struct game *g, int num)
 {
 	struct game_entity *e = &g->ents[num];
@@ -159,7 +170,7 @@ static struct game_entity *init_entity(struct game *g, int num)
 	if (e->obj->linked)
 		world_unlink(g->world, e->obj);
 	clear_entity(e);
-	e->inuse = true;
+	g_set_inuse(g, e, true);
 	if (num >= g->num_entities)
 		g->num_entities = num + 1;
 	return e;
@@ -256,7 +267,7 @@ void g_remove(struct game *g, struct game_entity *e)
 	if (e->obj->linked)
 		world_unlink(g->world, e->obj);
 	clear_entity(e);
-	e->inuse = false;
+	g_set_inuse(g, e, false);
 	e->freetime = g->time;
 	spawn_numbers_free(g, e->num);
 	g_escape_leave(esc);
@@ -581,11 +592,12 @@ struct game *game_create(const struct game_config *cfg)
 	g->ents = qwd_table_alloc((size_t)cfg->max_entities * sizeof(*g->ents));
 	g->spawn_words = (cfg->max_entities + 63) / 64;
 	g->spawn_ready = calloc((size_t)g->spawn_words, sizeof(*g->spawn_ready));
+	g->inuse_bits = calloc((size_t)g->spawn_words, sizeof(*g->inuse_bits));
 	g->spawn_young = calloc((size_t)cfg->max_entities, sizeof(*g->spawn_young));
 	g->clients = qwd_table_alloc((size_t)cfg->max_clients * sizeof(*g->clients));
 	g->touched = calloc((size_t)cfg->max_clients, sizeof(*g->touched));
 	if (!g->ents || !g->clients || !g->touched || !g->spawn_ready ||
-	    !g->spawn_young) {
+	    !g->spawn_young || !g->inuse_bits) {
 		game_destroy(g);
 		return NULL;
 	}
@@ -632,6 +644,7 @@ void game_destroy(struct game *g)
 	g_antilag_destroy(g);
 	free(g->spawn_world);
 	free(g->spawn_ready);
+	free(g->inuse_bits);
 	free(g->spawn_young);
 	qwd_table_free(g->ents, (size_t)g->max_entities * sizeof(*g->ents));
 	qwd_table_free(g->clients, (size_t)g->max_clients * sizeof(*g->clients));
@@ -837,6 +850,7 @@ int game_load_level(struct game *g, struct world *w,
 		clear_entity(e);
 		e->freetime = 0;
 	}
+	memset(g->inuse_bits, 0, sizeof(*g->inuse_bits) * (size_t)g->spawn_words);
 	g->num_entities = 1 + MAX_CLIENTS;
 	{
 		struct game_entity *world = init_entity(g, 0);

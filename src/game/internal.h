@@ -55,6 +55,8 @@ void g_escape_leave(bool entered);
 float g_crandom(struct game *g);			/* (-1, 1) */
 struct game_entity *g_spawn(struct game *g);		/* NULL when full */
 void g_remove(struct game *g, struct game_entity *e);
+/* e->inuse and its bit in g->inuse_bits together: the one way to set it */
+void g_set_inuse(struct game *g, struct game_entity *e, bool inuse);
 void g_link(struct game *g, struct game_entity *e, bool touch_triggers);
 void g_setorigin(struct game *g, struct game_entity *e, const vec3_t org);
 void g_setsize(struct game *g, struct game_entity *e, const vec3_t mins,

@@ -713,7 +713,7 @@ void player_put_in_server(struct game *g, int slot)
 	if (e->obj->linked)
 		world_unlink(g->world, e->obj);
 	memset(&e->velocity, 0, sizeof(e->velocity));
-	e->inuse = true;
+	g_set_inuse(g, e, true);
 	e->classname = "player";
 	e->client = slot;
 	e->health = 100;
@@ -822,7 +822,7 @@ void game_client_disconnect(struct game *g, int slot)
 	if (e->obj->linked)
 		world_unlink(g->world, e->obj);
 	e->obj->solid = SOLID_NOT;
-	e->inuse = false;
+	g_set_inuse(g, e, false);
 	e->modelindex = 0;
 	e->takedamage = false;
 	g->spectators -= cl->spectator;
