@@ -673,9 +673,9 @@ struct game {
 	uint64_t *spawn_ready;
 	int spawn_words, spawn_word;
 	/* a bit per entity number, set while ents[num].inuse (spawn_words
-	 * words; game_entity_in_use): a reader of the numbers in use (the
-	 * server's reply phase, every frame) walks the bits, not the
-	 * hundreds of free entities between them */
+	 * words; g_set_inuse is its one writer): a reader of the numbers
+	 * in use (the server's reply phase, every frame) walks the bits,
+	 * not the hundreds of free entities between them */
 	uint64_t *inuse_bits;
 	int *spawn_young;
 	int spawn_young_head, spawn_young_count;

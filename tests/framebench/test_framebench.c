@@ -28,6 +28,30 @@
 
 #include "../../tools/framebench/framebench.h"
 
+/* the bench's defaults on a bundled map with these */
+static void config_of(struct fb_config *c, const char *map, int players,
+		      int frames, uint64_t seed, int threads)
+{
+	fb_config_default(c);
+	c->map = qwd_bundled_map(map);
+	c->players = players;
+	c->frames = frames;
+	c->seed = seed;
+	c->threads = threads;
+}
+
+/* one run of c (a failed run fails the test) */
+static struct fb_result *run_config(const struct fb_config *c)
+{
+	struct fb_result *r = calloc(1, sizeof(*r));
+	char err[512] = "";
+
+	assert_non_null(r);
+	if (fb_run(c, r, err, sizeof(err)) != 0)
+		fail_msg("fb_run: %s", err);
+	return r;
+}
+
 /* the bench's defaults on the small map with these; auto: -threads auto
  * with `threads` at most, its sets as given */
 static struct fb_result *run_with(int players, int frames, uint64_t seed,
@@ -35,24 +59,14 @@ static struct fb_result *run_with(int players, int frames, uint64_t seed,
 				  const char *const *sets, bool schedule)
 {
 	struct fb_config c;
-	struct fb_result *r = calloc(1, sizeof(*r));
-	char err[512] = "";
 
-	assert_non_null(r);
-	fb_config_default(&c);
-	c.map = qwd_bundled_map("small");
-	c.players = players;
-	c.frames = frames;
-	c.seed = seed;
-	c.threads = threads;
+	config_of(&c, "small", players, frames, seed, threads);
 	c.schedule = schedule;
 	c.threads_auto = automatic;
 	c.threads_max = automatic ? threads : 0;
 	for (int i = 0; sets && sets[i]; i++)
 		c.sets[c.num_sets++] = sets[i];
-	if (fb_run(&c, r, err, sizeof(err)) != 0)
-		fail_msg("fb_run: %s", err);
-	return r;
+	return run_config(&c);
 }
 
 /* the REPLY phase on the workers, the moves run as the sequential frame
@@ -270,24 +284,14 @@ static struct fb_result *run_game_with(const char *map, int players,
 				       int lag)
 {
 	struct fb_config c;
-	struct fb_result *r = calloc(1, sizeof(*r));
-	char err[512] = "";
 
-	assert_non_null(r);
-	fb_config_default(&c);
-	c.map = qwd_bundled_map(map);
-	c.players = players;
+	config_of(&c, map, players, frames, seed, threads);
 	c.fighters = fighters;
-	c.frames = frames;
-	c.seed = seed;
-	c.threads = threads;
 	c.sets[c.num_sets++] = "sv_threads_execute 2";
 	c.lag = lag;
 	for (int i = 0; sets && sets[i]; i++)
 		c.sets[c.num_sets++] = sets[i];
-	if (fb_run(&c, r, err, sizeof(err)) != 0)
-		fail_msg("fb_run: %s", err);
-	return r;
+	return run_config(&c);
 }
 
 static struct fb_result *run_game(const char *map, int players, int fighters,
@@ -438,23 +442,13 @@ static void test_execute_pipelined_same_game(void **state)
 static struct fb_result *run_spread(int spread, uint64_t seed, int threads)
 {
 	struct fb_config c;
-	struct fb_result *r = calloc(1, sizeof(*r));
-	char err[512] = "";
 
-	assert_non_null(r);
-	fb_config_default(&c);
-	c.map = qwd_bundled_map("small");
-	c.players = 96;
+	config_of(&c, "small", 96, 400, seed, threads);
 	c.fighters = 24;
-	c.frames = 400;
 	c.warmup = 16;
-	c.seed = seed;
-	c.threads = threads;
 	c.spread = spread;
 	c.interval_ms = 33;
-	if (fb_run(&c, r, err, sizeof(err)) != 0)
-		fail_msg("fb_run: %s", err);
-	return r;
+	return run_config(&c);
 }
 
 static void test_spread(void **state)
