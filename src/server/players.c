@@ -382,16 +382,14 @@ struct grid_reply {
 };
 
 /* what player_shown and write_player read of player j, asked of memory
- * a few turns ahead (sv_grid_visit's pre): its entry's first line, and
- * its second (the time of its last move, read by the first reply of a
- * phase that shows it: at 1024 players most shown players are that) */
+ * a few turns ahead (sv_grid_visit's pre): its entry's first line (the
+ * stamps, the time of its last move and the bytes) */
 static inline __attribute__((always_inline)) void
 grid_reply_ahead(void *ctx, int j)
 {
 	const struct grid_reply *r = ctx;
 
 	__builtin_prefetch(&r->sv->entries[j]);
-	__builtin_prefetch(&r->sv->entries[j].localtime);
 }
 
 static inline __attribute__((always_inline)) bool

@@ -256,9 +256,10 @@ struct sv_send_item {
 
 /* The server's entries sit in one array of their own (server.entries,
  * by slot), away from the clients: a reply on a server of hundreds shows
- * dozens of players, and what it reads of each (the stamps, the bytes,
- * the time of its last move) comes first, in one or two cache lines.
- * The key, read only when the entry is checked, follows. */
+ * dozens of players, and what it reads of each (the stamps, the time of
+ * its last move, the bytes) is one cache line, which a player's move
+ * writes too (localtime).  The key and the leaf, read only when the
+ * entry is checked, follow. */
 /* who a reply may show: a spawned player, a spawned spectator (to
  * itself only), or no one (not in the game) */
 enum sv_shown { SV_SHOWN_NONE, SV_SHOWN_SPECTATOR, SV_SHOWN_PLAYER };
@@ -266,19 +267,20 @@ struct sv_player_entry {
 	_Alignas(64) uint32_t msec_stamp;	/* reply phase of msec */
 	uint32_t stamp;		/* entry_epoch in which key was last checked */
 	uint32_t touched;	/* the game's touched[] for it then */
-	int32_t leaf1;		/* its object's leaf1 as of that check */
 	bool valid;
 	bool moved;		/* its own move ran since the check */
 	bool has_msec;
 	uint8_t msec;		/* ms since its last command, this phase */
+	double localtime;	/* game time of its last move */
 	uint8_t len;
 	uint8_t shown;		/* enum sv_shown, kept by sv_entry_sync */
 	uint8_t bytes[SV_PLAYER_BODY_MAX];
 	/* 64 bytes */
-	double localtime;	/* game time of its last move */
+	int32_t leaf1;		/* its object's leaf1 as of that check */
 	struct sv_player_key key;
 };
-_Static_assert(offsetof(struct sv_player_entry, bytes) + SV_PLAYER_BODY_MAX <= 64,
+_Static_assert(offsetof(struct sv_player_entry, bytes) + SV_PLAYER_BODY_MAX <= 64 &&
+	       offsetof(struct sv_player_entry, localtime) + sizeof(double) <= 64,
 	       "sv_player_entry: what a reply reads in one cache line");
 
 /* Player j as a reply's visibility test sees it: leaf >= 0, a player
