@@ -55,9 +55,20 @@ static bool pm_valid_brush(const struct world *w, const struct world_obj *o)
 	return o->model >= 0 && o->model < w->map->num_models;
 }
 
+/* a box object's box from its placed box (absmin..absmax: the box spread
+ * by a unit), spread by 1/16 of a unit: more than the float rounding of
+ * the placed box's sums, much less than the unit by which pm_cull spreads
+ * a trace's segment (a physent it culls is beyond that unit, where a
+ * trace cannot meet it), and close enough that a crowd in contact is not
+ * traced for nothing */
+#define PM_CULL_IN (1.0f - 1.0f / 16)
+
 /* Where physent o can block the player's reference point, generously, as
- * MVDSV's (brush model bounds spread by a unit, as its loader does): made
- * once a move, tested by pm_cull for every trace. */
+ * MVDSV's (brush model bounds spread by a unit, as its loader does; a box
+ * object's box from its placed box, which is in the object's first cache
+ * line where its mins and maxs are in the second): made once a move,
+ * tested by pm_cull for every trace.  MVDSV takes its physents by
+ * absmin..absmax likewise. */
 static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 			   vec3_t lo, vec3_t hi)
 {
@@ -72,10 +83,8 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 		}
 	} else {
 		for (int i = 0; i < 3; i++) {
-			lo[i] = o->origin[i] + o->mins[i] -
-				pmove_player_maxs[i];
-			hi[i] = o->origin[i] + o->maxs[i] -
-				pmove_player_mins[i];
+			lo[i] = o->absmin[i] + PM_CULL_IN - pmove_player_maxs[i];
+			hi[i] = o->absmax[i] - PM_CULL_IN - pmove_player_mins[i];
 		}
 	}
 }
