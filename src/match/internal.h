@@ -59,8 +59,8 @@ struct match_slot {
 	int pause_requests;	/* left in this match */
 	bool in_game;		/* was in the game last frame (motd.c) */
 	double motd_until;	/* the MOTD shown until (level time; 0 none) */
-	double motd_next;	/* its next centerprint */
-	bool motd_listed;	/* in match.motd_list */
+	double motd_next;	/* its next think (KTX's PMOTDThink) */
+	int motd_pos;		/* 1 + its place in match.motd_list; 0 none */
 };
 
 struct match {
@@ -96,9 +96,9 @@ struct match {
 				 * spectators): the server emptied when 0 */
 	/* the slots' walk in match_frame: due when the game's roster moved
 	 * since roster_seen, or when the level began (walk_due); otherwise
-	 * a frame touches only the slots being shown the MOTD (motd_list,
-	 * motd_count of them: a frame at 1,000 players shown it walks a few
-	 * joiners, not every slot, for the seconds it lasts) */
+	 * a frame touches no slot but those whose MOTD thinks (motd_list,
+	 * motd_count of them: a heap of the slots shown it, by their next
+	 * think; motd.c) */
 	uint32_t roster_seen;
 	bool walk_due;
 	int *motd_list;		/* max_slots */
@@ -178,9 +178,11 @@ const char *m_gold(char *buf, size_t size, int n);
 /* "s" unless n is 1 (KTX's count_s) */
 const char *m_plural(int n);
 
-/* motd.c: KTX's message of the day, to each player entering: slot s's
- * part of the frame (match_frame's walk of the slots calls it) */
+/* motd.c: KTX's message of the day, to each player entering: slot s
+ * entered or left the game (match_frame's walk of the slots calls it);
+ * the thinks due, each frame */
 void m_motd_slot(struct match *m, int s);
+void m_motd_frame(struct match *m);
 void m_cmd_motd(struct match *m, int slot, int argc, const char *const *argv);
 /* a mode command's words after the mode: KTX's UserMode_SetMatchTag */
 void m_set_matchtag(struct match *m, int argc, const char *const *argv);

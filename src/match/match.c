@@ -953,10 +953,9 @@ void match_frame(struct match *m, double realtime)
 	m->realtime = realtime;
 	/* the slots change only when someone joins or leaves (the game's
 	 * roster): other frames skip the walk, which was most of this
-	 * function's cost on a server woken for a request or two, and see
-	 * to the slots being shown the MOTD alone */
+	 * function's cost on a server woken for a request or two; the MOTD's
+	 * thinks due run in every frame (m_motd_frame) */
 	if (!g->world || g->roster != m->roster_seen || m->walk_due) {
-		m->motd_count = 0;
 		for (int s = 0; s < m->max_slots; s++) {
 			struct match_slot *ms = &m->slots[s];
 
@@ -966,34 +965,16 @@ void match_frame(struct match *m, double realtime)
 				/* a leaver's flags go with him */
 				ms->ready = ms->brk = false;
 			}
-			/* the MOTD: only a slot entering, leaving or being
-			 * shown it; the list is made again (an entering
-			 * slot's motd_start puts it there) */
-			ms->motd_listed = false;
-			if (!g->world || g->clients[s].active != ms->in_game ||
-			    ms->motd_until > 0)
+			/* the MOTD: a slot entering or leaving */
+			if (!g->world || g->clients[s].active != ms->in_game)
 				m_motd_slot(m, s);
-			if (!ms->motd_listed && ms->motd_until > 0) {
-				ms->motd_listed = true;
-				m->motd_list[m->motd_count++] = s;
-			}
 		}
 		m->roster_seen = g->roster;
 		m->walk_due = !g->world;
 	} else {
 		clients = m->clients_seen;
-		for (int k = 0; k < m->motd_count;) {
-			int s = m->motd_list[k];
-
-			m_motd_slot(m, s);
-			if (m->slots[s].motd_until > 0) {
-				k++;
-			} else {
-				m->slots[s].motd_listed = false;
-				m->motd_list[k] = m->motd_list[--m->motd_count];
-			}
-		}
 	}
+	m_motd_frame(m);
 	m_votes_frame(m);
 	if (clients == 0 && m->clients_seen > 0)
 		emptied(m);

@@ -4,17 +4,22 @@
  * the "motd" command, and the tag a mode command's words set.
  *
  * Design note
- *   KTX keeps a "motd" entity per client that centerprints every 0.7 s;
- *   here it is two times per slot (until when, and the next print),
- *   checked each frame for the slots on match.motd_list (those being
- *   shown it; match_frame's walk over every slot, when the roster
- *   moved, makes the list again).  A slot that comes into
- *   the game (its first frame, and again after each level change, as
- *   KTX's ClientConnect runs on every map) gets it for k_motd_time
- *   seconds (0: KTX's 7, or 3 on a matchless server).  It stops, as
- *   KTX's does, when the time is out (the centerprint cleared), when the
- *   countdown or the match begins (not matchless), or when the player
- *   fires (he wants to play, not read).  The text (match_motd_text) is
+ *   KTX keeps a "motd" entity per client that thinks every 0.7 s (the
+ *   first time 0.4 s after the player enters): at each think it ends the
+ *   MOTD when its time is out (the centerprint cleared), when the
+ *   countdown or the match has begun (not matchless), or when the player
+ *   fired within his weapon's reload (attack_finished ahead: he wants to
+ *   play, not read), and otherwise centerprints it again.  Here a slot
+ *   has the same two times (until when, and the next think), and the
+ *   slots being shown it are a heap by their next think
+ *   (match.motd_list): a frame looks at the top alone, and thinks for
+ *   those due, as KTX's entities do, so that 1,000 players entering cost
+ *   their 1.4 thinks a second, not a look each frame.  A slot that comes
+ *   into the game (its first frame, and again after each level change,
+ *   as KTX's ClientConnect runs on every map) gets it for k_motd_time
+ *   seconds (0: KTX's 7, or 3 on a matchless server); one that leaves
+ *   (match_frame's walk over the slots when the roster moved) is taken
+ *   off.  The text (match_motd_text) is
  *   composed into a caller's buffer at each print: the operator's lines,
  *   or "Welcome" when there are none, a bar, the "Running" line and the
  *   two hints; nothing is allocated.  It is cut at 1023 bytes, what a
@@ -75,28 +80,102 @@ static void motd_show(struct match *m, int slot)
 		m->g->svc.centerprint(m->g->svc.ctx, slot, text);
 }
 
+/* ---- the heap of slots by their next think ------------------------------ */
+
+/* a before b: the earlier think, then the lower slot (the order of a
+ * frame's thinks is the same on every run) */
+static bool think_before(const struct match *m, int a, int b)
+{
+	double ta = m->slots[a].motd_next, tb = m->slots[b].motd_next;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_put(struct match *m, int k, int s)
+{
+	m->motd_list[k] = s;
+	m->slots[s].motd_pos = k + 1;
+}
+
+static void heap_up(struct match *m, int k)
+{
+	int s = m->motd_list[k];
+
+	while (k > 0 && think_before(m, s, m->motd_list[(k - 1) / 2])) {
+		heap_put(m, k, m->motd_list[(k - 1) / 2]);
+		k = (k - 1) / 2;
+	}
+	heap_put(m, k, s);
+}
+
+static void heap_down(struct match *m, int k)
+{
+	int s = m->motd_list[k];
+
+	for (;;) {
+		int c = 2 * k + 1;
+
+		if (c >= m->motd_count)
+			break;
+		if (c + 1 < m->motd_count &&
+		    think_before(m, m->motd_list[c + 1], m->motd_list[c]))
+			c++;
+		if (!think_before(m, m->motd_list[c], s))
+			break;
+		heap_put(m, k, m->motd_list[c]);
+		k = c;
+	}
+	heap_put(m, k, s);
+}
+
+/* slot s's next think moved (or it is new to the heap) */
+static void heap_fix(struct match *m, int s)
+{
+	struct match_slot *ms = &m->slots[s];
+
+	if (!ms->motd_pos) {
+		heap_put(m, m->motd_count++, s);
+	}
+	heap_up(m, ms->motd_pos - 1);
+	heap_down(m, ms->motd_pos - 1);
+}
+
+/* the MOTD of slot s is over: off the heap */
+static void motd_end(struct match *m, int s)
+{
+	struct match_slot *ms = &m->slots[s];
+	int k = ms->motd_pos - 1;
+
+	ms->motd_until = 0;
+	if (k < 0)
+		return;
+	ms->motd_pos = 0;
+	if (--m->motd_count > k) {
+		int last = m->motd_list[m->motd_count];
+
+		heap_put(m, k, last);
+		heap_up(m, k);
+		heap_down(m, m->slots[last].motd_pos - 1);
+	}
+}
+
 static void motd_start(struct match *m, int slot, double seconds)
 {
 	struct match_slot *ms = &m->slots[slot];
 
 	ms->motd_until = m->g->time + seconds;
 	ms->motd_next = m->g->time + MOTD_FIRST;
-	if (!ms->motd_listed) {
-		/* match_frame sees to it from the next frame */
-		ms->motd_listed = true;
-		m->motd_list[m->motd_count++] = slot;
-	}
+	heap_fix(m, slot);
 }
 
 void m_motd_slot(struct match *m, int s)
 {
 	const struct game *g = m->g;
 	struct match_slot *ms = &m->slots[s];
-	const struct game_client *cl = &g->clients[s];
 
-	if (!cl->active || !g->world) {
+	if (!g->clients[s].active || !g->world) {
 		ms->in_game = false;
-		ms->motd_until = 0;
+		motd_end(m, s);
 		return;
 	}
 	if (!ms->in_game) {
@@ -104,23 +183,35 @@ void m_motd_slot(struct match *m, int s)
 		motd_start(m, s, m->set.motd_time ? m->set.motd_time :
 			   m->set.matchless ? 3 : 7);
 	}
-	if (ms->motd_until <= 0)
-		return;
+}
+
+/* KTX's PMOTDThink for slot s */
+static void motd_think(struct match *m, int s)
+{
+	const struct game *g = m->g;
+	struct match_slot *ms = &m->slots[s];
+
 	if (g->time > ms->motd_until) {
-		ms->motd_until = 0;
+		motd_end(m, s);
 		if (g->svc.centerprint)
 			g->svc.centerprint(g->svc.ctx, s, "");
 		return;
 	}
 	if ((!m->set.matchless && m->state != MATCH_PREWAR) ||
-	    (cl->buttons & 1)) {
-		ms->motd_until = 0;
+	    g->ents[game_player_entity(g, s)].attack_finished > g->time) {
+		motd_end(m, s);
 		return;
 	}
-	if (g->time >= ms->motd_next) {
-		ms->motd_next = g->time + MOTD_PERIOD;
-		motd_show(m, s);
-	}
+	ms->motd_next = g->time + MOTD_PERIOD;
+	heap_down(m, ms->motd_pos - 1);
+	motd_show(m, s);
+}
+
+void m_motd_frame(struct match *m)
+{
+	while (m->motd_count > 0 &&
+	       m->g->time >= m->slots[m->motd_list[0]].motd_next)
+		motd_think(m, m->motd_list[0]);
 }
 
 /* KTX's motd_show: 10 s more of it, not during a match */

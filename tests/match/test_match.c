@@ -1131,7 +1131,8 @@ static void test_fair_packs(void **state)
 
 /* KTX's MOTD: the operator's lines, the bar, "Running qwd" and the
  * hints, centerprinted again and again for k_motd_time seconds to a
- * player entering, then cleared; stopped by a shot; the motd command;
+ * player entering, then cleared; stopped by a shot (at KTX's think);
+ * the motd command;
  * "Welcome" without lines; the lines checked */
 static void test_motd(void **state)
 {
@@ -1162,9 +1163,13 @@ static void test_motd(void **state)
 	assert_true(centered(f, "be nice"));
 	cmd(f, 0, "motd", NULL);
 	assert_true(printed(f, "Already showing motd"));
+	/* KTX looks at the shot at the MOTD's think (every 0.7 s): the
+	 * player's attack_finished still ahead, he fired within his
+	 * weapon's reload; fire held over a think ends it */
 	scen_hold(&f->s, 0, 0, 0, 0, 0, 1);
-	run(f, 0.1);
+	run(f, 0.8);
 	scen_hold(&f->s, 0, 0, 0, 0, 0, 0);
+	assert_true(f->s.g->ents[game_player_entity(f->s.g, 0)].attack_finished > 0);
 	calls = f->s.mock.centerprint_calls;
 	run(f, 2.0);
 	assert_int_equal(f->s.mock.centerprint_calls, calls);
@@ -1198,12 +1203,17 @@ static void test_motd_slots(void **state)
 	run(f, 0.6);
 	assert_int_equal(f->s.mock.centerprint_slot, 1);
 	assert_true(centered(f, "hello"));
-	/* prints every 0.7 s from 0.4 s after the join: alice's at 1.8 s
-	 * of hers, cleared after 2; bob's at 0.4, 1.1 of his */
-	run(f, 0.45);	/* alice's 2 s are over: cleared */
+	/* KTX's thinks, every 0.7 s from 0.4 s after the join: alice's at
+	 * 0.4, 1.1, 1.8 and 2.5 s of hers, bob's at 1.4, 2.1, 2.8 of
+	 * alice's; her 2 s end at her first think past them, 2.5 */
+	run(f, 0.55);	/* 2.15: bob's think printed; alice's time is out
+			 * but her think has not come */
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_true(centered(f, "hello"));
+	run(f, 0.4);	/* 2.55: her think cleared it */
 	assert_int_equal(f->s.mock.centerprint_slot, 0);
 	assert_string_equal(f->s.mock.centerprint, "");
-	run(f, 0.3);	/* bob's still on */
+	run(f, 0.3);	/* 2.85: bob's still on */
 	assert_int_equal(f->s.mock.centerprint_slot, 1);
 	assert_true(centered(f, "hello"));
 	/* bob leaves while shown it: nothing more to his slot */
@@ -1212,12 +1222,15 @@ static void test_motd_slots(void **state)
 	calls = f->s.mock.centerprint_calls;
 	run(f, 3.0);
 	assert_int_equal(f->s.mock.centerprint_calls, calls);
-	/* back: his full time again, then cleared */
+	/* back: his full time again, then cleared at his think at 2.5 s */
 	scen_join(&f->s, 1, "bob");
 	run(f, 0.6);
 	assert_int_equal(f->s.mock.centerprint_slot, 1);
 	assert_true(centered(f, "hello"));
-	run(f, 2.0);
+	run(f, 1.7);	/* 2.3: printed at 1.8, not yet cleared */
+	assert_int_equal(f->s.mock.centerprint_slot, 1);
+	assert_true(centered(f, "hello"));
+	run(f, 0.3);
 	assert_int_equal(f->s.mock.centerprint_slot, 1);
 	assert_string_equal(f->s.mock.centerprint, "");
 	calls = f->s.mock.centerprint_calls;
