@@ -728,7 +728,14 @@ struct game {
 	 * geometry never moves: each place is traced against it once a
 	 * level) */
 	uint8_t *spawn_world;
-	int spawn_world_size;	/* allocated */
+	/* per place of it too: the entity of the player that kept a player
+	 * from it when it was last tried (0: none), asked first the next
+	 * time (player.c box_free_objs) */
+	int32_t *spawn_kept;
+	int spawn_world_size;	/* allocated, of each */
+	/* places found taken by the player they remembered, without a walk
+	 * of the tree (counted for the tests and the benches) */
+	uint64_t spawn_kept_hits;
 	int spawn_world_places;	/* the search's places when it was filled */
 	/* the spots a spawn chooses from (player.c), found when the level
 	 * loaded (the map's entities are its only spots): their entities

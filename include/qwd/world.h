@@ -543,6 +543,15 @@ const struct world_obj *world_area_find(const struct world *w,
 					const vec3_t mins, const vec3_t maxs,
 					enum area_kind kind,
 					world_area_pred fn, void *ctx);
+/* Would a walk of the given list over [mins, maxs] (world_area_find's,
+ * world_area_objs') come to obj and ask about it?  Yes when obj is in
+ * that list and its entry meets the box (in a deferred phase, as the
+ * walk's own test says).  A caller that remembers which object answered
+ * a question last time asks that one first: when it still answers, the
+ * walk would have found one. */
+bool world_area_visits(const struct world *w, const struct world_obj *obj,
+		       const vec3_t mins, const vec3_t maxs,
+		       enum area_kind kind);
 /* objs (of one world's array) in the order of their ids */
 void world_objs_sort(struct world_obj **objs, int n);
 

@@ -643,6 +643,7 @@ void game_destroy(struct game *g)
 		return;
 	g_antilag_destroy(g);
 	free(g->spawn_world);
+	free(g->spawn_kept);
 	free(g->spawn_ready);
 	free(g->inuse_bits);
 	free(g->spawn_young);

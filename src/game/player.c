@@ -260,11 +260,18 @@ static bool player_near(struct game *g, const vec3_t org, float radius,
 }
 
 /* Does nothing linked (nor a player) keep a player's box at org?  The
- * world model is the caller's (spawn_place_open): it never moves. */
+ * world model is the caller's (spawn_place_open): it never moves.
+ * kept (or NULL): the entity of the player that kept the place the last
+ * time, asked first; it is set to the one that keeps it now.  A full map's
+ * searches find the same places taken by the same players again and
+ * again, and the answer (is any player there?) is the walk's whichever
+ * player gives it: the one remembered is taken only where the walk would
+ * come to it (world_area_visits) and it overlaps. */
 static bool box_free_objs(struct game *g, const vec3_t org,
-			  struct game_entity *self)
+			  struct game_entity *self, int32_t *kept)
 {
 	struct spawn_ask a = {.g = g, .self = self};
+	const struct world_obj *found;
 	vec3_t mins, maxs;
 
 	/* the players first: in a crowd one is usually there, and the walk
@@ -273,8 +280,22 @@ static bool box_free_objs(struct game *g, const vec3_t org,
 	vec_add(org, player_maxs, maxs);
 	a.mins = mins;
 	a.maxs = maxs;
-	if (world_area_find(g->world, mins, maxs, AREA_SOLID, overlaps_pred, &a))
+	if (kept && *kept > 0 && *kept < g->max_entities) {
+		const struct world_obj *o = g->ents[*kept].obj;
+
+		if (world_area_visits(g->world, o, mins, maxs, AREA_SOLID) &&
+		    overlaps_pred(&a, o)) {
+			g->spawn_kept_hits++;
+			return false;
+		}
+	}
+	found = world_area_find(g->world, mins, maxs, AREA_SOLID,
+				overlaps_pred, &a);
+	if (found) {
+		if (kept)
+			*kept = found->id;
 		return false;
+	}
 	return !world_test_box_objs(g->world, org, player_mins, player_maxs,
 				    self->obj);
 }
@@ -392,17 +413,24 @@ void player_init_spawn_places(struct game *g)
 	g->spawn_world_places = total;
 	if (total > g->spawn_world_size) {
 		uint8_t *m = realloc(g->spawn_world, (size_t)total);
+		int32_t *k = m ? realloc(g->spawn_kept,
+					 (size_t)total * sizeof(*k)) : NULL;
 
-		if (!m) {
-			/* the search then traces every place, as without it */
+		if (m)
+			g->spawn_world = m;
+		if (!k) {
+			/* the search then traces and walks every place, as
+			 * without them */
 			g->spawn_world_places = 0;
 			return;
 		}
-		g->spawn_world = m;
+		g->spawn_kept = k;
 		g->spawn_world_size = total;
 	}
-	if (total > 0)
+	if (total > 0) {
 		memset(g->spawn_world, 0, (size_t)total);
+		memset(g->spawn_kept, 0, (size_t)total * sizeof(*g->spawn_kept));
+	}
 }
 
 /* Does the map's own geometry leave room for a player at place `at` (p)
@@ -555,7 +583,7 @@ static void select_spawn(struct game *g, struct game_entity *self, vec3_t org,
 		/* in the walls or walled off from the spot (remembered), or
 		 * taken (the objects there) */
 		if (!spawn_place_open(g, at, total, s->obj->origin, p) ||
-		    !box_free_objs(g, p, self))
+		    !box_free_objs(g, p, self, known ? &g->spawn_kept[at] : NULL))
 			continue;
 		world_move(g->world, s->obj->origin, player_mins, player_maxs,
 			   p, MOVE_NOMONSTERS, self->obj, &tr);

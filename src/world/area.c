@@ -605,6 +605,21 @@ int world_area_any(const struct world *w, const vec3_t mins,
 	return q.count;
 }
 
+bool world_area_visits(const struct world *w, const struct world_obj *obj,
+		       const vec3_t mins, const vec3_t maxs,
+		       enum area_kind kind)
+{
+	struct area_query q = {mins, maxs, kind, w->deferred, false, NULL, 0, 0};
+	const struct area_entry *e;
+
+	if (!obj->linked || obj->area_pos < 0 ||
+	    (w->chunks[obj->area_pos / AREA_CHUNK_ENTRIES].list & 1) !=
+	    (int)kind)
+		return false;
+	e = entry_of(w, obj);
+	return boxes_touch(mins, maxs, e->lmin, e->lmax) && query_hits(&q, obj);
+}
+
 /* world_area_find's walk: area_query_node's, stopping at the first
  * object fn accepts */
 static const struct world_obj *area_find_node(const struct world *w, int num,

@@ -827,6 +827,64 @@ static void test_spawn_places_walled_off(void **state)
 	assert_true(counts[3] > 0);	/* walled off */
 }
 
+/* players 0..n-1 join s one by one, each search for a place starting
+ * at the first (spawn_cursor 0) */
+static void join_from_first(struct scen *s, int first, int n)
+{
+	for (int i = first; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		s->g->spawn_cursor = 0;
+		scen_join(s, i, name);
+		scen_run(s, 0.1);
+	}
+}
+
+/* Two on the spots, three on the places around them; the first of those
+ * goes away (from left), and three more join, each search starting at
+ * the first place. */
+static void kept_round(struct scen *s, vec3_t left)
+{
+	join_from_first(s, 0, 5);
+	vec_copy(scen_player(s, 2)->obj->origin, left);
+	scen_place(s, 2, 0, 400, STAND, 0);
+	scen_run(s, 0.1);
+	join_from_first(s, 5, 8);
+}
+
+/* A search remembers, per place, the player that kept it (struct game
+ * spawn_kept) and asks that one first the next time: while it is still
+ * there the walk of the tree is saved, and once it left the place is
+ * free again.  The game is the one that walks every time (plain
+ * remembers nothing). */
+static void test_spawn_places_kept(void **state)
+{
+	struct scen *s = *state, *plain = calloc(1, sizeof(*plain));
+	vec3_t left, plain_left;
+
+	assert_non_null(plain);
+	scen_room_ok(s, NULL);
+	scen_room_ok(plain, NULL);
+	plain->g->spawn_world_places = 0;
+	kept_round(s, left);
+	kept_round(plain, plain_left);
+	/* the place player 2 left is the first place again: player 5 took it */
+	assert_memory_equal(scen_player(s, 5)->obj->origin, left, sizeof(vec3_t));
+	assert_true(s->g->spawn_kept_hits > 0);
+	assert_int_equal(plain->g->spawn_kept_hits, 0);
+	for (int i = 0; i < SCEN_MAX_CLIENTS; i++) {
+		assert_true(scen_player(s, i)->health > 0);
+		assert_memory_equal(scen_player(s, i)->obj->origin,
+				    scen_player(plain, i)->obj->origin,
+				    sizeof(vec3_t));
+	}
+	assert_int_equal(plain->g->spawn_cursor, s->g->spawn_cursor);
+	assert_null(strstr(s->mock.prints, "telefragged"));
+	scen_free(plain);
+	free(plain);
+}
+
 static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_rocket_kills_and_frags, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_entity_numbers, scen_fx_setup, scen_fx_teardown),
@@ -847,6 +905,7 @@ static const struct CMUnitTest rules_tests[] = {
 	cmocka_unit_test_setup_teardown(test_spawn_avoids_telefrag, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_places_remembered, scen_fx_setup, scen_fx_teardown),
 	cmocka_unit_test_setup_teardown(test_spawn_places_walled_off, scen_fx_setup, scen_fx_teardown),
+	cmocka_unit_test_setup_teardown(test_spawn_places_kept, scen_fx_setup, scen_fx_teardown),
 };
 
 QWD_TEST_GROUP(game_rules, rules_tests, NULL, NULL)

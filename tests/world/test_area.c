@@ -419,6 +419,15 @@ static void check_queries(struct area_fixture *f, const bool *live,
 				want[nw++] = &f->objs[i];
 		}
 		check_find(f, mins, maxs, kind, want, nw);
+		/* world_area_visits: exactly the objects the walk comes to */
+		for (int i = 1, w = 0; i < MAX_OBJS; i++) {
+			bool in = w < nw && want[w] == &f->objs[i];
+
+			w += in;
+			assert_int_equal(world_area_visits(&f->w, &f->objs[i],
+							   mins, maxs, kind),
+					 in);
+		}
 		n = world_area_objs(&f->w, mins, maxs, kind, got, MAX_OBJS);
 		assert_int_equal(n, nw);
 		qsort(got, (size_t)n, sizeof(got[0]), cmp_ptr_id);
