@@ -463,10 +463,16 @@ static bool parse_temp_entity(struct qwc *c, struct msg_buf *m)
 	return type >= 0 && !m->badread;
 }
 
-static void print_text(struct qwc *c, int level, const char *text)
+/* text: len bytes and a NUL (msg_read_string's answer); a crowd's
+ * obituaries come to every player, so the copy is one memcpy */
+static void print_text(struct qwc *c, int level, const char *text, size_t len)
 {
+	size_t n = len < sizeof(c->last_print) - 1 ? len :
+		   sizeof(c->last_print) - 1;
+
 	c->stats.prints++;
-	strlcpy(c->last_print, text, sizeof(c->last_print));
+	memcpy(c->last_print, text, n);
+	c->last_print[n] = '\0';
 	if (c->opt.on_print)
 		c->opt.on_print(c->opt.ctx, c, level, text);
 }
@@ -476,6 +482,7 @@ static void print_text(struct qwc *c, int level, const char *text)
 static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 {
 	char text[1024];
+	size_t len;
 	int v;
 
 	switch (svc) {
@@ -510,12 +517,12 @@ static bool parse_one(struct qwc *c, struct msg_buf *m, int svc)
 		break;
 	case svc_print:
 		v = msg_read_byte(m);
-		msg_read_string(m, text, sizeof(text));
+		len = msg_read_string(m, text, sizeof(text));
 		if (m->badread) {
 			c->stats.bad[QWC_BAD_TRUNCATED]++;
 			return false;
 		}
-		print_text(c, v, text);
+		print_text(c, v, text, len);
 		return true;
 	case svc_stufftext:
 		msg_read_string(m, text, sizeof(text));
