@@ -333,7 +333,8 @@ enum {
 	 * centre (area.c, "Loose"): a player's linked box is 34 wide, a
 	 * mover's deferred region a little more */
 	AREA_LOOSE = 24,
-	WORLD_MAX_OBJ_LEAFS = 16
+	WORLD_MAX_OBJ_LEAFS = 16,
+	WORLD_BSP_OBJS = 64		/* brush objects world.bsp_ids follows */
 };
 
 enum area_kind { AREA_SOLID, AREA_TRIGGERS };
@@ -394,6 +395,7 @@ struct world_obj {
 			bool leafs_valid;	/* the leafs are those of absmin..absmax
 						 * in this world's map (world_init
 						 * clears it) */
+			int32_t bsp_pos;	/* its place in world.bsp_ids, or -1 */
 			int32_t leafnums[WORLD_MAX_OBJ_LEAFS];
 		};
 		uint8_t size_[256];
@@ -421,6 +423,13 @@ struct world {
 	struct area_chunk *chunks;	/* the lists' pool (world_init's) */
 	int num_chunks;
 	int32_t free_chunk;	/* the first free chunk, or -1 */
+	/* the objects of the solid lists that were brush models (SOLID_BSP)
+	 * when listed, the only ones a MOVE_NOMONSTERS move clips: it tests
+	 * these instead of walking the tree's lists (a crowd's gibs fly past
+	 * hundreds of players and a few doors).  num_bsp -1: once more were
+	 * listed than fit, and the tree is walked. */
+	int32_t bsp_ids[WORLD_BSP_OBJS];
+	int num_bsp;
 };
 
 /* Build the areanode tree over map's world model bounds and take the

@@ -49,6 +49,10 @@
  *   - a mover with a size never clips against a point-sized object;
  *   - MOVE_NOMONSTERS clips only brush models; MOVE_MISSILE clips objects
  *     flagged monster with a +-15 box, so missiles hit them more easily;
+ *     a MOVE_NOMONSTERS move outside deferred phases tests the world's
+ *     short list of the brush objects listed (world.bsp_ids, kept by
+ *     list_add and list_remove: whether an object is one is decided when
+ *     it is listed, as which list it goes to is) instead of the tree;
  *   - a start in solid is remembered even when another object is nearer
  *     (and names the object only when nothing nearer was hit).
  *   world_move_lagged is the same move with some objects (the players
@@ -135,6 +139,18 @@ static void list_add(struct world *w, int list, struct world_obj *obj,
 	vec_copy(maxs, e->lmax);
 	e->id = obj->id;
 	obj->area_pos = *head * AREA_CHUNK_ENTRIES + c->count++;
+	if ((list & 1) == AREA_SOLID && obj->solid == SOLID_BSP &&
+	    w->num_bsp >= 0) {
+		if (w->num_bsp == WORLD_BSP_OBJS) {
+			/* more than fit: the moves walk the tree from now on */
+			for (int i = 0; i < w->num_bsp; i++)
+				w->objs[w->bsp_ids[i]].bsp_pos = -1;
+			w->num_bsp = -1;
+		} else {
+			obj->bsp_pos = w->num_bsp;
+			w->bsp_ids[w->num_bsp++] = obj->id;
+		}
+	}
 }
 
 /* obj's entry out of its list: the head's last entry fills the hole */
@@ -151,6 +167,14 @@ static void list_remove(struct world *w, struct world_obj *obj)
 		w->objs[hole->id].area_pos = obj->area_pos;
 	}
 	obj->area_pos = -1;
+	if (obj->bsp_pos >= 0) {
+		/* the last brush object fills its place */
+		int32_t moved = w->bsp_ids[--w->num_bsp];
+
+		w->bsp_ids[obj->bsp_pos] = moved;
+		w->objs[moved].bsp_pos = obj->bsp_pos;
+		obj->bsp_pos = -1;
+	}
 	if (--h->count == 0) {
 		int32_t n = *head;
 
@@ -232,7 +256,9 @@ int world_init_depth(struct world *w, const struct bsp_map *map,
 		objs[i].leafs_valid = false;
 		objs[i].leaf1 = -1;
 		objs[i].area_pos = -1;
+		objs[i].bsp_pos = -1;
 	}
+	w->num_bsp = 0;
 
 	/* a list of n entries holds ceil(n / 7) chunks: at most one not
 	 * full per list, and the full ones hold distinct objects */
@@ -929,6 +955,28 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 	}
 }
 
+/* clip_to_links for a move that clips only brush objects
+ * (MOVE_NOMONSTERS), outside deferred phases: the same tests of the
+ * objects world.bsp_ids lists, which are every such object a walk would
+ * come to; the answer does not depend on the order they come in */
+static void clip_to_brushes(const struct world *w, struct move_clip *clip)
+{
+	for (int i = 0; i < w->num_bsp; i++) {
+		const struct world_obj *obj = &w->objs[w->bsp_ids[i]];
+		const struct area_entry *e = entry_of(w, obj);
+
+		if (!boxes_touch(clip->boxmins, clip->boxmaxs, e->lmin, e->lmax))
+			continue;
+		if (clip_skips(w, clip, obj))
+			continue;
+		if (sweep_misses(clip, obj, obj->origin))
+			continue;
+		clip_one(w, clip, obj, obj->origin);
+		if (clip->test_only && clip->tr.startsolid)
+			return;
+	}
+}
+
 /* clip_to_links on child `side` of node when the move may reach it;
  * false when the answer is known (a test that starts in solid) */
 static inline __attribute__((always_inline)) bool
@@ -1049,7 +1097,10 @@ static void move_run(const struct world *w, const vec3_t start,
 	move_bounds(start, clip.mins2, clip.maxs2, end, clip.boxmins,
 		    clip.boxmaxs);
 
-	clip_to_links(w, 0, &clip, 0, 1);
+	if (kind == MOVE_NOMONSTERS && !lag && !w->deferred && w->num_bsp >= 0)
+		clip_to_brushes(w, &clip);
+	else
+		clip_to_links(w, 0, &clip, 0, 1);
 	if (lag)
 		clip_to_lagged(w, &clip);
 	*tr = clip.tr;

@@ -1095,7 +1095,10 @@ static void brute_move(struct area_fixture *f, const bool *live,
 		bool better;
 
 		if (!live[i] || o == pass || (o->solid != SOLID_BBOX &&
-					      o->solid != SOLID_SLIDEBOX))
+					      o->solid != SOLID_SLIDEBOX &&
+					      o->solid != SOLID_BSP))
+			continue;
+		if (kind == MOVE_NOMONSTERS && o->solid != SOLID_BSP)
 			continue;
 		if (pass && pass->maxs[0] != pass->mins[0] &&
 		    o->maxs[0] == o->mins[0])
@@ -1104,16 +1107,21 @@ static void brute_move(struct area_fixture *f, const bool *live,
 			mmins = m15;
 			mmaxs = p15;
 		}
-		vec_sub(o->mins, mmaxs, hmins);
-		vec_sub(o->maxs, mmins, hmaxs);
-		bsp_box_hull_set(&box, hmins, hmaxs);
-		vec_sub(start, o->origin, s_l);
-		vec_sub(end, o->origin, e_l);
-		bsp_trace_hull(&box.hull, s_l, e_l, &tr);
-		if (tr.fraction == 1)
-			vec_copy(end, tr.endpos);
-		else
-			vec_add(tr.endpos, o->origin, tr.endpos);
+		if (o->solid == SOLID_BSP) {
+			bsp_trace_box(&f->room.map, o->model, o->origin, mmins,
+				      mmaxs, start, end, &tr);
+		} else {
+			vec_sub(o->mins, mmaxs, hmins);
+			vec_sub(o->maxs, mmins, hmaxs);
+			bsp_box_hull_set(&box, hmins, hmaxs);
+			vec_sub(start, o->origin, s_l);
+			vec_sub(end, o->origin, e_l);
+			bsp_trace_hull(&box.hull, s_l, e_l, &tr);
+			if (tr.fraction == 1)
+				vec_copy(end, tr.endpos);
+			else
+				vec_add(tr.endpos, o->origin, tr.endpos);
+		}
 		startsolid = startsolid || tr.startsolid;
 		if (tr.allsolid != best->allsolid)
 			better = tr.allsolid;
@@ -1150,7 +1158,7 @@ static void test_move_brute_force(void **state)
 	bool live[MAX_OBJS] = {false};
 	uint32_t s = 0xc0ffee11u;
 	const vec3_t pmins = {-16, -16, -24}, pmaxs = {16, 16, 32};
-	int hits = 0, stuck = 0, misses = 0;
+	int hits = 0, stuck = 0, misses = 0, brushed = 0, live_brushes = 0;
 
 	for (int i = 1; i < MAX_OBJS; i++) {
 		struct world_obj *o = &f->objs[i];
@@ -1170,14 +1178,25 @@ static void test_move_brute_force(void **state)
 			vec_set(o->maxs, 0, 0, 0);
 			world_link(&f->w, o);
 		}
+		if (i % 16 == 0) {
+			/* a brush object (the map's block: x -8..8, y -64..64,
+			 * z 0..128), which MOVE_NOMONSTERS clips too */
+			o->solid = SOLID_BSP;
+			o->model = 1;
+			o->monster = false;
+			vec_set(o->mins, -8, -64, 0);
+			vec_set(o->maxs, 8, 64, 128);
+			world_link(&f->w, o);
+		}
 		live[i] = true;
 	}
 	for (int round = 0; round < 2; round++) {
 		for (int q = 0; q < 3000; q++) {
 			int len = (int)(rng_next(&s) % 4);
 			bool sized = rng_next(&s) % 2;
-			enum move_kind kind = !sized && rng_next(&s) % 3 == 0 ?
-				MOVE_MISSILE : MOVE_NORMAL;
+			uint32_t pick = rng_next(&s) % 4;
+			enum move_kind kind = pick == 0 ? MOVE_NOMONSTERS :
+				!sized && pick == 1 ? MOVE_MISSILE : MOVE_NORMAL;
 			const float *mins = sized ? pmins : zero;
 			const float *maxs = sized ? pmaxs : zero;
 			const struct world_obj *pass = rng_next(&s) % 2 ?
@@ -1211,6 +1230,7 @@ static void test_move_brute_force(void **state)
 			hits += want.ent > 0;
 			stuck += want.startsolid;
 			misses += want.ent < 0;
+			brushed += kind == MOVE_NOMONSTERS && want.ent > 0;
 		}
 		/* move a third, drop a few */
 		for (int i = 1; i < MAX_OBJS; i++) {
@@ -1229,10 +1249,59 @@ static void test_move_brute_force(void **state)
 			}
 		}
 	}
-	/* every kind of answer came up */
+	/* every kind of answer came up; MOVE_NOMONSTERS tested the world's
+	 * list of brush objects (every one linked), not the tree */
+	for (int i = 1; i < MAX_OBJS; i++)
+		live_brushes += live[i] && f->objs[i].solid == SOLID_BSP;
+	assert_true(live_brushes > 8);
+	assert_int_equal(f->w.num_bsp, live_brushes);
+	assert_true(brushed > 20);
 	assert_true(hits > 300);
 	assert_true(stuck > 50);
 	assert_true(misses > 300);
+}
+
+/* More brush objects than the world's list holds (WORLD_BSP_OBJS): the
+ * list is given up and MOVE_NOMONSTERS walks the tree, with the same
+ * answers; unlinking them all keeps it given up */
+static void test_brush_list_overflow(void **state)
+{
+	struct area_fixture *f = *state;
+	bool live[MAX_OBJS] = {false};
+	int n = WORLD_BSP_OBJS + 6;
+
+	for (int i = 1; i <= n; i++) {
+		struct world_obj *o = place(f, i, SOLID_BSP, -500 + 14.0f * (float)i,
+					    (float)(i % 5) * 40 - 100, 40, 8);
+
+		o->model = 1;
+		vec_set(o->mins, -8, -64, 0);
+		vec_set(o->maxs, 8, 64, 128);
+		world_link(&f->w, o);
+		live[i] = true;
+		assert_int_equal(f->w.num_bsp, i <= WORLD_BSP_OBJS ? i : -1);
+		assert_int_equal(o->bsp_pos, i <= WORLD_BSP_OBJS ? i - 1 : -1);
+	}
+	for (int i = 1; i <= n; i++)
+		assert_int_equal(f->objs[i].bsp_pos, -1);
+	int hit = 0;
+
+	for (int q = 0; q < 40; q++) {
+		vec3_t start = {-505, (float)q * 10 - 200, 60};
+		vec3_t end = {505, (float)q * 7 - 140, 100};
+		struct trace got, want;
+
+		brute_move(f, live, start, zero, zero, end, MOVE_NOMONSTERS,
+			   NULL, &want);
+		world_move(&f->w, start, zero, zero, end, MOVE_NOMONSTERS, NULL,
+			   &got);
+		assert_same_trace(&got, &want);
+		hit += want.ent > 0;
+	}
+	assert_true(hit > 20);
+	for (int i = 1; i <= n; i++)
+		world_unlink(&f->w, &f->objs[i]);
+	assert_int_equal(f->w.num_bsp, -1);
 }
 
 /* Loose placement (area.c): small boxes straddling the deep tree's splits
@@ -1712,6 +1781,8 @@ static const struct CMUnitTest area_tests[] = {
 	cmocka_unit_test_setup_teardown(test_move_points_pass_points,
 					setup_world, teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_brute_force,
+					setup_world_deep, teardown_world),
+	cmocka_unit_test_setup_teardown(test_brush_list_overflow,
 					setup_world_deep, teardown_world),
 	cmocka_unit_test_setup_teardown(test_loose_edges, setup_world_deep,
 					teardown_world),
