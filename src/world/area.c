@@ -909,6 +909,18 @@ static inline __attribute__((always_inline)) bool
 clip_child(const struct world *w, const struct area_node *node, int side,
 	   struct move_clip *clip, float t0, float t1);
 
+/* a listed object whose entry meets the move: its tests and its clip;
+ * false when the answer is known (a test that starts in solid) */
+static inline __attribute__((always_inline)) bool
+clip_listed(const struct world *w, struct move_clip *clip,
+	    const struct world_obj *obj)
+{
+	if (clip_skips(w, clip, obj) || sweep_misses(clip, obj, obj->origin))
+		return true;
+	clip_one(w, clip, obj, obj->origin);
+	return !(clip->test_only && clip->tr.startsolid);
+}
+
 static void clip_to_links(const struct world *w, int num, struct move_clip *clip,
 			  float t0, float t1)
 {
@@ -932,12 +944,7 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 			obj = &w->objs[e->id];
 			if (w->deferred && obj->gone)
 				continue;
-			if (clip_skips(w, clip, obj))
-				continue;
-			if (sweep_misses(clip, obj, obj->origin))
-				continue;
-			clip_one(w, clip, obj, obj->origin);
-			if (clip->test_only && clip->tr.startsolid)
+			if (!clip_listed(w, clip, obj))
 				return;	/* the answer is known, whatever follows */
 		}
 	}
@@ -965,14 +972,8 @@ static void clip_to_brushes(const struct world *w, struct move_clip *clip)
 		const struct world_obj *obj = &w->objs[w->bsp_ids[i]];
 		const struct area_entry *e = entry_of(w, obj);
 
-		if (!boxes_touch(clip->boxmins, clip->boxmaxs, e->lmin, e->lmax))
-			continue;
-		if (clip_skips(w, clip, obj))
-			continue;
-		if (sweep_misses(clip, obj, obj->origin))
-			continue;
-		clip_one(w, clip, obj, obj->origin);
-		if (clip->test_only && clip->tr.startsolid)
+		if (boxes_touch(clip->boxmins, clip->boxmaxs, e->lmin, e->lmax) &&
+		    !clip_listed(w, clip, obj))
 			return;
 	}
 }
