@@ -921,11 +921,41 @@ clip_listed(const struct world *w, struct move_clip *clip,
 	return !(clip->test_only && clip->tr.startsolid);
 }
 
+/* The box swept by the part [t0, t1] of the move, within its whole box:
+ * a node's objects lie in its region, which the move reaches only then
+ * (sweep_side), so a long move (a shot across the map) tests a deep
+ * node's entries against the few units it crosses there.  One more
+ * SWEEP_MARGIN than the region's edges, for the rounding of t. */
+static void part_bounds(const struct move_clip *clip, float t0, float t1,
+			vec3_t lo, vec3_t hi)
+{
+	for (int k = 0; k < 3; k++) {
+		float d = clip->end[k] - clip->start[k];
+		float a = clip->start[k] + t0 * d, b = clip->start[k] + t1 * d;
+		float mn = clip->mins2[k] < clip->mins[k] ? clip->mins2[k] :
+			clip->mins[k];
+		float mx = clip->maxs2[k] > clip->maxs[k] ? clip->maxs2[k] :
+			clip->maxs[k];
+		float l = (a < b ? a : b) + mn - 1 - 2 * SWEEP_MARGIN;
+		float h = (a < b ? b : a) + mx + 1 + 2 * SWEEP_MARGIN;
+
+		lo[k] = l > clip->boxmins[k] ? l : clip->boxmins[k];
+		hi[k] = h < clip->boxmaxs[k] ? h : clip->boxmaxs[k];
+	}
+}
+
 static void clip_to_links(const struct world *w, int num, struct move_clip *clip,
 			  float t0, float t1)
 {
 	const struct area_node *node = &w->nodes[num];
+	vec3_t lo, hi;
+	const float *bmin = clip->boxmins, *bmax = clip->boxmaxs;
 
+	if ((t0 > 0 || t1 < 1) && node->lists[AREA_SOLID] >= 0) {
+		part_bounds(clip, t0, t1, lo, hi);
+		bmin = lo;
+		bmax = hi;
+	}
 	for (int32_t c = node->lists[AREA_SOLID]; c >= 0;
 	     c = w->chunks[c].next) {
 		const struct area_chunk *chunk = &w->chunks[c];
@@ -936,8 +966,7 @@ static void clip_to_links(const struct world *w, int num, struct move_clip *clip
 			const struct area_entry *e = &chunk->e[i];
 			const struct world_obj *obj;
 
-			if (!boxes_touch(clip->boxmins, clip->boxmaxs, e->lmin,
-					 e->lmax))
+			if (!boxes_touch(bmin, bmax, e->lmin, e->lmax))
 				continue;
 			if (clip->lag && clip->lag->mark[e->id])
 				continue;	/* traced where the rewind puts it */
