@@ -39,6 +39,7 @@ static void cvar_store(struct server *sv, struct cvar *v, const char *value)
 	strlcpy(v->string, value, sizeof(v->string));
 	v->value = (float)atof(value);
 	v->modified++;
+	sv->cvar_stores++;
 	if (v->flags & CVAR_SERVERINFO) {
 		info_set_value_for_key(sv->serverinfo, sizeof(sv->serverinfo),
 				       v->name, value);

@@ -47,6 +47,8 @@ struct sv_match {
 	struct cvar *vars[MATCH_VARS_MAX];
 	unsigned seen[MATCH_VARS_MAX];
 	int num_vars;
+	unsigned stores_seen;	/* server.cvar_stores when they were read */
+	bool read;		/* they were, once */
 	struct sv_match_demo *demo;	/* match_demo.c */
 };
 
@@ -132,12 +134,15 @@ static void svc_event(void *ctx, enum match_event ev, const struct match_result 
 
 /* ---- the settings ---------------------------------------------------- */
 
-/* hand the match the settings whose cvar changed */
+/* hand the match the settings whose cvar changed (none when no cvar
+ * was stored since: one line read a frame, not one a setting) */
 static void sync_vars(struct server *sv)
 {
 	struct sv_match *sm = sv->match;
 	char err[256], back[80];
 
+	if (sm->read && sm->stores_seen == sv->cvar_stores)
+		return;
 	for (int i = 0; i < sm->num_vars; i++) {
 		struct cvar *v = sm->vars[i];
 
@@ -150,6 +155,8 @@ static void sync_vars(struct server *sv)
 		}
 		sm->seen[i] = v->modified;
 	}
+	sm->stores_seen = sv->cvar_stores;
+	sm->read = true;
 }
 
 /* ---- the clients' commands -------------------------------------------- */

@@ -686,6 +686,8 @@ struct server {
 
 	struct cvar cvars[SV_CVAR_MAX];
 	int num_cvars;
+	unsigned cvar_stores;	/* every cvar's stores (cvar.c): a reader of
+				 * many asks this one line whether any changed */
 	struct sv_command commands[SV_COMMANDS_MAX];	/* cvar.c */
 	int num_commands;
 	bool rcon_running;		/* a line from rcon runs (cvar.c asks
