@@ -92,6 +92,7 @@ void world_snap_take(struct world_snap *s, const struct world *src,
 		w->chunks = s->chunks;
 		w->num_chunks = src->num_chunks;
 		w->free_chunk = -1;
+		w->num_bsp = -1;	/* its moves walk the copied lists */
 	}
 	for (int n = begin; n < end; n++) {
 		const struct area_node *from = &src->nodes[n];

@@ -499,6 +499,31 @@ static int snap_query(const struct world *w, const vec3_t mins,
 	return n;
 }
 
+/* A snapshot's MOVE_NOMONSTERS moves meet the brush objects it copied,
+ * as the source's do (it has no list of them of its own: it walks) */
+static void test_snapshot_brush_moves(void **state)
+{
+	struct area_fixture *f = *state;
+	struct world_snap *snap = calloc(1, sizeof(*snap));
+	struct world_obj *o;
+	struct trace a, b;
+	vec3_t start = {-300, 0, 60}, end = {300, 0, 60};
+
+	assert_non_null(snap);
+	o = place(f, 9, SOLID_BSP, 100, 0, 20, 8);
+	o->model = 1;
+	world_link(&f->w, o);
+	assert_int_equal(world_snap_init(snap, &f->w), 0);
+	world_snap_take(snap, &f->w, 0, 1);
+	world_move(&f->w, start, zero, zero, end, MOVE_NOMONSTERS, NULL, &a);
+	world_move(&snap->w, start, zero, zero, end, MOVE_NOMONSTERS, NULL, &b);
+	assert_int_equal(a.ent, 9);
+	assert_int_equal(b.ent, 9);
+	assert_true(b.fraction == a.fraction);
+	world_snap_free(snap);
+	free(snap);
+}
+
 static void test_snapshot_answers_as_taken(void **state)
 {
 	struct area_fixture *f = *state;
@@ -1784,6 +1809,8 @@ static const struct CMUnitTest area_tests[] = {
 					setup_world_deep, teardown_world),
 	cmocka_unit_test_setup_teardown(test_brush_list_overflow,
 					setup_world_deep, teardown_world),
+	cmocka_unit_test_setup_teardown(test_snapshot_brush_moves,
+					setup_world, teardown_world),
 	cmocka_unit_test_setup_teardown(test_loose_edges, setup_world_deep,
 					teardown_world),
 	cmocka_unit_test_setup_teardown(test_move_grazing, setup_world_deep,
