@@ -242,6 +242,7 @@ int world_init_depth(struct world *w, const struct bsp_map *map,
 	w->objs = objs;
 	w->max_objs = max_objs;
 	w->num_nodes = 0;
+	w->deferred = false;
 	w->changes = NULL;
 
 	if (map->num_models > 0) {
