@@ -734,7 +734,7 @@ struct game {
 	int32_t *spawn_kept;
 	int spawn_world_size;	/* allocated, of each */
 	/* places found taken by the player they remembered, without a walk
-	 * of the tree (counted for the tests and the benches) */
+	 * of the tree (counted: tests/game reads it) */
 	uint64_t spawn_kept_hits;
 	int spawn_world_places;	/* the search's places when it was filled */
 	/* the spots a spawn chooses from (player.c), found when the level
