@@ -119,7 +119,9 @@ void pmove_run(const struct world *w, const struct world_obj *self,
  * test's bounds grown by the player's box and a margin, every point
  * test, and the whole box the physents were gathered from when the
  * gathering was near its 64 slots (a new object may then displace one). */
-enum { PMOVE_READ_SEGS = 32 };
+/* segments kept: a dead player under a live one (a corpse is not solid)
+ * makes the nudge's 45 tests and its traces */
+enum { PMOVE_READ_SEGS = 64 };
 struct pmove_read {
 	bool any;		/* something was read (else the box is unset) */
 	vec3_t mins, maxs;
@@ -136,6 +138,10 @@ struct pmove_read {
 	 * the object that held the point (-1: clear) */
 	float seg_frac[PMOVE_READ_SEGS];
 	int32_t seg_hit[PMOVE_READ_SEGS];
+	/* a trace's whole answer (its ent aside): when the object it hit
+	 * changes, that object alone is asked again and must answer the
+	 * same */
+	struct trace seg_trace[PMOVE_READ_SEGS];
 };
 
 /* Could an object placed (absmin..absmax) at [mins, maxs] have changed

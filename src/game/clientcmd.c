@@ -486,13 +486,16 @@ static bool spec_read_touches(void *ctx, int id, const vec3_t mins,
 	struct spec_suspects *q = ctx;
 	const struct pmove_read *r = q->read;
 
+	/* a suspect already (it changed more than once): asked where it is
+	 * now, once */
+	if (!brush)
+		for (int i = 0; i < q->n; i++)
+			if (q->ids[i] == id)
+				return false;
 	if (!pmove_read_touches(r, mins, maxs, brush))
 		return false;
 	if (brush || r->wide || r->num_segs > PMOVE_READ_SEGS)
 		return true;
-	for (int i = 0; i < q->n; i++)
-		if (q->ids[i] == id)
-			return false;
 	if (q->n == SPEC_SUSPECTS)
 		return true;
 	q->ids[q->n++] = id;

@@ -597,7 +597,7 @@ static void pm_check_water_jump(struct pm_ctx *pm)
  * solid, so players walk into it; MVDSV nudges it the same way), where
  * all 45 positions fail: when one box holds them all (pm_box_holds on
  * the corners of the positions' span) the origin stays without the 45
- * tests.  Not for a speculative move, whose every test is recorded. */
+ * tests; a speculative move records the box and the one holding it. */
 static void pm_nudge_position(struct pm_ctx *pm)
 {
 	static const int sign[3] = {0, -1, 1};
@@ -612,16 +612,14 @@ static void pm_nudge_position(struct pm_ctx *pm)
 	if (pm_position_clear(pm, p->origin))
 		return;
 	vec_copy(base, p->origin);
-	if (!pm->read) {
-		for (int k = 0; k < 3; k++) {
-			lo[k] = (float)(base[k] - 0.125);
-			hi[k] = (float)(base[k] + 0.125);
-		}
-		if (base[2] + (float)PM_STEPSIZE > hi[2])
-			hi[2] = base[2] + (float)PM_STEPSIZE;
-		if (pm_box_holds(pm, lo, hi))
-			return;
+	for (int k = 0; k < 3; k++) {
+		lo[k] = (float)(base[k] - 0.125);
+		hi[k] = (float)(base[k] + 0.125);
 	}
+	if (base[2] + (float)PM_STEPSIZE > hi[2])
+		hi[2] = base[2] + (float)PM_STEPSIZE;
+	if (pm_box_holds(pm, lo, hi))
+		return;
 	for (int i = 1; i < 27; i++) {
 		/* z slowest, x fastest, each through 0, -1/8, +1/8 */
 		int x = i % 3, y = i / 3 % 3, z = i / 9;

@@ -35,8 +35,11 @@
  *   which say more finely whether a changed object could have been met
  *   (pmove_read_touches), with what each answered (the fraction and the
  *   object hit; the object that held the point), so that a changed box
- *   object can be asked again alone (pmove_read_holds): the answer
- *   holds unless it was the one hit or found solid, or now wins.
+ *   object can be asked again alone (pmove_read_holds): a trace's
+ *   answer holds unless the object now wins, or it was the one hit and
+ *   now answers otherwise (its whole trace is kept); a test's (held or
+ *   clear, whoever holds) unless it held the point and now does not, or
+ *   now holds a point that was clear.
  *
  *   Nothing here is global and nothing allocates.
  */
@@ -97,6 +100,9 @@ static void pm_cull_bounds(const struct pm_ctx *pm, const struct world_obj *o,
 /* against a box object's own box: the hull walk's DIST_EPSILON (1/32)
  * and the rounding of its coordinates */
 #define PM_READ_BOX_MARGIN 0.05f
+/* the fraction recorded for a box of positions one object held whole
+ * (pm_box_holds: lo..hi as the segment's ends); a test's is -1 */
+#define PM_READ_HELD_BOX (-2.0f)
 
 void pm_read_box(const struct pm_ctx *pm, const vec3_t mins, const vec3_t maxs)
 {
@@ -131,16 +137,46 @@ void pm_read_seg(const struct pm_ctx *pm, const vec3_t start, const vec3_t end)
 	r->num_segs++;
 }
 
+/* An object placed at [mins, maxs] (absmin..absmax) as the reference
+ * point sees it, [lo, hi]: its box grown by the player's (a brush
+ * model's hull 1 lies within it too) and by the margin within which a
+ * trace or a test can meet it.  A box object's box is absmin + 1 ..
+ * absmax - 1 to the float's rounding; a trace meets it only where the
+ * reference point comes within DIST_EPSILON of its grown box (the hull
+ * walk pulls each split back by that much, so a segment passing 1/32
+ * outside a face is still stopped by it: players in contact meet), a
+ * test only inside or on a face; so the margin is DIST_EPSILON and
+ * rounding. */
+static void read_reach(const vec3_t mins, const vec3_t maxs, bool brush,
+		       vec3_t lo, vec3_t hi)
+{
+	float in = brush ? 0 : 1, margin = brush ? PM_READ_MARGIN : PM_READ_BOX_MARGIN;
+
+	for (int k = 0; k < 3; k++) {
+		lo[k] = mins[k] + in - pmove_player_maxs[k] - margin;
+		hi[k] = maxs[k] - in - pmove_player_mins[k] + margin;
+	}
+}
+
+/* Does segment i meet [lo, hi] (read_reach's)?  A test's point (most of
+ * a stuck player's segments) is compared in place. */
+static bool read_seg_meets(const struct pmove_read *r, int i,
+			   const vec3_t lo, const vec3_t hi)
+{
+	const float *a = r->seg_start[i], *b = r->seg_end[i];
+
+	if (r->seg_frac[i] == PM_READ_HELD_BOX)
+		return a[0] <= hi[0] && b[0] >= lo[0] && a[1] <= hi[1] &&
+		       b[1] >= lo[1] && a[2] <= hi[2] && b[2] >= lo[2];
+	if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2])
+		return a[0] >= lo[0] && a[0] <= hi[0] && a[1] >= lo[1] &&
+		       a[1] <= hi[1] && a[2] >= lo[2] && a[2] <= hi[2];
+	return world_segment_meets(a, b, 0, lo, hi);
+}
+
 bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
 			const vec3_t maxs, bool brush)
 {
-	/* a box object's box is absmin + 1 .. absmax - 1 to the float's
-	 * rounding; a trace meets it only where the reference point comes
-	 * within DIST_EPSILON of its grown box (the hull walk pulls each
-	 * split back by that much, so a segment passing 1/32 outside a face
-	 * is still stopped by it: players in contact meet), a test only
-	 * inside or on a face; so the margin is DIST_EPSILON and rounding */
-	float in = brush ? 0 : 1, margin = brush ? PM_READ_MARGIN : PM_READ_BOX_MARGIN;
 	vec3_t lo, hi;
 
 	if (!r->any)
@@ -150,21 +186,17 @@ bool pmove_read_touches(const struct pmove_read *r, const vec3_t mins,
 			return false;
 	if (r->wide || r->num_segs > PMOVE_READ_SEGS)
 		return true;
-	/* the object as the reference point sees it: its box grown by the
-	 * player's (a brush model's hull 1 lies within it too) */
-	for (int k = 0; k < 3; k++) {
-		lo[k] = mins[k] + in - pmove_player_maxs[k];
-		hi[k] = maxs[k] - in - pmove_player_mins[k];
-	}
+	read_reach(mins, maxs, brush, lo, hi);
 	for (int i = 0; i < r->num_segs; i++)
-		if (world_segment_meets(r->seg_start[i], r->seg_end[i],
-					margin, lo, hi))
+		if (read_seg_meets(r, i, lo, hi))
 			return true;
 	return false;
 }
 
-/* the answer of the segment pm_read_seg recorded last */
-static void pm_read_answer(const struct pm_ctx *pm, float frac, int hit)
+/* the answer of the segment pm_read_seg recorded last: a trace's whole
+ * result (tr), or a test's (tr NULL) */
+static void pm_read_answer(const struct pm_ctx *pm, float frac, int hit,
+			   const struct trace *tr)
 {
 	struct pmove_read *r = pm->read;
 
@@ -172,14 +204,40 @@ static void pm_read_answer(const struct pm_ctx *pm, float frac, int hit)
 		return;
 	r->seg_frac[r->num_segs - 1] = frac;
 	r->seg_hit[r->num_segs - 1] = hit;
+	if (tr)
+		r->seg_trace[r->num_segs - 1] = *tr;
+}
+
+/* box object o's trace, box its hull (the object's box grown by the
+ * player's, around its origin): pm_trace_physent's, and pmove_read_holds'
+ * when o changed */
+static void pm_trace_box(const struct bsp_hull *box, const struct world_obj *o,
+			 const vec3_t start, const vec3_t end, struct trace *tr)
+{
+	vec3_t a, b;
+
+	vec_sub(start, o->origin, a);
+	vec_sub(end, o->origin, b);
+	bsp_trace_hull(box, a, b, tr);
+	vec_add(tr->endpos, o->origin, tr->endpos);
+}
+
+/* the same answer, bit for bit, but for the physent index */
+static bool pm_same_trace(const struct trace *a, const struct trace *b)
+{
+	return a->allsolid == b->allsolid && a->startsolid == b->startsolid &&
+	       a->inopen == b->inopen && a->inwater == b->inwater &&
+	       memcmp(&a->fraction, &b->fraction, sizeof(a->fraction)) == 0 &&
+	       memcmp(a->endpos, b->endpos, sizeof(a->endpos)) == 0 &&
+	       memcmp(&a->plane, &b->plane, sizeof(a->plane)) == 0;
 }
 
 bool pmove_read_holds(const struct pmove_read *r, const struct world_obj *o,
 		      int self)
 {
 	struct bsp_box_hull box;
-	vec3_t mins, maxs;
-	bool blocks;
+	vec3_t mins, maxs, lo, hi;
+	bool blocks, hull_made = false;
 
 	if (r->wide || r->num_segs > PMOVE_READ_SEGS || o->solid == SOLID_BSP)
 		return false;
@@ -190,34 +248,63 @@ bool pmove_read_holds(const struct pmove_read *r, const struct world_obj *o,
 	if (blocks) {
 		vec_sub(o->mins, pmove_player_maxs, mins);
 		vec_sub(o->maxs, pmove_player_mins, maxs);
-		bsp_box_hull_init(&box);
-		bsp_box_hull_set(&box, mins, maxs);
+		read_reach(o->absmin, o->absmax, false, lo, hi);
 	}
 	for (int i = 0; i < r->num_segs; i++) {
 		float frac = r->seg_frac[i];
 		int hit = r->seg_hit[i];
 		struct trace tr;
-		vec3_t a, b;
+		vec3_t a;
 
-		if (hit == o->id)
-			return false;
-		if (!blocks)
-			continue;
-		vec_sub(r->seg_start[i], o->origin, a);
 		if (frac < 0) {
-			/* a test: held by an object that did not change, or
-			 * clear and now held by o */
-			if (hit < 0 && bsp_box_point_solid(mins, maxs, a))
+			/* a test (its answer is held or clear, whoever
+			 * holds): held by an object that did not change, or
+			 * by o where o holds the point still; clear, and o
+			 * does not hold it now */
+			bool held;
+
+			if (hit >= 0 && hit != o->id)
+				continue;
+			vec_sub(r->seg_start[i], o->origin, a);
+			held = blocks && bsp_box_point_solid(mins, maxs, a);
+			if (frac == PM_READ_HELD_BOX) {
+				/* a box o held whole: both corners still */
+				vec3_t b;
+
+				vec_sub(r->seg_end[i], o->origin, b);
+				held = held && bsp_box_point_solid(mins, maxs, b);
+			}
+			if (held != (hit == o->id))
 				return false;
 			continue;
 		}
-		/* a trace: o's answer as pm_trace takes a physent's */
-		vec_sub(r->seg_end[i], o->origin, b);
-		bsp_trace_hull(&box.hull, a, b, &tr);
+		if (!blocks) {
+			if (hit == o->id)
+				return false;
+			continue;
+		}
+		/* a trace that cannot reach o now: o's answer is a miss,
+		 * which wins nothing */
+		if (hit != o->id && !read_seg_meets(r, i, lo, hi))
+			continue;
+		/* a trace: o's answer as pm_trace takes a physent's; the one
+		 * o gave must come again whole (it still wins: what else
+		 * changed is asked alone too) */
+		if (!hull_made) {
+			bsp_box_hull_init(&box);
+			bsp_box_hull_set(&box, mins, maxs);
+			hull_made = true;
+		}
+		pm_trace_box(&box.hull, o, r->seg_start[i], r->seg_end[i], &tr);
 		if (tr.allsolid)
 			tr.startsolid = true;
 		if (tr.startsolid)
 			tr.fraction = 0;
+		if (hit == o->id) {
+			if (!pm_same_trace(&tr, &r->seg_trace[i]))
+				return false;
+			continue;
+		}
 		if (tr.fraction < frac ||
 		    (tr.fraction == frac && hit > 0 && o->id < hit))
 			return false;
@@ -351,7 +438,6 @@ static void pm_trace_physent(const struct pm_ctx *pm, int i,
 {
 	static const vec3_t zero = {0, 0, 0};
 	const struct world_obj *o = pm->phys[i];
-	vec3_t start_l, end_l;
 
 	if (!o || o->solid == SOLID_BSP) {
 		bsp_trace_box(pm->w->map, o ? o->model : 0,
@@ -359,10 +445,7 @@ static void pm_trace_physent(const struct pm_ctx *pm, int i,
 			      pmove_player_maxs, start, end, tr);
 		return;
 	}
-	vec_sub(start, o->origin, start_l);
-	vec_sub(end, o->origin, end_l);
-	bsp_trace_hull(pm_box_hull_for(pm, o), start_l, end_l, tr);
-	vec_add(tr->endpos, o->origin, tr->endpos);
+	pm_trace_box(pm_box_hull_for(pm, o), o, start, end, tr);
 }
 
 /* tr->ent is a physent index (pm_phys_id turns it into an object id) */
@@ -402,7 +485,7 @@ void pm_trace(const struct pm_ctx *pm, const vec3_t start,
 		}
 	}
 	pm_read_answer(pm, total->fraction,
-		       total->ent >= 0 ? pm_phys_id(pm, total->ent) : -1);
+		       total->ent >= 0 ? pm_phys_id(pm, total->ent) : -1, total);
 }
 
 /* PM_TestPlayerPosition: is the player box at pos clear of every physent?
@@ -462,14 +545,16 @@ bool pm_position_clear(const struct pm_ctx *pm, const vec3_t pos)
 
 	pm_read_seg(pm, pos, pos);
 	by = pm_position_held_by(pm, pos);
-	pm_read_answer(pm, -1, by);
+	pm_read_answer(pm, -1, by, NULL);
 	return by < 0;
 }
 
 /* Does one box physent hold every point of lo..hi (each axis between the
  * two)?  bsp_box_point_solid's tests are per axis and the subtraction
  * keeps the order of floats, so a box solid at both corners is solid at
- * every point between: pm_position_clear would fail at each. */
+ * every point between: pm_position_clear would fail at each.  A
+ * speculative move records the box and the one that holds it (only when
+ * one does: else the tests that follow say the same). */
 bool pm_box_holds(const struct pm_ctx *pm, const vec3_t lo, const vec3_t hi)
 {
 	for (int i = 1; i < pm->num_phys; i++) {
@@ -483,8 +568,20 @@ bool pm_box_holds(const struct pm_ctx *pm, const vec3_t lo, const vec3_t hi)
 		vec_sub(lo, o->origin, a);
 		vec_sub(hi, o->origin, b);
 		if (bsp_box_point_solid(mins, maxs, a) &&
-		    bsp_box_point_solid(mins, maxs, b))
+		    bsp_box_point_solid(mins, maxs, b)) {
+			if (pm->read) {
+				vec3_t rlo, rhi;
+
+				for (int k = 0; k < 3; k++) {
+					rlo[k] = lo[k] - 1;
+					rhi[k] = hi[k] + 1;
+				}
+				pm_read_ref(pm, rlo, rhi);
+				pm_read_seg(pm, lo, hi);
+				pm_read_answer(pm, PM_READ_HELD_BOX, o->id, NULL);
+			}
 			return true;
+		}
 	}
 	return false;
 }

@@ -1003,6 +1003,23 @@ static void assert_same_player(const struct pmove_player *a,
 	assert_int_equal(a->jump_held, b->jump_held);
 }
 
+/* a live player's box at (0, 0, REST) in the room and a dead player
+ * lying in it at x 4: the corpse, and the live player's object */
+static struct world_obj *corpse_in_player(struct fx *f)
+{
+	struct world_obj *other;
+
+	fx_room(f);
+	fx_ready(f);
+	other = link_box(f, 1, SOLID_SLIDEBOX, 0, 0, REST, 16, 0);
+	vec_copy(pmove_player_mins, other->mins);
+	vec_copy(pmove_player_maxs, other->maxs);
+	world_link(&f->w, other);
+	fx_place(f, 4, 0, REST);
+	f->p.pm_type = PM_DEAD;
+	return other;
+}
+
 static void test_nudge_inside_box(void **state)
 {
 	struct fx *f = *state;
@@ -1012,15 +1029,7 @@ static void test_nudge_inside_box(void **state)
 	struct pmove_result res;
 	struct world_obj *other;
 
-	fx_room(f);
-	fx_ready(f);
-	other = link_box(f, 1, SOLID_SLIDEBOX, 0, 0, REST, 16, 0);
-	vec_copy(pmove_player_mins, other->mins);
-	vec_copy(pmove_player_maxs, other->maxs);
-	world_link(&f->w, other);
-
-	fx_place(f, 4, 0, REST);
-	f->p.pm_type = PM_DEAD;
+	other = corpse_in_player(f);
 	start = f->p;
 	run(f, &none);
 	plain = f->p;
@@ -1045,6 +1054,57 @@ static void test_nudge_inside_box(void **state)
 	spec = start;
 	pmove_run_read(&f->w, NULL, &f->mv, &none, &spec, &res, &read);
 	assert_same_player(&plain, &spec);
+}
+
+/* The same dead player's speculative move, asked again after the live
+ * player it lies in has moved (pmove_read_holds): where that player
+ * still holds the nudge's whole span, and gives each trace the same
+ * answer, the recorded step is taken, and it is the step pmove gives
+ * now; where it has left some point, the step is refused.  The record
+ * holds the span as one box (not the 45 tests) and fits (else only its
+ * bounds would say). */
+static void test_nudge_read_holds(void **state)
+{
+	struct fx *f = *state;
+	struct usercmd none = mkcmd(MSEC, 0, 0, 0, 0, 0, 0);
+	static struct pmove_read read;
+	struct pmove_player start, spec;
+	struct pmove_result res;
+	struct world_obj *other;
+	int held = 0, refused = 0, freed = 0;
+
+	other = corpse_in_player(f);
+	start = f->p;
+	spec = start;
+	pmove_run_read(&f->w, NULL, &f->mv, &none, &spec, &res, &read);
+	assert_true(read.num_segs >= 2 && read.num_segs < 45);
+	assert_false(read.wide);
+
+	for (int dx = -40; dx <= 40; dx += 4) {
+		for (int dz = -8; dz <= 8; dz += 4) {
+			world_unlink(&f->w, other);
+			vec_set(other->origin, (float)dx, 0, (float)(REST + dz));
+			world_link(&f->w, other);
+			f->p = start;
+			run(f, &none);
+			/* the step's own object: one not linked here (the
+			 * move ran with none), not other nor its owner (-1) */
+			if (pmove_read_holds(&read, other, 7)) {
+				held++;
+				assert_same_player(&spec, &f->p);
+			} else {
+				refused++;
+				freed += memcmp(spec.origin, f->p.origin,
+						sizeof(spec.origin)) != 0;
+			}
+		}
+	}
+	/* the live player a little aside still holds him: taken */
+	assert_true(held > 0);
+	/* walked off: the corpse is free (it rises), refused */
+	assert_true(refused > 0);
+	assert_true(freed > 0);
+	world_unlink(&f->w, other);
 }
 
 static void test_objects(void **state)
@@ -1335,6 +1395,7 @@ static const struct CMUnitTest pmove_tests[] = {
 	T(test_none_and_lock),
 	T(test_nudge_out_of_floor),
 	T(test_nudge_inside_box),
+	T(test_nudge_read_holds),
 	T(test_objects),
 	T(test_physent_reach),
 	T(test_cmd_steps),
