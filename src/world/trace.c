@@ -232,23 +232,31 @@ void bsp_trace_hull(const struct bsp_hull *hull, const vec3_t start,
 	hull_check(hull, hull->firstclipnode, 0, 1, start, end, tr);
 }
 
+/* The box hull's six planes and clip nodes, which never change (only the
+ * planes' distances do, bsp_box_hull_set): plane i is axial on axis i / 2,
+ * facing out; node i splits by plane i, its outer side empty, its inner
+ * side node i + 1, the last one's solid.  Copied whole by every init (a
+ * move's, a clip's): a copy, not six stores of each field after a
+ * memset. */
+#define BOX_NODE(i) {(i), {(i) & 1 ? (i) < 5 ? (i) + 1 : CONTENTS_SOLID : CONTENTS_EMPTY, \
+			    (i) & 1 ? CONTENTS_EMPTY : (i) < 5 ? (i) + 1 : CONTENTS_SOLID}}
+static const struct bsp_box_hull box_hull_template = {
+	.hull = {.firstclipnode = 0, .lastclipnode = 5},
+	.planes = {
+		{{1, 0, 0}, 0, 0, 0, {0, 0}}, {{1, 0, 0}, 0, 0, 0, {0, 0}},
+		{{0, 1, 0}, 0, 1, 0, {0, 0}}, {{0, 1, 0}, 0, 1, 0, {0, 0}},
+		{{0, 0, 1}, 0, 2, 0, {0, 0}}, {{0, 0, 1}, 0, 2, 0, {0, 0}},
+	},
+	.clipnodes = {BOX_NODE(0), BOX_NODE(1), BOX_NODE(2), BOX_NODE(3),
+		      BOX_NODE(4), BOX_NODE(5)},
+};
+#undef BOX_NODE
+
 void bsp_box_hull_init(struct bsp_box_hull *b)
 {
-	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < 6; i++) {
-		int side = i & 1;	/* odd planes face into the box */
-
-		b->clipnodes[i].planenum = i;
-		b->clipnodes[i].children[side] = CONTENTS_EMPTY;
-		b->clipnodes[i].children[side ^ 1] =
-			i < 5 ? i + 1 : CONTENTS_SOLID;
-		b->planes[i].type = (uint8_t)(i >> 1);
-		b->planes[i].normal[i >> 1] = 1;
-	}
+	*b = box_hull_template;
 	b->hull.clipnodes = b->clipnodes;
 	b->hull.planes = b->planes;
-	b->hull.firstclipnode = 0;
-	b->hull.lastclipnode = 5;
 }
 
 void bsp_box_hull_set(struct bsp_box_hull *b, const vec3_t mins,
