@@ -293,6 +293,11 @@ struct bsp_box_hull {
 void bsp_box_hull_init(struct bsp_box_hull *b);
 void bsp_box_hull_set(struct bsp_box_hull *b, const vec3_t mins,
 		      const vec3_t maxs);
+/* bsp_trace_hull(&b->hull, ...), the same answer bit for bit, with the
+ * box's fixed layout written into the walk (a crowd's moves trace boxes
+ * most of all) */
+void bsp_trace_box_hull(const struct bsp_box_hull *b, const vec3_t start,
+			const vec3_t end, struct trace *tr);
 
 /* Is p solid in the box hull of mins..maxs?  The answer of
  * bsp_hull_point_contents on it without the walk: the six planes' own

@@ -211,14 +211,15 @@ static void pm_read_answer(const struct pm_ctx *pm, float frac, int hit,
 /* box object o's trace, box its hull (the object's box grown by the
  * player's, around its origin): pm_trace_physent's, and pmove_read_holds'
  * when o changed */
-static void pm_trace_box(const struct bsp_hull *box, const struct world_obj *o,
-			 const vec3_t start, const vec3_t end, struct trace *tr)
+static void pm_trace_box(const struct bsp_box_hull *box,
+			 const struct world_obj *o, const vec3_t start,
+			 const vec3_t end, struct trace *tr)
 {
 	vec3_t a, b;
 
 	vec_sub(start, o->origin, a);
 	vec_sub(end, o->origin, b);
-	bsp_trace_hull(box, a, b, tr);
+	bsp_trace_box_hull(box, a, b, tr);
 	vec_add(tr->endpos, o->origin, tr->endpos);
 }
 
@@ -295,7 +296,7 @@ bool pmove_read_holds(const struct pmove_read *r, const struct world_obj *o,
 			bsp_box_hull_set(&box, mins, maxs);
 			hull_made = true;
 		}
-		pm_trace_box(&box.hull, o, r->seg_start[i], r->seg_end[i], &tr);
+		pm_trace_box(&box, o, r->seg_start[i], r->seg_end[i], &tr);
 		if (tr.allsolid)
 			tr.startsolid = true;
 		if (tr.startsolid)
@@ -408,15 +409,15 @@ int pm_phys_id(const struct pm_ctx *pm, int i)
 
 /* The box physent o as a hull: its box grown by the player's, around its
  * origin, in the hull laid out for the move. */
-static const struct bsp_hull *pm_box_hull_for(const struct pm_ctx *pm,
-					      const struct world_obj *o)
+static const struct bsp_box_hull *pm_box_hull_for(const struct pm_ctx *pm,
+						  const struct world_obj *o)
 {
 	vec3_t mins, maxs;
 
 	vec_sub(o->mins, pmove_player_maxs, mins);
 	vec_sub(o->maxs, pmove_player_mins, maxs);
 	bsp_box_hull_set(pm->box, mins, maxs);
-	return &pm->box->hull;
+	return pm->box;
 }
 
 /* Can a move within [tmins, tmaxs] (the segment +-1) reach physent i?  Only

@@ -727,7 +727,7 @@ static void clip_to_obj(const struct world *w, struct move_clip *clip,
 		bsp_box_hull_set(clip->box, hmins, hmaxs);
 		vec_sub(start, origin, start_l);
 		vec_sub(end, origin, end_l);
-		bsp_trace_hull(&clip->box->hull, start_l, end_l, tr);
+		bsp_trace_box_hull(clip->box, start_l, end_l, tr);
 		if (tr->fraction == 1)
 			vec_copy(end, tr->endpos);
 		else

@@ -122,6 +122,40 @@ static void trace_leaf(int contents, struct trace *tr)
 		tr->inwater = true;
 }
 
+static void lerp(const vec3_t a, const vec3_t b, float frac, vec3_t out);
+
+/* one step back from a split point still in solid, along p1..p2: false
+ * when the fraction would fall below 0 (the point is then left) */
+static inline bool back_off(float p1f, float p2f, const vec3_t p1,
+			    const vec3_t p2, float *frac, float *midf,
+			    vec3_t mid)
+{
+	*frac = (float)(*frac - TRACE_BACKOFF_STEP);
+	if (*frac < 0)
+		return false;
+	*midf = p1f + (p2f - p1f) * *frac;
+	lerp(p1, p2, *frac, mid);
+	return true;
+}
+
+/* where a segment from distance t1 to t2 of a plane is split: the split
+ * point sits DIST_EPSILON on p1's side of the plane; the double-precision
+ * intermediate is what id's compiled code did */
+static inline float split_frac(float t1, float t2)
+{
+	float frac;
+
+	if (t1 < 0)
+		frac = (float)((t1 + TRACE_DIST_EPSILON) / (t1 - t2));
+	else
+		frac = (float)((t1 - TRACE_DIST_EPSILON) / (t1 - t2));
+	if (frac < 0)
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	return frac;
+}
+
 static void lerp(const vec3_t a, const vec3_t b, float frac, vec3_t out)
 {
 	for (int i = 0; i < 3; i++)
@@ -163,17 +197,7 @@ static bool hull_check(const struct bsp_hull *hull, int num, float p1f,
 	if (t1 < 0 && t2 < 0)
 		return hull_check(hull, node->children[1], p1f, p2f, p1, p2, tr);
 
-	/* the split point sits DIST_EPSILON on p1's side of the plane; the
-	 * double-precision intermediate is what id's compiled code did */
-	if (t1 < 0)
-		frac = (float)((t1 + TRACE_DIST_EPSILON) / (t1 - t2));
-	else
-		frac = (float)((t1 - TRACE_DIST_EPSILON) / (t1 - t2));
-	if (frac < 0)
-		frac = 0;
-	if (frac > 1)
-		frac = 1;
-
+	frac = split_frac(t1, t2);
 	midf = p1f + (p2f - p1f) * frac;
 	lerp(p1, p2, frac, mid);
 	side = t1 < 0;
@@ -203,13 +227,9 @@ static bool hull_check(const struct bsp_hull *hull, int num, float p1f,
 	/* the split point may still be in solid (see the note at the top):
 	 * back away along this piece until it is clear, or give up at 0 */
 	while (bsp_hull_point_contents(hull, hull->firstclipnode, mid) ==
-	       CONTENTS_SOLID) {
-		frac = (float)(frac - TRACE_BACKOFF_STEP);
-		if (frac < 0)
-			break;
-		midf = p1f + (p2f - p1f) * frac;
-		lerp(p1, p2, frac, mid);
-	}
+		       CONTENTS_SOLID &&
+	       back_off(p1f, p2f, p1, p2, &frac, &midf, mid))
+		;
 
 	tr->fraction = midf;
 	vec_copy(mid, tr->endpos);
@@ -264,6 +284,90 @@ void bsp_box_hull_set(struct bsp_box_hull *b, const vec3_t mins,
 {
 	for (int i = 0; i < 6; i++)
 		b->planes[i].dist = i & 1 ? mins[i >> 1] : maxs[i >> 1];
+}
+
+/* ---- the box hull's walk, unrolled ----------------------------------------
+ * bsp_trace_box_hull is hull_check on the box hull with what the template
+ * fixes written in: node num's plane is axial on num / 2 (its distance is
+ * p[num / 2] - dist, plane_dist's axial form), its outer side empty and
+ * its inner side node num + 1, the last one's solid.  The same operations
+ * in the same order: the same floats (tests/world compares them). */
+
+static int box_child(int num, int side)
+{
+	int in = num < 5 ? num + 1 : CONTENTS_SOLID;
+
+	if (num & 1)
+		return side ? CONTENTS_EMPTY : in;
+	return side ? in : CONTENTS_EMPTY;
+}
+
+static int box_contents(const struct bsp_box_hull *b, int num, const vec3_t p)
+{
+	while (num >= 0)
+		num = box_child(num, p[num >> 1] - b->planes[num].dist < 0);
+	return num;
+}
+
+static bool box_check(const struct bsp_box_hull *b, int num, float p1f,
+		      float p2f, const vec3_t p1, const vec3_t p2,
+		      struct trace *tr)
+{
+	float t1, t2, frac, midf, dist;
+	vec3_t mid;
+	int side, axis;
+
+	if (num < 0) {
+		trace_leaf(num, tr);
+		return true;
+	}
+	axis = num >> 1;
+	dist = b->planes[num].dist;
+	t1 = p1[axis] - dist;
+	t2 = p2[axis] - dist;
+
+	if (t1 >= 0 && t2 >= 0)
+		return box_check(b, box_child(num, 0), p1f, p2f, p1, p2, tr);
+	if (t1 < 0 && t2 < 0)
+		return box_check(b, box_child(num, 1), p1f, p2f, p1, p2, tr);
+
+	frac = split_frac(t1, t2);
+	midf = p1f + (p2f - p1f) * frac;
+	lerp(p1, p2, frac, mid);
+	side = t1 < 0;
+
+	if (!box_check(b, box_child(num, side), p1f, midf, p1, mid, tr))
+		return false;
+
+	if (box_contents(b, box_child(num, side ^ 1), mid) != CONTENTS_SOLID)
+		return box_check(b, box_child(num, side ^ 1), midf, p2f, mid,
+				 p2, tr);
+
+	if (tr->allsolid)
+		return false;
+
+	/* the plane's normal (a unit axis) or its negation, 0 - x */
+	for (int k = 0; k < 3; k++) {
+		float n = k == axis ? 1.0f : 0.0f;
+
+		tr->plane.normal[k] = side ? 0 - n : n;
+	}
+	tr->plane.dist = side ? -dist : dist;
+
+	while (box_contents(b, 0, mid) == CONTENTS_SOLID &&
+	       back_off(p1f, p2f, p1, p2, &frac, &midf, mid))
+		;
+
+	tr->fraction = midf;
+	vec_copy(mid, tr->endpos);
+	return false;
+}
+
+void bsp_trace_box_hull(const struct bsp_box_hull *b, const vec3_t start,
+			const vec3_t end, struct trace *tr)
+{
+	trace_init(end, tr);
+	box_check(b, 0, 0, 1, start, end, tr);
 }
 
 const struct bsp_hull *bsp_hull_for_size(const struct bsp_model *model,

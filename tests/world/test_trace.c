@@ -811,6 +811,70 @@ static void test_box_hull(void **state)
 			 CONTENTS_SOLID);
 }
 
+/* The box hull's unrolled walk (bsp_trace_box_hull) gives the generic
+ * walk's trace bit for bit: random boxes and segments on a grid of 1/8
+ * units and off it (faces touched, starts inside, along a face, zero
+ * length, ends on a plane), and every kind of answer is met. */
+static void test_box_hull_trace(void **state)
+{
+	uint64_t rng = 11;
+	struct bsp_box_hull b;
+	int hits = 0, misses = 0, inside = 0;
+
+	(void)state;
+	bsp_box_hull_init(&b);
+	for (int i = 0; i < 200000; i++) {
+		vec3_t mins, maxs, a, z;
+		struct trace want, got;
+		bool grid = i & 1;
+
+		for (int k = 0; k < 3; k++) {
+			float c = (float)(qwd_rng_unit(&rng) * 64 - 32);
+			float h = (float)(qwd_rng_unit(&rng) * 24 + 1);
+
+			if (grid) {
+				c = floorf(c * 8) / 8;
+				h = floorf(h * 8) / 8 + 1;
+			}
+			mins[k] = c - h;
+			maxs[k] = c + h;
+			a[k] = (float)(qwd_rng_unit(&rng) * 96 - 48);
+			z[k] = (float)(qwd_rng_unit(&rng) * 96 - 48);
+			if (grid) {
+				a[k] = floorf(a[k] * 8) / 8;
+				z[k] = floorf(z[k] * 8) / 8;
+			}
+		}
+		switch (i % 7) {
+		case 0: vec_copy(a, z); break;			/* a test */
+		case 1: z[i % 3] = a[i % 3]; break;		/* along an axis plane */
+		case 2: a[i % 3] = maxs[i % 3]; break;		/* on a face */
+		case 3: z[i % 3] = mins[i % 3]; break;
+		default: break;
+		}
+		bsp_box_hull_set(&b, mins, maxs);
+		bsp_trace_hull(&b.hull, a, z, &want);
+		bsp_trace_box_hull(&b, a, z, &got);
+		if (memcmp(&want, &got, sizeof(want)) != 0)
+			fail_msg("box (%g %g %g)-(%g %g %g), (%g %g %g) -> (%g %g %g): "
+				 "fraction %a against %a", (double)mins[0],
+				 (double)mins[1], (double)mins[2], (double)maxs[0],
+				 (double)maxs[1], (double)maxs[2], (double)a[0],
+				 (double)a[1], (double)a[2], (double)z[0],
+				 (double)z[1], (double)z[2], (double)got.fraction,
+				 (double)want.fraction);
+		if (want.startsolid)
+			inside++;
+		else if (want.fraction < 1)
+			hits++;
+		else
+			misses++;
+	}
+	assert_true(hits > 1000);
+	assert_true(misses > 1000);
+	assert_true(inside > 1000);
+}
+
 static const struct CMUnitTest trace_tests[] = {
 	cmocka_unit_test(test_point_contents),
 	cmocka_unit_test(test_trace_hits_wall),
@@ -823,6 +887,7 @@ static const struct CMUnitTest trace_tests[] = {
 	cmocka_unit_test(test_trace_water),
 	cmocka_unit_test(test_trace_backoff),
 	cmocka_unit_test(test_box_hull),
+	cmocka_unit_test(test_box_hull_trace),
 };
 
 static const struct CMUnitTest trace_map_tests[] = {
