@@ -119,8 +119,8 @@ void pmove_run(const struct world *w, const struct world_obj *self,
  * test's bounds grown by the player's box and a margin, every point
  * test, and the whole box the physents were gathered from when the
  * gathering was near its 64 slots (a new object may then displace one). */
-/* segments kept: a dead player under a live one (a corpse is not solid)
- * makes the nudge's 45 tests and its traces */
+/* segments kept: a dead player in two players at once (no one box holds
+ * its whole span, pm_box_holds) makes the nudge's 45 tests and its traces */
 enum { PMOVE_READ_SEGS = 64 };
 struct pmove_read {
 	bool any;		/* something was read (else the box is unset) */
